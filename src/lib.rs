@@ -1,0 +1,15 @@
+//! amdpcode executes the pseudocode of AMD GPU instruction sets (RDNA 3, RDNA 4, CDNA 4)
+//! as AMD wrote it.
+//!
+//! The data flows one way:
+//! spec wheel → [`spec`] (instruction database) → [`syntax`] (lexer, parser, AST with spans)
+//! → [`ir`] (type checking and lowering to a typed IR) → interpreter / JIT.
+#![warn(missing_docs)]
+
+pub mod diag;
+pub mod float;
+pub mod frontend;
+pub mod ir;
+pub mod spec;
+pub mod syntax;
+pub mod value;

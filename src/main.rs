@@ -1,0 +1,312 @@
+//! The `amdpcode` command line: parses arguments, calls the library, renders diagnostics and
+//! sets the exit code. It holds no semantics of its own.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use serde_json::json;
+
+use amdpcode::diag::Diagnostic;
+use amdpcode::frontend;
+use amdpcode::ir::{self, OperandWidths};
+use amdpcode::spec::{self, Arch, Locate, Spec};
+use amdpcode::syntax;
+
+#[derive(Parser)]
+#[command(name = "amdpcode", version, about = "Execute AMD GPU ISA pseudocode as AMD wrote it")]
+struct Cli {
+    /// The tinygrad==0.14.0 wheel to read the spec from (default: $AMDPCODE_SPEC,
+    /// ../shared/spec/, then the user cache, fetching it with pip if needed).
+    #[arg(long, global = true)]
+    spec: Option<PathBuf>,
+    /// Never fetch the spec wheel; fail with instructions instead.
+    #[arg(long, global = true)]
+    offline: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The instruction database.
+    Spec {
+        #[command(subcommand)]
+        command: SpecCommand,
+    },
+    /// Print an instruction's pseudocode, syntax tree or typed IR.
+    Show {
+        /// rdna3, rdna4 or cdna.
+        #[arg(long)]
+        arch: String,
+        /// The instruction, e.g. S_WQM_B64.
+        inst: String,
+        /// Print the syntax tree.
+        #[arg(long, conflicts_with = "ir")]
+        ast: bool,
+        /// Print the typed IR.
+        #[arg(long)]
+        ir: bool,
+    },
+    /// Parse and type-check pseudocode from a file (operands are 32-bit unless typed).
+    CheckText {
+        /// The file.
+        file: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum SpecCommand {
+    /// Front-end coverage: entries parsed, typed and lowered, with every failure.
+    Stats {
+        /// Only this arch.
+        #[arg(long)]
+        arch: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The instruction database of one arch.
+    List {
+        /// rdna3, rdna4 or cdna.
+        #[arg(long)]
+        arch: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Download the pinned wheel into the user cache and check its sha256.
+    Fetch,
+}
+
+/// A failure the CLI reports: a message, exit code 1.
+struct Failure(String);
+
+impl From<spec::SpecError> for Failure {
+    fn from(e: spec::SpecError) -> Failure {
+        Failure(format!("error: {e}"))
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(msg)) => {
+            eprintln!("{msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse_arch(name: &str) -> Result<Arch, Failure> {
+    Arch::from_name(name).ok_or_else(|| {
+        Failure(format!(
+            "error: unknown arch `{name}` (expected rdna3, rdna4 or cdna)"
+        ))
+    })
+}
+
+fn load_spec(cli_spec: &Option<PathBuf>, offline: bool) -> Result<Spec, Failure> {
+    let path = spec::find_wheel(&Locate {
+        explicit: cli_spec.clone(),
+        offline,
+    })?;
+    Ok(Spec::load(&path)?)
+}
+
+fn color() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+fn print_out(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (`| head`) is not an error worth reporting.
+    let _ = out.write_all(text.as_bytes());
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Spec {
+            command: SpecCommand::Fetch,
+        } => {
+            let path = spec::fetch(None)?;
+            println!("{}", path.display());
+            Ok(())
+        }
+        Command::Spec {
+            command: SpecCommand::Stats { arch, json },
+        } => {
+            let archs = match arch {
+                Some(a) => vec![parse_arch(&a)?],
+                None => Arch::ALL.to_vec(),
+            };
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            stats(&spec, &archs, json)
+        }
+        Command::Spec {
+            command: SpecCommand::List { arch, json },
+        } => {
+            let arch = parse_arch(&arch)?;
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            list(&spec, arch, json)
+        }
+        Command::Show { arch, inst, ast, ir } => {
+            let arch = parse_arch(&arch)?;
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            show(&spec, arch, &inst, ast, ir)
+        }
+        Command::CheckText { file } => check_text(&file),
+    }
+}
+
+fn stats(spec: &Spec, archs: &[Arch], json: bool) -> Result<(), Failure> {
+    let mut all = serde_json::Map::new();
+    let mut text = String::new();
+    for &arch in archs {
+        let s = frontend::arch_stats(spec.db(arch));
+        if json {
+            all.insert(
+                arch.name().to_string(),
+                serde_json::to_value(&s).map_err(|e| Failure(format!("error: {e}")))?,
+            );
+            continue;
+        }
+        let c = &s.counts;
+        let pct = |n: usize| 100.0 * n as f64 / c.total.max(1) as f64;
+        text.push_str(&format!(
+            "{arch}: {} entries, parsed {} ({:.1}%), typed {} ({:.1}%), lowered {} ({:.1}%), errata {}\n",
+            c.total,
+            c.parsed,
+            pct(c.parsed),
+            c.typed,
+            pct(c.typed),
+            c.lowered,
+            pct(c.lowered),
+            c.errata
+        ));
+        for (enc, e) in &s.encodings {
+            text.push_str(&format!(
+                "  {enc:<10} total {:>4}  parsed {:>4}  typed {:>4}  lowered {:>4}  errata {:>3}\n",
+                e.total, e.parsed, e.typed, e.lowered, e.errata
+            ));
+        }
+        for f in &s.failures {
+            text.push_str(&format!(
+                "  FAIL {} ({}) [{}] {}\n",
+                f.inst,
+                f.encoding,
+                f.stage.name(),
+                f.error
+            ));
+        }
+    }
+    if json {
+        let v = json!({ "archs": all });
+        text = serde_json::to_string_pretty(&v).map_err(|e| Failure(format!("error: {e}")))?;
+        text.push('\n');
+    }
+    print_out(&text)
+}
+
+fn list(spec: &Spec, arch: Arch, json: bool) -> Result<(), Failure> {
+    let db = spec.db(arch);
+    if json {
+        let items: Vec<_> = db
+            .instructions()
+            .iter()
+            .map(|i| {
+                json!({
+                    "inst": i.name,
+                    "encoding": i.encoding,
+                    "opcode": i.opcode,
+                    "aliases": i.aliases,
+                    "operands": i.operands,
+                    "has_pcode": i.pcode.is_some(),
+                })
+            })
+            .collect();
+        let mut text = serde_json::to_string_pretty(&items)
+            .map_err(|e| Failure(format!("error: {e}")))?;
+        text.push('\n');
+        return print_out(&text);
+    }
+    let mut text = String::new();
+    for i in db.instructions() {
+        let ops: Vec<String> = i
+            .operands
+            .iter()
+            .map(|o| format!("{}:{}", o.field, o.bits))
+            .collect();
+        text.push_str(&format!(
+            "{:<8} {:>4}  {:<40} {}\n",
+            i.encoding,
+            i.opcode,
+            i.name,
+            ops.join(" ")
+        ));
+    }
+    print_out(&text)
+}
+
+fn show(spec: &Spec, arch: Arch, name: &str, ast: bool, ir: bool) -> Result<(), Failure> {
+    let db = spec.db(arch);
+    let inst = db.get(name).ok_or_else(|| {
+        Failure(format!(
+            "error: unknown instruction `{name}` for {arch} (see `amdpcode spec list --arch {arch}`)"
+        ))
+    })?;
+    if !ast && !ir {
+        let (text, is_erratum) = frontend::entry_text(arch, inst).map_err(|u| {
+            Failure(format!("error: {arch}:{}: no executable text: {u:?}", inst.name))
+        })?;
+        let mut out = format!(
+            "{} ({}, opcode {}){}\n",
+            inst.name,
+            inst.encoding,
+            inst.opcode,
+            if is_erratum { " [erratum applied]" } else { "" }
+        );
+        out.push_str(&text);
+        out.push('\n');
+        return print_out(&out);
+    }
+    let compiled = frontend::compile_instruction(arch, inst).map_err(render_front_error)?;
+    if ast {
+        print_out(&syntax::print_program(&compiled.program))
+    } else {
+        print_out(&ir::print_function(&compiled.function))
+    }
+}
+
+fn render_front_error(e: frontend::FrontError) -> Failure {
+    let d: Diagnostic = e.diagnostic;
+    let (l, c) = d.line_col();
+    let head = format!(
+        "error[{}]: {}:{l}:{c}: {}",
+        e.stage.name(),
+        d.origin,
+        d.message
+    );
+    if d.source.is_empty() {
+        return Failure(head);
+    }
+    Failure(format!("{head}\n{}", d.render(color())))
+}
+
+fn check_text(file: &PathBuf) -> Result<(), Failure> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure(format!("error: cannot read {}: {e}", file.display())))?;
+    let origin = file.display().to_string();
+    let c = frontend::compile_text(&origin, "TEXT", &text, &OperandWidths::uniform(32))
+        .map_err(render_front_error)?;
+    let stmts = c.function.body.len();
+    println!(
+        "ok: {origin}: {stmts} statement(s), {} register(s), {} local(s)",
+        c.function.regs.len(),
+        c.function.locals.len()
+    );
+    Ok(())
+}

@@ -1,0 +1,619 @@
+//! The instruction database built from one arch's four generated files.
+//!
+//! `enum.py` decides which instructions exist: every member of an enum class whose name
+//! ends in `Op` is an instruction of the encoding named by the rest of the class name
+//! (`SOP1Op` → `SOP1`); members written `NAME = OTHER` are aliases of `OTHER`. Classes such
+//! as `HWREG` and `MSG` are operand enums, not opcodes, and are ignored. `operands.py` and
+//! `str_pcode.py` then attach operand tables and pseudocode to those instructions, and
+//! `ins.py` gives the bit layout of each encoding.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io::{Cursor, Read, Seek};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::pyread::{self, FieldDef, InsClass};
+use super::{Arch, SpecError};
+
+/// Where the generated modules live inside the wheel.
+const AUTOGEN_DIR: &str = "tinygrad/runtime/autogen/amd";
+
+/// Encodings preferred, in this order, when several instructions share a name.
+const ENCODING_PREFERENCE: [&str; 11] = [
+    "SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD", "VOP3P",
+];
+
+/// One operand of an instruction, from `operands.py`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Operand {
+    /// The encoding field it lives in, e.g. `vdst`, `src0`, `ssrc0`.
+    pub field: String,
+    /// The data format, e.g. `FMT_NUM_U64`.
+    pub format: String,
+    /// The operand size in bits.
+    pub bits: u32,
+    /// The operand type, e.g. `OPR_SSRC`, `OPR_VGPR`.
+    pub kind: String,
+}
+
+/// One bit field of an encoding, from `ins.py`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BitField {
+    /// The field name, e.g. `op`, `vdst`, `encoding`.
+    pub name: String,
+    /// The highest bit, inclusive.
+    pub hi: u32,
+    /// The lowest bit, inclusive.
+    pub lo: u32,
+    /// The constructor used in `ins.py`: `BitField`, `VGPRField`, `EnumBitField`,
+    /// `FixedBitField`, `SGPRField`, `SrcField`, ...
+    pub kind: String,
+    /// The constant value of a `FixedBitField`.
+    pub fixed: Option<u64>,
+    /// The `default=` argument as written, e.g. `NULL`.
+    pub default: Option<String>,
+}
+
+/// One instruction encoding (an `ins.py` class), with inherited fields included.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Encoding {
+    /// The class name, e.g. `SOP1`, `VOP3`, `DS`, `VOP1_LIT`.
+    pub name: String,
+    /// The encoding it extends (for variants such as `VOP1_LIT`), or `None` for a base encoding.
+    pub base: Option<String>,
+    /// All fields, inherited ones first in the base's order; a redefined field keeps the
+    /// base's position, as Python's class-dict merge does.
+    pub fields: Vec<BitField>,
+    /// The enum class of the opcode field, e.g. `SOP1Op`.
+    pub op_enum: Option<String>,
+    /// The opcodes the opcode field(s) accept, ascending and without repeats; empty when the
+    /// file lists no set (as for `VOPD`).
+    pub opcodes: Vec<u32>,
+}
+
+/// One instruction: an opcode of one encoding, with its operands and pseudocode.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Instruction {
+    /// The canonical enum member name, e.g. `V_ADD_F32_E32`.
+    pub name: String,
+    /// The encoding: the enum class name without `Op`, e.g. `SOP1`, `VOP3`, `DS`.
+    pub encoding: String,
+    /// The opcode value.
+    pub opcode: u32,
+    /// Other names of the same member, e.g. `["V_ADD_F32"]`, in file order.
+    pub aliases: Vec<String>,
+    /// The operands in the order `operands.py` lists them (empty when it has none).
+    pub operands: Vec<Operand>,
+    /// AMD's pseudocode, unescaped, when `str_pcode.py` has it.
+    pub pcode: Option<String>,
+}
+
+/// The text of one arch's four generated modules.
+#[derive(Clone, Copy, Debug)]
+pub struct Sources<'a> {
+    /// `enum.py`.
+    pub enum_py: &'a str,
+    /// `ins.py`.
+    pub ins_py: &'a str,
+    /// `operands.py`.
+    pub operands_py: &'a str,
+    /// `str_pcode.py`.
+    pub str_pcode_py: &'a str,
+}
+
+/// The instruction database of one arch.
+#[derive(Clone, Debug, Serialize)]
+pub struct SpecDb {
+    arch: Arch,
+    instructions: Vec<Instruction>,
+    encodings: Vec<Encoding>,
+    /// Indices of instructions with pseudocode, in `str_pcode.py` order.
+    #[serde(skip)]
+    pcode_order: Vec<u32>,
+    /// Upper-case canonical name → instructions, best encoding first.
+    #[serde(skip)]
+    by_name: FastMap<String, Vec<u32>>,
+    /// Upper-case alias → instructions, best encoding first.
+    #[serde(skip)]
+    by_alias: FastMap<String, Vec<u32>>,
+    /// Upper-case encoding name → index into `encodings`.
+    #[serde(skip)]
+    encoding_index: FastMap<String, usize>,
+}
+
+/// Sort key putting preferred encodings first and the rest alphabetically.
+fn encoding_rank(encoding: &str) -> (usize, &str) {
+    let rank = ENCODING_PREFERENCE
+        .iter()
+        .position(|e| *e == encoding)
+        .unwrap_or(ENCODING_PREFERENCE.len());
+    (rank, encoding)
+}
+
+/// FNV-1a: the maps here hold short trusted names, and SipHash was a visible share of the
+/// load time.
+#[derive(Clone, Copy, Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+
+fn to_u32(value: i64) -> Option<u32> {
+    u32::try_from(value).ok()
+}
+
+impl SpecDb {
+    /// Builds the database from the text of one arch's generated modules.
+    ///
+    /// # Errors
+    /// [`SpecError::Shape`] when a statement has an unexpected shape,
+    /// [`SpecError::UnknownName`] when an alias, operand key, pseudocode key or opcode-set
+    /// member names no instruction, and [`SpecError::Duplicate`] when something is defined
+    /// twice. Errors name the file as `<arch>/<file>.py`.
+    pub fn from_sources(arch: Arch, sources: &Sources<'_>) -> Result<SpecDb, SpecError> {
+        let enum_file = format!("{arch}/enum.py");
+        let ins_file = format!("{arch}/ins.py");
+        let operands_file = format!("{arch}/operands.py");
+        let pcode_file = format!("{arch}/str_pcode.py");
+
+        // Instructions from the opcode enums.
+        let enums = pyread::read_enums(&enum_file, sources.enum_py)?;
+        let mut instructions: Vec<Instruction> = Vec::new();
+        // (class, member) → instruction index, for canonical members and aliases.
+        let mut by_member: FastMap<(&str, &str), u32> = FastMap::default();
+        // (class, member) → value, for every enum (opcode sets resolve through this).
+        let mut values: FastMap<(&str, &str), i64> = FastMap::default();
+        for class in &enums {
+            for member in &class.members {
+                values.insert((class.name, member.name), member.value);
+            }
+            let Some(encoding) = class.name.strip_suffix("Op").filter(|e| !e.is_empty()) else {
+                continue;
+            };
+            let mut index_of_member: Vec<u32> = Vec::with_capacity(class.members.len());
+            for member in &class.members {
+                let idx = match member.alias_of {
+                    Some(canonical) => {
+                        let idx = index_of_member[canonical];
+                        instructions[idx as usize]
+                            .aliases
+                            .push(member.name.to_string());
+                        idx
+                    }
+                    None => {
+                        let opcode = to_u32(member.value).ok_or_else(|| SpecError::Shape {
+                            file: enum_file.clone(),
+                            line: member.line,
+                            message: format!(
+                                "opcode {} of `{}.{}` is out of range",
+                                member.value, class.name, member.name
+                            ),
+                        })?;
+                        let idx = u32::try_from(instructions.len()).map_err(|_| {
+                            SpecError::Shape {
+                                file: enum_file.clone(),
+                                line: member.line,
+                                message: "too many instructions".to_string(),
+                            }
+                        })?;
+                        instructions.push(Instruction {
+                            name: member.name.to_string(),
+                            encoding: encoding.to_string(),
+                            opcode,
+                            aliases: Vec::new(),
+                            operands: Vec::new(),
+                            pcode: None,
+                        });
+                        idx
+                    }
+                };
+                index_of_member.push(idx);
+                by_member.insert((class.name, member.name), idx);
+            }
+        }
+        let lookup = |file: &str, line: usize, class: &str, member: &str| {
+            by_member
+                .get(&(class, member))
+                .copied()
+                .ok_or_else(|| SpecError::UnknownName {
+                    file: file.to_string(),
+                    line,
+                    name: format!("{class}.{member}"),
+                })
+        };
+
+        // Operands; keys may be aliases.
+        let mut operand_lines: Vec<usize> = vec![0; instructions.len()];
+        for entry in pyread::read_operands(&operands_file, sources.operands_py)? {
+            let idx = lookup(&operands_file, entry.line, entry.class, entry.member)? as usize;
+            if operand_lines[idx] != 0 {
+                return Err(SpecError::Duplicate {
+                    file: operands_file.clone(),
+                    line: entry.line,
+                    first_line: operand_lines[idx],
+                    name: format!("{}.{}", entry.class, entry.member),
+                });
+            }
+            operand_lines[idx] = entry.line;
+            instructions[idx].operands = entry
+                .value
+                .into_iter()
+                .map(|op| Operand {
+                    field: op.field.into_owned(),
+                    format: op.format.to_string(),
+                    bits: op.bits,
+                    kind: op.kind.to_string(),
+                })
+                .collect();
+        }
+
+        // Pseudocode; every key must be an instruction.
+        let mut pcode_lines: Vec<usize> = vec![0; instructions.len()];
+        let mut pcode_order = Vec::new();
+        for entry in pyread::read_pcode(&pcode_file, sources.str_pcode_py)? {
+            let idx = lookup(&pcode_file, entry.line, entry.class, entry.member)?;
+            let slot = &mut pcode_lines[idx as usize];
+            if *slot != 0 {
+                return Err(SpecError::Duplicate {
+                    file: pcode_file.clone(),
+                    line: entry.line,
+                    first_line: *slot,
+                    name: format!("{}.{}", entry.class, entry.member),
+                });
+            }
+            *slot = entry.line;
+            instructions[idx as usize].pcode = Some(entry.value.into_owned());
+            pcode_order.push(idx);
+        }
+
+        let classes = pyread::read_ins(&ins_file, sources.ins_py)?;
+        let encodings = build_encodings(&ins_file, &classes, &values)?;
+
+        let mut by_name: FastMap<String, Vec<u32>> = FastMap::default();
+        let mut by_alias: FastMap<String, Vec<u32>> = FastMap::default();
+        for (idx, instruction) in instructions.iter().enumerate() {
+            // `instructions.len()` was checked to fit in u32 as it grew.
+            let idx = idx as u32;
+            by_name
+                .entry(instruction.name.to_ascii_uppercase())
+                .or_default()
+                .push(idx);
+            for alias in &instruction.aliases {
+                by_alias
+                    .entry(alias.to_ascii_uppercase())
+                    .or_default()
+                    .push(idx);
+            }
+        }
+        let by_rank = |a: &u32, b: &u32| {
+            let (a, b) = (&instructions[*a as usize], &instructions[*b as usize]);
+            encoding_rank(&a.encoding).cmp(&encoding_rank(&b.encoding))
+        };
+        for list in by_name.values_mut().chain(by_alias.values_mut()) {
+            // Stable, so instructions of one encoding keep enum order.
+            list.sort_by(by_rank);
+        }
+        let encoding_index = encodings
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.name.to_ascii_uppercase(), i))
+            .collect();
+
+        Ok(SpecDb {
+            arch,
+            instructions,
+            encodings,
+            pcode_order,
+            by_name,
+            by_alias,
+            encoding_index,
+        })
+    }
+
+    /// The arch this database describes.
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// Every instruction, in `enum.py` order (class by class, canonical members only).
+    pub fn instructions(&self) -> &[Instruction] {
+        &self.instructions
+    }
+
+    /// Every encoding, in `ins.py` order.
+    pub fn encodings(&self) -> &[Encoding] {
+        &self.encodings
+    }
+
+    /// Looks an instruction up by name, ignoring case.
+    ///
+    /// A canonical name (`V_ADD_F32_E64`) wins over an alias (`V_ADD_F32`). When several
+    /// instructions match at the same level, the one whose encoding comes first in SOP1, SOP2,
+    /// SOPC, SOPK, SOPP, VOP1, VOP2, VOPC, VOP3, VOP3SD, VOP3P, then the rest alphabetically,
+    /// is returned; so `V_ADD_F32` is the VOP2 `V_ADD_F32_E32`.
+    pub fn get(&self, name: &str) -> Option<&Instruction> {
+        let key = name.to_ascii_uppercase();
+        self.by_name
+            .get(&key)
+            .or_else(|| self.by_alias.get(&key))
+            .and_then(|list| list.first())
+            .map(|&idx| &self.instructions[idx as usize])
+    }
+
+    /// Every instruction named `name` (ignoring case): canonical matches first, then alias
+    /// matches, each in the order [`SpecDb::get`] prefers.
+    pub fn get_all(&self, name: &str) -> Vec<&Instruction> {
+        let key = name.to_ascii_uppercase();
+        let mut out: Vec<&Instruction> = Vec::new();
+        let mut seen: Vec<u32> = Vec::new();
+        for list in [self.by_name.get(&key), self.by_alias.get(&key)]
+            .into_iter()
+            .flatten()
+        {
+            for &idx in list {
+                if !seen.contains(&idx) {
+                    seen.push(idx);
+                    out.push(&self.instructions[idx as usize]);
+                }
+            }
+        }
+        out
+    }
+
+    /// The instructions that have pseudocode, in `str_pcode.py` order.
+    pub fn with_pcode(&self) -> impl Iterator<Item = &Instruction> + '_ {
+        self.pcode_order
+            .iter()
+            .map(move |&idx| &self.instructions[idx as usize])
+    }
+
+    /// Looks an encoding up by its `ins.py` class name, ignoring case.
+    pub fn encoding(&self, name: &str) -> Option<&Encoding> {
+        self.encoding_index
+            .get(&name.to_ascii_uppercase())
+            .map(|&i| &self.encodings[i])
+    }
+}
+
+/// Turns `ins.py` classes into encodings, merging inherited fields and resolving opcode sets.
+fn build_encodings(
+    file: &str,
+    classes: &[InsClass<'_>],
+    values: &FastMap<(&str, &str), i64>,
+) -> Result<Vec<Encoding>, SpecError> {
+    let mut encodings: Vec<Encoding> = Vec::with_capacity(classes.len());
+    // Per encoding, the EnumBitField definitions (inherited ones included), by field name.
+    let mut enum_fields: Vec<Vec<&FieldDef<'_>>> = Vec::with_capacity(classes.len());
+    let mut index: FastMap<&str, usize> = FastMap::default();
+    for class in classes {
+        let (mut fields, mut enums) = match class.base {
+            // `read_ins` checked that the base is an earlier class.
+            Some(base) => match index.get(base) {
+                Some(&i) => (encodings[i].fields.clone(), enum_fields[i].clone()),
+                None => {
+                    return Err(SpecError::UnknownName {
+                        file: file.to_string(),
+                        line: class.line,
+                        name: base.to_string(),
+                    })
+                }
+            },
+            None => (Vec::new(), Vec::new()),
+        };
+        for def in &class.fields {
+            let field = BitField {
+                name: def.name.to_string(),
+                hi: def.hi,
+                lo: def.lo,
+                kind: def.ctor.to_string(),
+                fixed: def.fixed,
+                default: def.default.clone(),
+            };
+            match fields.iter().position(|f| f.name == field.name) {
+                Some(pos) => fields[pos] = field,
+                None => fields.push(field),
+            }
+            enums.retain(|e| e.name != def.name);
+            if def.op_enum.is_some() {
+                enums.push(def);
+            }
+        }
+        // The opcode enum is that of the first enum field in field order.
+        let first_enum = fields
+            .iter()
+            .find_map(|f| enums.iter().find(|e| e.name == f.name))
+            .and_then(|e| e.op_enum);
+        let mut opcodes = Vec::new();
+        if let Some(op_enum) = first_enum {
+            for def in enums.iter().filter(|e| e.op_enum == Some(op_enum)) {
+                for &(line, member) in &def.members {
+                    let &value =
+                        values
+                            .get(&(op_enum, member))
+                            .ok_or_else(|| SpecError::UnknownName {
+                                file: file.to_string(),
+                                line,
+                                name: format!("{op_enum}.{member}"),
+                            })?;
+                    opcodes.push(to_u32(value).ok_or_else(|| SpecError::Shape {
+                        file: file.to_string(),
+                        line,
+                        message: format!("opcode {value} of `{op_enum}.{member}` is out of range"),
+                    })?);
+                }
+            }
+        }
+        opcodes.sort_unstable();
+        opcodes.dedup();
+        index.insert(class.name, encodings.len());
+        encodings.push(Encoding {
+            name: class.name.to_string(),
+            base: class.base.map(str::to_string),
+            fields,
+            op_enum: first_enum.map(str::to_string),
+            opcodes,
+        });
+        enum_fields.push(enums);
+    }
+    Ok(encodings)
+}
+
+/// The whole spec: one [`SpecDb`] per arch, read from the wheel.
+#[derive(Clone, Debug, Serialize)]
+pub struct Spec {
+    path: PathBuf,
+    dbs: Vec<SpecDb>,
+}
+
+impl Spec {
+    /// Reads the wheel at `path` (a zip archive) and builds the database of every arch.
+    ///
+    /// # Errors
+    /// [`SpecError::Io`] or [`SpecError::Zip`] when the file cannot be read as a zip,
+    /// [`SpecError::MissingMember`] when a generated module is absent, and any error of
+    /// [`SpecDb::from_sources`].
+    pub fn load(path: &Path) -> Result<Spec, SpecError> {
+        let bytes = std::fs::read(path).map_err(|source| SpecError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let archive = zip::ZipArchive::new(Cursor::new(bytes.as_slice())).map_err(|source| {
+            SpecError::Zip {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+        // The three arches are independent, so build them on separate threads; a clone of
+        // the archive shares the parsed central directory and only copies the cursor.
+        let results: Vec<Result<SpecDb, SpecError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = Arch::ALL
+                .iter()
+                .map(|&arch| {
+                    let archive = archive.clone();
+                    let work = move || {
+                        let mut archive = archive;
+                        load_arch(&mut archive, path, arch)
+                    };
+                    // If no thread can be started, do the work on this one instead.
+                    std::thread::Builder::new()
+                        .name(format!("spec-{arch}"))
+                        .spawn_scoped(scope, work.clone())
+                        .map_err(|_| work)
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| match handle {
+                    Ok(handle) => handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    Err(work) => work(),
+                })
+                .collect()
+        });
+        let dbs = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+        Ok(Spec {
+            path: path.to_path_buf(),
+            dbs,
+        })
+    }
+
+    /// The wheel this spec was read from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every arch's database, in [`Arch::ALL`] order.
+    pub fn dbs(&self) -> &[SpecDb] {
+        &self.dbs
+    }
+
+    /// The database of `arch`.
+    pub fn db(&self, arch: Arch) -> &SpecDb {
+        // `load` builds one database per arch in `Arch::ALL` order.
+        let pos = Arch::ALL.iter().position(|a| *a == arch).unwrap_or(0);
+        &self.dbs[pos]
+    }
+}
+
+/// Reads one arch's four modules from the archive and builds its database.
+fn load_arch<R: Read + Seek>(
+    archive: &mut zip::ZipArchive<R>,
+    path: &Path,
+    arch: Arch,
+) -> Result<SpecDb, SpecError> {
+    let enum_py = read_member(archive, path, arch, "enum.py")?;
+    let ins_py = read_member(archive, path, arch, "ins.py")?;
+    let operands_py = read_member(archive, path, arch, "operands.py")?;
+    let str_pcode_py = read_member(archive, path, arch, "str_pcode.py")?;
+    SpecDb::from_sources(
+        arch,
+        &Sources {
+            enum_py: &enum_py,
+            ins_py: &ins_py,
+            operands_py: &operands_py,
+            str_pcode_py: &str_pcode_py,
+        },
+    )
+}
+
+/// Reads `<AUTOGEN_DIR>/<arch>/<name>` from the archive as UTF-8 text.
+fn read_member<R: Read + Seek>(
+    archive: &mut zip::ZipArchive<R>,
+    path: &Path,
+    arch: Arch,
+    name: &str,
+) -> Result<String, SpecError> {
+    let member = format!("{AUTOGEN_DIR}/{arch}/{name}");
+    let mut entry = match archive.by_name(&member) {
+        Ok(entry) => entry,
+        Err(zip::result::ZipError::FileNotFound) => {
+            return Err(SpecError::MissingMember {
+                path: path.to_path_buf(),
+                member,
+            })
+        }
+        Err(source) => {
+            return Err(SpecError::Zip {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    // The size comes from the archive's header, so cap the up-front allocation.
+    let capacity = usize::try_from(entry.size()).unwrap_or(0).min(1 << 24);
+    let mut bytes = Vec::with_capacity(capacity);
+    entry
+        .read_to_end(&mut bytes)
+        .map_err(|source| SpecError::Io {
+            path: path.join(&member),
+            source,
+        })?;
+    String::from_utf8(bytes).map_err(|err| {
+        let valid = &err.as_bytes()[..err.utf8_error().valid_up_to()];
+        SpecError::Shape {
+            file: format!("{arch}/{name}"),
+            line: 1 + valid.iter().filter(|&&b| b == b'\n').count(),
+            message: "the file is not valid UTF-8".to_string(),
+        }
+    })
+}

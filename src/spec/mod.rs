@@ -1,0 +1,283 @@
+//! The instruction database: AMD's pseudocode and encoding tables, read from the pinned
+//! `tinygrad==0.14.0` wheel without executing any Python.
+//!
+//! The wheel carries, per arch, four generated Python modules: `enum.py` (opcodes),
+//! `ins.py` (encodings and bit fields), `operands.py` (operand formats and sizes) and
+//! `str_pcode.py` (the pseudocode AMD printed in its manuals). A small purpose-built reader
+//! (a tokenizer for Python literals plus a recursive reader, in `pyread.rs`) accepts exactly the
+//! statement shapes those files use and reports anything else as [`SpecError::Shape`] with the
+//! file and line, so a changed generator fails loudly instead of silently dropping entries.
+//!
+//! [`find_wheel`] decides *where* the wheel comes from (an explicit path, `AMDPCODE_SPEC`, a
+//! `shared/spec/` folder beside the checkout, the user cache, or `pip download`), and
+//! [`Spec::load`] turns it into one [`SpecDb`] per [`Arch`].
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+mod db;
+mod locate;
+mod pyread;
+
+pub use db::{BitField, Encoding, Instruction, Operand, Sources, Spec, SpecDb};
+pub use locate::{
+    default_cache_dir, fetch, find_wheel, Locate, WHEEL_FILE, WHEEL_REQUIREMENT, WHEEL_SHA256,
+};
+
+/// The three instruction-set architectures whose pseudocode the wheel carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arch {
+    /// RDNA 3 (gfx11).
+    Rdna3,
+    /// RDNA 4 (gfx12).
+    Rdna4,
+    /// CDNA 4 (gfx950).
+    Cdna,
+}
+
+impl Arch {
+    /// Every arch, in a fixed order.
+    pub const ALL: [Arch; 3] = [Arch::Rdna3, Arch::Rdna4, Arch::Cdna];
+
+    /// The name used on the command line and in the wheel's folder layout.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Rdna3 => "rdna3",
+            Arch::Rdna4 => "rdna4",
+            Arch::Cdna => "cdna",
+        }
+    }
+
+    /// Parses `rdna3`, `rdna4` or `cdna` (also `cdna4`, `gfx1100`, `gfx1200`, `gfx950`).
+    pub fn from_name(name: &str) -> Option<Arch> {
+        match name.to_ascii_lowercase().as_str() {
+            "rdna3" | "gfx11" | "gfx1100" => Some(Arch::Rdna3),
+            "rdna4" | "gfx12" | "gfx1200" => Some(Arch::Rdna4),
+            "cdna" | "cdna4" | "gfx9" | "gfx950" => Some(Arch::Cdna),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Everything that can go wrong while locating, fetching or reading the spec wheel.
+#[derive(Debug)]
+pub enum SpecError {
+    /// A file could not be opened, read, written or moved.
+    Io {
+        /// The file or directory involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The wheel is not a readable zip archive.
+    Zip {
+        /// The wheel.
+        path: PathBuf,
+        /// The error reported by the zip reader.
+        source: zip::result::ZipError,
+    },
+    /// The wheel lacks one of the generated files this crate reads.
+    MissingMember {
+        /// The wheel.
+        path: PathBuf,
+        /// The member's path inside the archive.
+        member: String,
+    },
+    /// A line of a generated Python file does not have the shape the reader expects.
+    Shape {
+        /// The file, as `<arch>/<name>.py`.
+        file: String,
+        /// The 1-based line number.
+        line: usize,
+        /// What was expected and what was found.
+        message: String,
+    },
+    /// A name used in a generated file (an enum member, an alias target, a base class)
+    /// is not defined where it must be.
+    UnknownName {
+        /// The file, as `<arch>/<name>.py`.
+        file: String,
+        /// The 1-based line number of the use.
+        line: usize,
+        /// The name as written, e.g. `SOP1Op.S_FOO`.
+        name: String,
+    },
+    /// Something is defined twice where only one definition is allowed (an enum member,
+    /// a dict key, operands or pseudocode for the same instruction).
+    Duplicate {
+        /// The file, as `<arch>/<name>.py`.
+        file: String,
+        /// The 1-based line of the second definition.
+        line: usize,
+        /// The 1-based line of the first definition.
+        first_line: usize,
+        /// The name defined twice.
+        name: String,
+    },
+    /// The wheel was not found and fetching it was not allowed (or not possible).
+    NotFound {
+        /// Every path that was checked, in order.
+        searched: Vec<PathBuf>,
+        /// The user cache directory, when one could be determined.
+        cache_dir: Option<PathBuf>,
+    },
+    /// No user cache directory could be determined (`AMDPCODE_CACHE`, `XDG_CACHE_HOME` and
+    /// `HOME` are all unset).
+    NoCacheDir,
+    /// `python3` could not be started to download the wheel.
+    PipSpawn {
+        /// The command line that was attempted.
+        command: String,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// `pip download` ran but failed.
+    PipFailed {
+        /// The command line that was run.
+        command: String,
+        /// The exit code, if the process exited normally.
+        status: Option<i32>,
+        /// The last lines pip wrote to stderr.
+        stderr: String,
+    },
+    /// `pip download` succeeded but the expected wheel file is not where it should be.
+    NoWheelDownloaded {
+        /// The directory pip downloaded into.
+        dir: PathBuf,
+    },
+    /// A wheel's SHA-256 is not the pinned one.
+    HashMismatch {
+        /// The wheel that was checked.
+        path: PathBuf,
+        /// The pinned digest.
+        expected: String,
+        /// The digest of the file.
+        actual: String,
+        /// Whether the file was deleted because of the mismatch.
+        removed: bool,
+    },
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpecError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            SpecError::Zip { path, source } => {
+                write!(f, "{}: not a readable wheel: {source}", path.display())
+            }
+            SpecError::MissingMember { path, member } => {
+                write!(f, "{}: the wheel has no `{member}`", path.display())
+            }
+            SpecError::Shape {
+                file,
+                line,
+                message,
+            } => write!(f, "{file}:{line}: {message}"),
+            SpecError::UnknownName { file, line, name } => {
+                write!(f, "{file}:{line}: `{name}` is not defined")
+            }
+            SpecError::Duplicate {
+                file,
+                line,
+                first_line,
+                name,
+            } => write!(
+                f,
+                "{file}:{line}: `{name}` is defined again (first defined on line {first_line})"
+            ),
+            SpecError::NotFound {
+                searched,
+                cache_dir,
+            } => {
+                writeln!(f, "the spec wheel {WHEEL_FILE} was not found; looked in:")?;
+                for path in searched {
+                    writeln!(f, "  {}", path.display())?;
+                }
+                if searched.is_empty() {
+                    writeln!(f, "  (nowhere: no directory to search could be determined)")?;
+                }
+                let dest = match cache_dir {
+                    Some(dir) => dir.display().to_string(),
+                    None => "<dir>".to_string(),
+                };
+                writeln!(f, "to get it, run one of:")?;
+                writeln!(f, "  amdpcode spec fetch")?;
+                writeln!(
+                    f,
+                    "  python3 -m pip download --no-deps {WHEEL_REQUIREMENT} -d {dest}"
+                )?;
+                write!(
+                    f,
+                    "or pass --spec PATH (or set AMDPCODE_SPEC) to point at the wheel"
+                )
+            }
+            SpecError::NoCacheDir => write!(
+                f,
+                "no cache directory: set AMDPCODE_CACHE, XDG_CACHE_HOME or HOME, or pass --spec PATH"
+            ),
+            SpecError::PipSpawn { command, source } => {
+                write!(f, "could not run `{command}`: {source}")
+            }
+            SpecError::PipFailed {
+                command,
+                status,
+                stderr,
+            } => {
+                match status {
+                    Some(code) => write!(f, "`{command}` failed with exit code {code}")?,
+                    None => write!(f, "`{command}` was terminated by a signal")?,
+                }
+                if !stderr.is_empty() {
+                    write!(f, ":\n{stderr}")?;
+                }
+                Ok(())
+            }
+            SpecError::NoWheelDownloaded { dir } => write!(
+                f,
+                "pip reported success but {WHEEL_FILE} is not in {}",
+                dir.display()
+            ),
+            SpecError::HashMismatch {
+                path,
+                expected,
+                actual,
+                removed,
+            } => {
+                write!(
+                    f,
+                    "{}: sha256 is {actual}, expected {expected}; this is not the pinned {WHEEL_REQUIREMENT} wheel",
+                    path.display()
+                )?;
+                if *removed {
+                    write!(f, " (the file was deleted)")
+                } else {
+                    write!(f, "; delete it and run `amdpcode spec fetch`")
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for SpecError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SpecError::Io { source, .. } | SpecError::PipSpawn { source, .. } => Some(source),
+            SpecError::Zip { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+#[doc(hidden)]
+#[allow(missing_docs)]
+pub fn debug_parse(src: &str) -> usize { pyread::parse_module("x", src).map(|m| m.stmts.len()).unwrap_or(0) }
+#[doc(hidden)]
+#[allow(missing_docs)]
+pub fn debug_lex(src: &str) -> usize { let mut l = pyread::Lexer::new("x", src); let mut n = 0; loop { match l.next_token() { Ok(t) if t.tok == pyread::Tok::Eof => return n, Ok(_) => n += 1, Err(_) => return 0 } } }

@@ -1,0 +1,367 @@
+//! Lexer and parser for AMD's pseudocode.
+//!
+//! [`parse`] turns the text of one instruction's pseudocode into an [`ast::Program`]. The
+//! pipeline is: `token.rs` (a [`logos`] lexer that decodes literals) → `lexer.rs` (an adapter
+//! that decides which line breaks separate statements, see its docs for the newline rule) →
+//! `grammar/pcode.lalrpop` (the grammar, compiled by lalrpop into `OUT_DIR`). [`lex`] exposes
+//! the token stream for tests and fuzzing, and [`print_program`] dumps a tree.
+//!
+//! Errors from logos and lalrpop are converted into [`SyntaxError`] in one place; neither
+//! library's types appear in this module's API.
+
+pub mod ast;
+mod lexer;
+mod print;
+mod token;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+use lalrpop_util::ParseError;
+
+use ast::{BinaryOp, Expr, Span, Stmt, UnaryOp};
+pub use print::print_program;
+pub use token::{FloatLit, IntLit, LexErrorKind, Token};
+use token::LexError;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(missing_docs, unused_qualifications, clippy::all, clippy::pedantic)]
+    grammar,
+    "/pcode.rs"
+);
+
+/// What kind of syntax error happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SyntaxErrorKind {
+    /// Bytes that start no token, such as `@`, `$`, a stray `'` or a `"` string.
+    InvalidToken,
+    /// A numeric literal whose value does not fit its type or width, such as `8'256`.
+    LiteralOverflow,
+    /// A sized literal or type of width zero, such as `0'U`.
+    ZeroWidth,
+    /// A token the grammar does not allow here.
+    UnexpectedToken {
+        /// The token's text (`newline` for a line break).
+        found: String,
+        /// What would have been accepted, in backticks or as a category such as `expression`.
+        expected: Vec<String>,
+    },
+    /// The text ended too early, for example before an `endif`.
+    UnexpectedEof {
+        /// What would have been accepted.
+        expected: Vec<String>,
+    },
+}
+
+/// A lexing or parsing error with the byte span it concerns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// What went wrong.
+    pub kind: SyntaxErrorKind,
+    /// Where: the offending token, or an empty span at the end of the text.
+    pub span: Span,
+    /// A readable sentence such as "unexpected `endfor`, expected one of `endif`, `else`".
+    pub message: String,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+/// Parses the pseudocode of one instruction.
+///
+/// # Errors
+///
+/// Returns the first lexical or syntax error; the text is never partially accepted.
+pub fn parse(src: &str) -> Result<ast::Program, SyntaxError> {
+    grammar::ProgramParser::new()
+        .parse(lexer::Lexer::new(src))
+        .map_err(|error| syntax_error(src, error))
+}
+
+/// Lexes `src` into the `(start, token, end)` triples the parser reads, with the line breaks
+/// that separate statements already chosen (see the newline rule in `lexer.rs`).
+///
+/// # Errors
+///
+/// Returns the first lexical error.
+pub fn lex(src: &str) -> Result<Vec<(usize, Token<'_>, usize)>, SyntaxError> {
+    lexer::Lexer::new(src)
+        .collect::<Result<Vec<_>, LexError>>()
+        .map_err(|error| syntax_error(src, ParseError::User { error }))
+}
+
+/// The most names listed after "expected".
+const MAX_EXPECTED: usize = 8;
+
+/// Converts a lalrpop error (which wraps our [`LexError`]s) into a [`SyntaxError`]. This is the
+/// only place that looks inside lalrpop's and logos' error types.
+fn syntax_error(src: &str, error: ParseError<usize, Token<'_>, LexError>) -> SyntaxError {
+    let (kind, span) = match error {
+        ParseError::User { error } => {
+            let kind = match error.kind {
+                LexErrorKind::InvalidToken => SyntaxErrorKind::InvalidToken,
+                LexErrorKind::LiteralOverflow => SyntaxErrorKind::LiteralOverflow,
+                LexErrorKind::ZeroWidth => SyntaxErrorKind::ZeroWidth,
+            };
+            (kind, error.span)
+        }
+        ParseError::InvalidToken { location } => {
+            (SyntaxErrorKind::InvalidToken, Span::new(location, location))
+        }
+        ParseError::UnrecognizedEof { location, expected } => (
+            SyntaxErrorKind::UnexpectedEof {
+                expected: summarize_expected(&expected),
+            },
+            Span::new(location, location),
+        ),
+        ParseError::UnrecognizedToken {
+            token: (start, _, end),
+            expected,
+        } => (
+            SyntaxErrorKind::UnexpectedToken {
+                found: token_text(src, start, end),
+                expected: summarize_expected(&expected),
+            },
+            Span::new(start, end),
+        ),
+        ParseError::ExtraToken {
+            token: (start, _, end),
+        } => (
+            SyntaxErrorKind::UnexpectedToken {
+                found: token_text(src, start, end),
+                expected: Vec::new(),
+            },
+            Span::new(start, end),
+        ),
+    };
+    let message = message(&kind);
+    SyntaxError {
+        kind,
+        span,
+        message,
+    }
+}
+
+/// The text of a token for messages: the source slice, or `newline` for a line break.
+fn token_text(src: &str, start: usize, end: usize) -> String {
+    match src.get(start..end) {
+        Some(text) if text.trim().is_empty() => "newline".to_string(),
+        Some(text) => text.to_string(),
+        None => "?".to_string(),
+    }
+}
+
+/// Terminals that can start an expression; listed as one `expression`.
+const EXPRESSION_STARTS: &[&str] = &[
+    "Ident", "Int", "Float", "Type", "\"in\"", "\"(\"", "\"{\"", "\"-\"", "\"+\"", "\"~\"", "\"!\"",
+];
+
+/// Binary operators; listed as one `operator` when many are expected.
+const OPERATORS: &[&str] = &[
+    "\"**\"", "\"*\"", "\"/\"", "\"%\"", "\"+\"", "\"-\"", "\"<<\"", "\">>\"", "\"<\"", "\"<=\"",
+    "\">\"", "\">=\"", "\"==\"", "\"!=\"", "\"<>\"", "\"&\"", "\"^\"", "\"|\"", "\"&&\"", "\"||\"",
+    "\"?\"", "Field", "\"[\"",
+];
+
+/// Assignment operators; listed as one `assignment` when several are expected.
+const ASSIGNMENTS: &[&str] = &[
+    "\"=\"", "\"+=\"", "\"-=\"", "\"*=\"", "\"|=\"", "\"&=\"", "\"^=\"", "\"<<=\"", "\">>=\"",
+];
+
+/// Turns lalrpop's expected-terminal list into at most [`MAX_EXPECTED`] readable names:
+/// categories first (`expression`, `operator`), then keywords and punctuation in backticks.
+fn summarize_expected(expected: &[String]) -> Vec<String> {
+    let has = |name: &str| expected.iter().any(|e| e == name);
+    let mut out = Vec::new();
+    let wants_expression = has("Ident") && has("Int");
+    let count = |group: &[&str]| {
+        expected
+            .iter()
+            .filter(|e| group.contains(&e.as_str()))
+            .count()
+    };
+    let wants_operator = count(OPERATORS) >= 5;
+    let wants_assignment = count(ASSIGNMENTS) >= 3;
+    if wants_expression {
+        out.push("expression".to_string());
+    }
+    if wants_operator {
+        out.push("operator".to_string());
+    }
+    if wants_assignment {
+        out.push("assignment".to_string());
+    }
+    for name in expected {
+        let name = name.as_str();
+        if (wants_expression && EXPRESSION_STARTS.contains(&name))
+            || (wants_operator && OPERATORS.contains(&name))
+            || (wants_assignment && ASSIGNMENTS.contains(&name))
+            // `in` doubles as a name; listing it beside `identifier` only confuses.
+            || (name == "\"in\"" && has("Ident"))
+        {
+            continue;
+        }
+        let readable = match name {
+            "Ident" => "identifier".to_string(),
+            "Field" => "`.field`".to_string(),
+            "Int" => "integer".to_string(),
+            "Float" => "float".to_string(),
+            "Type" => "sized type".to_string(),
+            "Newline" => "newline".to_string(),
+            quoted => format!("`{}`", quoted.trim_matches('"')),
+        };
+        if !out.contains(&readable) {
+            out.push(readable);
+        }
+    }
+    out.truncate(MAX_EXPECTED);
+    out
+}
+
+/// "expected `a`", "expected `a` or `b`", "expected one of `a`, `b`, `c`".
+fn expected_phrase(expected: &[String]) -> String {
+    match expected {
+        [] => String::new(),
+        [one] => format!(", expected {one}"),
+        [a, b] => format!(", expected {a} or {b}"),
+        many => format!(", expected one of {}", many.join(", ")),
+    }
+}
+
+/// The readable sentence for an error.
+fn message(kind: &SyntaxErrorKind) -> String {
+    match kind {
+        SyntaxErrorKind::InvalidToken => "invalid token".to_string(),
+        SyntaxErrorKind::LiteralOverflow => "literal does not fit its type".to_string(),
+        SyntaxErrorKind::ZeroWidth => "width must be at least 1".to_string(),
+        SyntaxErrorKind::UnexpectedToken { found, expected } => {
+            let found = if found == "newline" {
+                found.clone()
+            } else {
+                format!("`{found}`")
+            };
+            format!("unexpected {found}{}", expected_phrase(expected))
+        }
+        SyntaxErrorKind::UnexpectedEof { expected } => {
+            format!("unexpected end of text{}", expected_phrase(expected))
+        }
+    }
+}
+
+/// One item of a case body, as the grammar collects it before grouping the arms.
+pub(crate) enum CaseBodyItem {
+    /// `v1, v2 :`
+    Label(Vec<Expr>),
+    /// A statement of the current arm.
+    Stmt(Parsed),
+}
+
+/// What one statement of the text parses to: usually one [`Stmt`], but a chained assignment
+/// `a = b = v` stands for several.
+pub(crate) enum Parsed {
+    /// One statement.
+    One(Stmt),
+    /// The assignments of a chain, in execution order.
+    Many(Vec<Stmt>),
+}
+
+impl Parsed {
+    /// The statements as a new list.
+    pub(crate) fn into_vec(self) -> Vec<Stmt> {
+        match self {
+            Parsed::One(stmt) => vec![stmt],
+            Parsed::Many(stmts) => stmts,
+        }
+    }
+
+    /// Appends the statements to `body`.
+    pub(crate) fn push_to(self, body: &mut Vec<Stmt>) {
+        match self {
+            Parsed::One(stmt) => body.push(stmt),
+            Parsed::Many(stmts) => body.extend(stmts),
+        }
+    }
+}
+
+/// Builds `target = value`, or for a chain `target = t2 = ... = tn = value` the assignments
+/// `tn = value`, `t(n-1) = tn`, ..., `target = t2`, each spanning from its target to `end`.
+pub(crate) fn chain_assign(
+    target: Expr,
+    (middle, value): (Vec<Expr>, Expr),
+    start: usize,
+    end: usize,
+) -> Parsed {
+    if middle.is_empty() {
+        return Parsed::One(Stmt::Assign {
+            target,
+            op: None,
+            value,
+            span: Span::new(start, end),
+        });
+    }
+    let mut targets = Vec::with_capacity(middle.len() + 1);
+    targets.push(target);
+    targets.extend(middle);
+    let mut stmts = Vec::with_capacity(targets.len());
+    let mut value = value;
+    while let Some(target) = targets.pop() {
+        let next_value = target.clone();
+        let span = Span::new(target.span().start as usize, end);
+        stmts.push(Stmt::Assign {
+            target,
+            op: None,
+            value,
+            span,
+        });
+        value = next_value;
+    }
+    Parsed::Many(stmts)
+}
+
+/// Builds `lhs op rhs`.
+pub(crate) fn binary(op: BinaryOp, lhs: Expr, rhs: Expr, span: Span) -> Expr {
+    Expr::Binary {
+        op,
+        lhs: Box::new(lhs),
+        rhs: Box::new(rhs),
+        span,
+    }
+}
+
+/// Builds `op operand`.
+pub(crate) fn unary(op: UnaryOp, operand: Expr, span: Span) -> Expr {
+    Expr::Unary {
+        op,
+        operand: Box::new(operand),
+        span,
+    }
+}
+
+/// Builds a lambda definition: a [`Stmt::Lambda`] when the body is one expression, else a
+/// [`Stmt::LambdaBlock`].
+pub(crate) fn lambda(name: String, params: Vec<&str>, mut body: Vec<Stmt>, span: Span) -> Stmt {
+    let params = params.into_iter().map(str::to_string).collect();
+    if let [Stmt::Expr { .. }] = body.as_slice() {
+        if let Some(Stmt::Expr { expr, .. }) = body.pop() {
+            return Stmt::Lambda {
+                name,
+                params,
+                body: expr,
+                span,
+            };
+        }
+    }
+    Stmt::LambdaBlock {
+        name,
+        params,
+        body,
+        span,
+    }
+}
