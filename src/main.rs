@@ -282,18 +282,18 @@ fn show(spec: &Spec, arch: Arch, name: &str, ast: bool, ir: bool) -> Result<(), 
 }
 
 fn render_front_error(e: frontend::FrontError) -> Failure {
-    let d: Diagnostic = e.diagnostic;
-    let (l, c) = d.line_col();
-    let head = format!(
-        "error[{}]: {}:{l}:{c}: {}",
-        e.stage.name(),
-        d.origin,
-        d.message
-    );
+    let mut d: Diagnostic = e.diagnostic;
     if d.source.is_empty() {
-        return Failure(head);
+        let (l, c) = d.line_col();
+        return Failure(format!(
+            "error[{}]: {}:{l}:{c}: {}",
+            e.stage.name(),
+            d.origin,
+            d.message
+        ));
     }
-    Failure(format!("{head}\n{}", d.render(color())))
+    d.message = format!("[{}] {}", e.stage.name(), d.message);
+    Failure(d.render(color()))
 }
 
 fn check_text(file: &PathBuf) -> Result<(), Failure> {

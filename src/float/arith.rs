@@ -5,7 +5,7 @@
 //! is round-to-odd at bit 0: with 70+ bits between bit 0 and the rounding position this yields
 //! the correctly rounded sum even for fma's 106-bit products.
 
-use super::core::{bit_len, invalid, propagate_nan, round_pack, unpack, Spec, Val};
+use super::core::{bit_len, invalid, propagate_nan, round_pack, unpack, Spec, Unrounded, Val};
 use super::{Flags, Format, Round};
 
 /// `a + b`, correctly rounded.
@@ -85,7 +85,7 @@ pub(crate) fn add_finite(
     if sum == 0 {
         return s.zero(rm == Round::Down);
     }
-    round_pack(s, sign, ea, sum, false, rm, false, flags)
+    round_pack(s, Unrounded::new(sign, ea, sum, false), rm, false, flags)
 }
 
 /// `a * b`, correctly rounded.
@@ -103,7 +103,13 @@ pub fn mul(f: Format, a: u64, b: u64, rm: Round, flags: &mut Flags) -> u64 {
         (Val::Zero, _) | (_, Val::Zero) => s.zero(sign),
         (Val::Finite { exp: ea, sig: ma }, Val::Finite { exp: eb, sig: mb }) => {
             let product = u128::from(ma) * u128::from(mb);
-            round_pack(s, sign, ea + eb, product, false, rm, false, flags)
+            round_pack(
+                s,
+                Unrounded::new(sign, ea + eb, product, false),
+                rm,
+                false,
+                flags,
+            )
         }
         (Val::Nan { .. }, _) | (_, Val::Nan { .. }) => s.default_nan(),
     }
@@ -136,7 +142,13 @@ pub fn div(f: Format, a: u64, b: u64, rm: Round, flags: &mut Flags) -> u64 {
             let num = u128::from(ma) << 64;
             let den = u128::from(mb);
             let (quo, rem) = (num / den, num % den);
-            round_pack(s, sign, ea - eb - 64, quo, rem != 0, rm, false, flags)
+            round_pack(
+                s,
+                Unrounded::new(sign, ea - eb - 64, quo, rem != 0),
+                rm,
+                false,
+                flags,
+            )
         }
         (Val::Nan { .. }, _) | (_, Val::Nan { .. }) => s.default_nan(),
     }
@@ -174,7 +186,13 @@ pub fn fma(f: Format, a: u64, b: u64, c: u64, rm: Round, flags: &mut Flags) -> u
                     rm,
                     flags,
                 ),
-                _ => round_pack(s, sp, ea + eb, product, false, rm, false, flags),
+                _ => round_pack(
+                    s,
+                    Unrounded::new(sp, ea + eb, product, false),
+                    rm,
+                    false,
+                    flags,
+                ),
             }
         }
         _ => s.default_nan(),
@@ -203,7 +221,13 @@ pub fn sqrt(f: Format, a: u64, rm: Round, flags: &mut Flags) -> u64 {
                 e += 1;
             }
             let root = n.isqrt();
-            round_pack(s, false, e / 2, root, root * root != n, rm, false, flags)
+            round_pack(
+                s,
+                Unrounded::new(false, e / 2, root, root * root != n),
+                rm,
+                false,
+                flags,
+            )
         }
         Val::Nan { .. } => s.default_nan(),
     }

@@ -1,7 +1,9 @@
 //! Conversions between formats and to and from integers, plus the exponent-level operations
 //! (round to integral, `ldexp`, `frexp`).
 
-use super::core::{bit_len, propagate_nan, round_pack, round_up, split, unpack, Spec, Val};
+use super::core::{
+    bit_len, propagate_nan, round_pack, round_up, split, unpack, Spec, Unrounded, Val,
+};
 use super::{Flags, Format, Round, SpecialKind, F64};
 
 /// Converts `bits` from format `from` to format `to`, correctly rounded.
@@ -37,9 +39,13 @@ pub fn convert_with(
     let (sign, v) = unpack(fs, bits);
     match v {
         Val::Zero => ts.zero(sign),
-        Val::Finite { exp, sig } => {
-            round_pack(ts, sign, exp, u128::from(sig), false, rm, saturate, flags)
-        }
+        Val::Finite { exp, sig } => round_pack(
+            ts,
+            Unrounded::new(sign, exp, u128::from(sig), false),
+            rm,
+            saturate,
+            flags,
+        ),
         Val::Inf => match ts.kind {
             SpecialKind::Ieee if !saturate => ts.infinity_or(sign),
             SpecialKind::FiniteNanOnlyAllOnes if !saturate => {
@@ -108,14 +114,7 @@ pub fn from_f64(f: Format, x: f64, rm: Round, flags: &mut Flags) -> u64 {
 /// The result is the two's complement bit pattern in the low `width` bits, zero-extended:
 /// `-1` as an `i32` is `0xffff_ffff`. The ISA's conversions truncate, so callers pass
 /// [`Round::TowardZero`]; Rust's saturating `as` casts agree with this for that mode.
-pub fn to_int(
-    f: Format,
-    bits: u64,
-    signed: bool,
-    width: u32,
-    rm: Round,
-    flags: &mut Flags,
-) -> u64 {
+pub fn to_int(f: Format, bits: u64, signed: bool, width: u32, rm: Round, flags: &mut Flags) -> u64 {
     let s = Spec::of(f);
     let width = width.clamp(1, 64);
     let mask = u64::MAX >> (64 - width);
@@ -178,7 +177,13 @@ pub fn from_int(f: Format, value: i128, rm: Round, flags: &mut Flags) -> u64 {
     if magnitude == 0 {
         return s.zero(false);
     }
-    round_pack(s, value < 0, 0, magnitude, false, rm, false, flags)
+    round_pack(
+        s,
+        Unrounded::new(value < 0, 0, magnitude, false),
+        rm,
+        false,
+        flags,
+    )
 }
 
 /// Converts an unsigned integer to format `f`, correctly rounded. Zero gives `+0`.
@@ -187,7 +192,7 @@ pub fn from_uint(f: Format, value: u128, rm: Round, flags: &mut Flags) -> u64 {
     if value == 0 {
         return s.zero(false);
     }
-    round_pack(s, false, 0, value, false, rm, false, flags)
+    round_pack(s, Unrounded::new(false, 0, value, false), rm, false, flags)
 }
 
 /// Rounds to an integral value in the same format by `rm` (floor is [`Round::Down`], ceil
@@ -211,7 +216,13 @@ pub fn round_to_integral(f: Format, bits: u64, rm: Round, flags: &mut Flags) -> 
                 s.zero(sign)
             } else {
                 // q is at most 2^man_bits, so this is exact.
-                round_pack(s, sign, 0, u128::from(q), false, rm, false, flags)
+                round_pack(
+                    s,
+                    Unrounded::new(sign, 0, u128::from(q), false),
+                    rm,
+                    false,
+                    flags,
+                )
             }
         }
         _ => bits & s.width_mask,
@@ -228,7 +239,13 @@ pub fn ldexp(f: Format, bits: u64, n: i32, rm: Round, flags: &mut Flags) -> u64 
         Val::Finite { exp, sig } => {
             // Beyond ±10000 every supported format over- or underflows anyway.
             let exp = exp + n.clamp(-10_000, 10_000);
-            round_pack(s, sign, exp, u128::from(sig), false, rm, false, flags)
+            round_pack(
+                s,
+                Unrounded::new(sign, exp, u128::from(sig), false),
+                rm,
+                false,
+                flags,
+            )
         }
         _ => bits & s.width_mask,
     }
@@ -259,10 +276,7 @@ pub fn frexp(f: Format, bits: u64) -> (u64, i32) {
             let e = exp + bit_len(u128::from(sig));
             let m = round_pack(
                 s,
-                sign,
-                exp - e,
-                u128::from(sig),
-                false,
+                Unrounded::new(sign, exp - e, u128::from(sig), false),
                 Round::NearestEven,
                 false,
                 &mut Flags::default(),

@@ -208,6 +208,21 @@ pub(crate) fn split(sig: u128, shift: i32, sticky: bool) -> (u64, bool, bool) {
     }
 }
 
+/// [`split`] for a `u64` with its leading one at bit 63 and a shift of at least 11.
+#[inline]
+fn split64(x: u64, shift: i32) -> (u64, bool, bool) {
+    if shift < 64 {
+        let q = x >> shift;
+        let round = (x >> (shift - 1)) & 1 != 0;
+        let rest = x & ((1u64 << (shift - 1)) - 1) != 0;
+        (q, round, rest)
+    } else if shift == 64 {
+        (0, true, x & (u64::MAX >> 1) != 0)
+    } else {
+        (0, false, true)
+    }
+}
+
 /// Whether rounding mode `rm` increments the truncated magnitude `q`.
 #[inline]
 pub(crate) fn round_up(rm: Round, negative: bool, q: u64, round: bool, rest: bool) -> bool {
@@ -219,30 +234,76 @@ pub(crate) fn round_up(rm: Round, negative: bool, q: u64, round: bool, rest: boo
     }
 }
 
-/// Rounds `(-1)^negative * (sig + δ) * 2^exp` to the format, where `δ` is in (0, 1) if `sticky`
-/// and 0 otherwise, and encodes it.
+/// A result before rounding: `(-1)^negative * (sig + δ) * 2^exp`, where `δ` is in (0, 1) if
+/// `sticky` and 0 otherwise.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Unrounded {
+    pub negative: bool,
+    pub exp: i32,
+    pub sig: u128,
+    pub sticky: bool,
+}
+
+impl Unrounded {
+    #[inline]
+    pub fn new(negative: bool, exp: i32, sig: u128, sticky: bool) -> Unrounded {
+        Unrounded {
+            negative,
+            exp,
+            sig,
+            sticky,
+        }
+    }
+}
+
+/// Rounds `x` to the format and encodes it.
 ///
 /// When `sticky` is set, `sig` must carry at least two bits beyond the result's precision (all
-/// callers keep 60 or more), so that the sticky bit cannot hide a tie. Overflow yields infinity
+/// callers keep 60 or more), so that the sticky bit cannot hide a tie. `sig` is first
+/// normalised into 64 bits with a sticky bit 0, so the rounding itself is plain `u64` work. Overflow yields infinity
 /// or the largest finite value as IEEE prescribes for `rm`; formats without infinity give NaN
 /// (`FiniteNanOnlyAllOnes`) where IEEE gives infinity, and `saturate` (always on for
 /// `FiniteNoNan`) clamps to the largest finite value instead. Tininess is detected after
 /// rounding, as on x86.
 pub(crate) fn round_pack(
     s: Spec,
-    negative: bool,
-    exp: i32,
-    sig: u128,
-    sticky: bool,
+    x: Unrounded,
     rm: Round,
     saturate: bool,
     flags: &mut Flags,
 ) -> u64 {
+    let Unrounded {
+        negative,
+        exp,
+        sig,
+        sticky,
+    } = x;
+    if sig == 0 && !sticky {
+        return s.zero(negative);
+    }
+    // Normalise to a u64 with its leading one at bit 63, folding lost bits and `sticky` into
+    // bit 0. That is round-to-odd at bit 0; with the rounding position at bit 11 or above it
+    // does not change the rounded result, and the rest of the work stays in 64 bits.
+    let len = bit_len(sig);
+    let (x, exp) = if len > 64 {
+        let shift = len - 64;
+        let lost = sig & ((1u128 << shift) - 1) != 0;
+        (
+            (sig >> shift) as u64 | u64::from(lost || sticky),
+            exp + shift,
+        )
+    } else if len > 0 {
+        let shift = 64 - len;
+        (((sig as u64) << shift) | u64::from(sticky), exp - shift)
+    } else {
+        // A bare sticky bit (not produced by any caller): some value below 2^exp.
+        (1u64 << 63, exp - 65)
+    };
     let man_bits = s.man_bits as i32;
-    // Exponent of the leading one (only meaningful when sig > 0).
-    let e_top = exp + bit_len(sig) - 1;
+    // Exponent of the leading one.
+    let e_top = exp + 63;
     let mut lsb_exp = e_top.max(s.emin) - man_bits;
-    let (mut q, round, rest) = split(sig, lsb_exp - exp, sticky);
+    let (mut q, round, rest) = split64(x, lsb_exp - exp);
     let inexact = round || rest;
     if round_up(rm, negative, q, round, rest) {
         q += 1;
@@ -253,7 +314,10 @@ pub(crate) fn round_pack(
     }
     let hidden = 1u64 << man_bits;
     let (biased, mantissa) = if q >= hidden {
-        (i64::from(lsb_exp) + i64::from(man_bits) + i64::from(s.bias), q - hidden)
+        (
+            i64::from(lsb_exp) + i64::from(man_bits) + i64::from(s.bias),
+            q - hidden,
+        )
     } else {
         (0, q)
     };
@@ -274,11 +338,11 @@ pub(crate) fn round_pack(
     }
     if inexact {
         flags.inexact = true;
-        if sig == 0 || e_top < s.emin {
+        if e_top < s.emin {
             // Tiny before rounding; it stays tiny after rounding unless rounding at full
             // precision (unbounded exponent) carries it up to the smallest normal.
-            let tiny = sig == 0 || e_top < s.emin - 1 || {
-                let (q2, r2, s2) = split(sig, e_top - man_bits - exp, sticky);
+            let tiny = e_top < s.emin - 1 || {
+                let (q2, r2, s2) = split64(x, 63 - man_bits);
                 let q2 = q2 + u64::from(round_up(rm, negative, q2, r2, s2));
                 q2 < 1u64 << (man_bits + 1)
             };

@@ -364,7 +364,13 @@ fn order_key(s: Spec, bits: u64, split_zero: bool) -> i128 {
 }
 
 /// Shared NaN screening for comparisons: `None` if either operand is a NaN.
-fn compare_keys(f: Format, a: u64, b: u64, signaling: bool, flags: &mut Flags) -> Option<(i128, i128)> {
+fn compare_keys(
+    f: Format,
+    a: u64,
+    b: u64,
+    signaling: bool,
+    flags: &mut Flags,
+) -> Option<(i128, i128)> {
     let s = Spec::of(f);
     let (_, va) = unpack(s, a);
     let (_, vb) = unpack(s, b);
@@ -422,7 +428,11 @@ fn min_max(f: Format, a: u64, b: u64, which: MinMax, nan_wins: bool, flags: &mut
             return propagate_nan(s, &ops, flags).unwrap_or_else(|| s.default_nan());
         }
         // A quiet NaN loses to a number.
-        return if a_nan { b & s.width_mask } else { a & s.width_mask };
+        return if a_nan {
+            b & s.width_mask
+        } else {
+            a & s.width_mask
+        };
     }
     let (ka, kb) = (order_key(s, a, true), order_key(s, b, true));
     let pick_b = match which {

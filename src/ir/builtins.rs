@@ -60,6 +60,8 @@ pub enum Func {
     Ldexp,
     /// `fma(a, b, c)`: a * b + c with one rounding.
     Fma,
+    /// `float32(sign, exponent, mantissa)`: an f32 built from its three fields.
+    MakeF32,
     /// `isEven(x)`: whether the integral float x is even.
     IsEven,
     /// `countbits(x)`, `count_ones(x)`, `bitCount(x)`: population count, `u32`.
@@ -361,6 +363,16 @@ pub fn resolve(name: &str, args: &[Ty]) -> Result<Signature, SigError> {
             let f = Ty::F(f);
             return Ok(sig(Func::Fma, f, vec![f, f, f], Some(f)));
         }
+        "float32" => {
+            arity(args, 3)?;
+            let f = Ty::F(FloatTy::F32);
+            return Ok(sig(
+                Func::MakeF32,
+                f,
+                vec![Ty::U(1), Ty::U(8), Ty::U(23)],
+                Some(f),
+            ));
+        }
         "SAT8" => {
             arity(args, 1)?;
             let t = args[0];
@@ -392,7 +404,11 @@ pub fn resolve(name: &str, args: &[Ty]) -> Result<Signature, SigError> {
     }
     if let Some(m) = machine_fn(name) {
         let ret = match m {
-            MachineFn::Other => None,
+            MachineFn::Other => match name {
+                "IsM0" | "InWorkgroup" | "CheckBarrierComplete" => Some(Ty::Bool),
+                "HwRegWriteMask" | "writeableBitMask" => Some(Ty::U(32)),
+                _ => None,
+            },
             MachineFn::ChannelOffset => Some(Ty::U(32)),
             MachineFn::ConvertToFormat | MachineFn::ConvertFromFormat => Some(Ty::B(32)),
             MachineFn::Lds | MachineFn::GsRegs => Some(Ty::B(32)),

@@ -93,7 +93,10 @@ const OPERAND_NAMES: &[&str] = &[
     "SDST", "ADDR", "ADDR0", "ADDR1", "ADDR_BASE", "DATA", "DATA0", "DATA1", "DATA2", "OFFSET",
     "OFFSET0", "OFFSET1", "RETURN_DATA", "VDATA", "SDATA", "SBASE", "SOFFSET", "SADDR", "VADDR",
     "SRSRC", "TADDR", "OPSEL", "OPSEL_HI", "IOFFSET", "INST_OFFSET", "SGPR_ADDR", "VGPR_RTN",
-    "DST", "GDS", "SDWA_SRC0_SEL",
+    "DST", "GDS", "SDWA_SRC0_SEL", "INST", "NEG", "NEG_HI", "ABS", "OMOD", "CLAMP",
+    // Address inputs of the memory entries, which name them in lower case.
+    "vgpr_a", "v_addr", "v_addr_off", "sgpr_base", "offset", "s_saddr", "s_saddr_off",
+    "vgpr_d0", "vgpr_d1", "vgpr_dst", "vgpr_rtn", "sgpr_o",
 ];
 
 impl OperandWidths {
@@ -148,7 +151,7 @@ fn wave_reg(name: &str) -> Option<(u32, RegRole)> {
         "VCC" | "EXEC" | "PC" | "TBA" | "TMA" | "flat_scratch" => (64, RegRole::Wave),
         "VCC_LO" | "VCC_HI" | "EXEC_LO" | "EXEC_HI" | "M0" => (32, RegRole::Wave),
         "laneId" | "laneID" => (32, RegRole::Lane),
-        "WAVE32" | "WAVE64" => (1, RegRole::Mode),
+        "WAVE32" | "WAVE64" | "wave32" | "wave64" => (1, RegRole::Mode),
         "ROUND_MODE" => (32, RegRole::Mode),
         _ => return None,
     })
@@ -196,6 +199,14 @@ fn named_constant(name: &str) -> Option<Constant> {
         "ROUND_UP" => Constant::Typed(Ty::U(32), 1),
         "ROUND_DOWN" => Constant::Typed(Ty::U(32), 2),
         "ROUND_TOWARD_ZERO" => Constant::Typed(Ty::U(32), 3),
+        // SDWA operand selectors.
+        "BYTE0" => Constant::Typed(Ty::U(32), 0),
+        "BYTE1" => Constant::Typed(Ty::U(32), 1),
+        "BYTE2" => Constant::Typed(Ty::U(32), 2),
+        "BYTE3" => Constant::Typed(Ty::U(32), 3),
+        "WORD0" => Constant::Typed(Ty::U(32), 4),
+        "WORD1" => Constant::Typed(Ty::U(32), 5),
+        "DWORD" => Constant::Typed(Ty::U(32), 6),
         _ => return None,
     })
 }
@@ -648,21 +659,20 @@ impl<'a> Lowerer<'a> {
         id
     }
 
+    /// The type a register reads as: its declared type, else bits (`u1` for 1-bit ones).
+    fn reg_ty(&self, id: RegId) -> Ty {
+        let width = self.regs[id.0 as usize].width;
+        match self.reg_types[id.0 as usize] {
+            Some(t) if t.width() == width => t,
+            _ if width == 1 => Ty::U(1),
+            _ => Ty::B(width),
+        }
+    }
+
     fn reg_expr(&mut self, id: RegId, span: Span) -> Expr {
-        let info = &mut self.regs[id.0 as usize];
-        info.read = true;
-        let ty = self.reg_types[id.0 as usize].unwrap_or(if info.width == 1 {
-            Ty::U(1)
-        } else {
-            Ty::B(info.width)
-        });
-        let ty = if ty.width() == info.width {
-            ty
-        } else {
-            Ty::B(info.width)
-        };
+        self.regs[id.0 as usize].read = true;
         Expr {
-            ty,
+            ty: self.reg_ty(id),
             kind: ExprKind::Reg(id),
             span,
         }
@@ -1137,9 +1147,16 @@ impl<'a> Lowerer<'a> {
                     return Ok((Place::Local(id), info.ty));
                 }
                 if let Some(id) = self.state_reg(name) {
-                    let ty = self.reg_expr(id, *span).ty;
+                    let ty = self.reg_ty(id);
                     self.regs[id.0 as usize].written = true;
                     return Ok((Place::Reg(id), ty));
+                }
+                if self.binding(name).is_none() && named_constant(name).is_none() {
+                    // A local first written through a slice or view (`dst[15 : 0].f16 = x`)
+                    // is bits as wide as the highest bit the text touches (at least 32).
+                    let w = self.view_widths.get(name.as_str()).copied().unwrap_or(0).max(32);
+                    let id = self.new_local(name, Ty::B(w), None);
+                    return Ok((Place::Local(id), Ty::B(w)));
                 }
                 err(LowerErrorKind::UnknownIdentifier(name.clone()), *span)
             }
@@ -1173,7 +1190,7 @@ impl<'a> Lowerer<'a> {
                 }
                 let id = self.status_reg(base, field, *span)?;
                 self.regs[id.0 as usize].written = true;
-                let ty = self.reg_expr(id, *span).ty;
+                let ty = self.reg_ty(id);
                 Ok((Place::Reg(id), ty))
             }
             ast::Expr::Index { base, index, span } => {
@@ -1192,7 +1209,7 @@ impl<'a> Lowerer<'a> {
                     if let Some(id) = self.local_index.get(name.as_str()).copied() {
                         let info = self.locals[id.0 as usize].clone();
                         if info.len.is_some() {
-                            let i = self.lower_expr(index, Some(Ty::U(32)))?;
+                            let i = coerce_index(self.lower_expr(index, Some(Ty::U(32)))?);
                             return Ok((
                                 Place::Elem {
                                     local: id,
@@ -1292,6 +1309,10 @@ impl<'a> Lowerer<'a> {
                     let a = self.lower_expr(index, Some(Ty::U(32)))?;
                     Ok(Some((Space::Sgpr, coerce_index(a), None)))
                 }
+                "HW_REGISTERS" => {
+                    let a = self.lower_expr(index, Some(Ty::U(32)))?;
+                    Ok(Some((Space::HwReg, coerce_index(a), None)))
+                }
                 _ => Ok(None),
             },
             ast::Expr::Index {
@@ -1315,6 +1336,12 @@ impl<'a> Lowerer<'a> {
     }
 
     fn status_reg(&mut self, base: &ast::Expr, field: &str, span: Span) -> Result<RegId> {
+        if let ast::Expr::Ident { name, .. } = base {
+            if self.is_free(name) && self.operands.is_operand(name) {
+                // A component of an operand (`TADDR.X`): supplied by the executor.
+                return Ok(self.reg(&format!("{name}.{field}"), 32, RegRole::Operand));
+            }
+        }
         match base {
             ast::Expr::Ident { name, .. }
                 if STATUS_BASES.contains(&name.as_str()) && self.is_free(name) =>
@@ -1487,9 +1514,9 @@ impl<'a> Lowerer<'a> {
                 };
                 let x = self.lower_expr(operand, Some(t))?;
                 if let (Ty::F(_), Ty::B(_)) = (x.ty, t) {
-                    // `1201'B(2.0 / PI)` and the like: a float's bits as a wider integer
-                    // would need the exact value; only same-width reinterpretation is defined.
-                    if x.ty.width() != t.width() {
+                    // `23'B(mantissa(x))` keeps the low bits of the float's encoding;
+                    // `1201'B(2.0 / PI)` would need the exact real value and is not defined.
+                    if x.ty.width() < t.width() {
                         return err(
                             LowerErrorKind::Unsupported(format!(
                                 "cast of a {} to {}",
@@ -1867,7 +1894,7 @@ impl<'a> Lowerer<'a> {
                     let id = self.reg(&format!("TTMP{n}"), 32, RegRole::Wave);
                     return Ok(self.reg_expr(id, span));
                 }
-                if matches!(name.as_str(), "HW_REGISTERS" | "BARRIER_STATE" | "VGPR") {
+                if matches!(name.as_str(), "BARRIER_STATE" | "VGPR") {
                     return err(
                         LowerErrorKind::Unsupported(format!("indexing `{name}` this way")),
                         span,

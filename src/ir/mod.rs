@@ -79,6 +79,8 @@ pub enum Space {
     Vgpr,
     /// `SGPR[reg]`: the scalar register file.
     Sgpr,
+    /// `HW_REGISTERS[id]`: the hardware registers `s_getreg`/`s_setreg` address.
+    HwReg,
 }
 
 /// A typed expression.

@@ -156,6 +156,7 @@ impl Printer<'_> {
                 format!("VGPR[{}][{}]:b{width}", self.expr(l), self.expr(addr))
             }
             (Space::Sgpr, _) => format!("SGPR[{}]:b{width}", self.expr(addr)),
+            (Space::HwReg, _) => format!("HW_REGISTERS[{}]:b{width}", self.expr(addr)),
             _ => format!("MEM[{}]:b{width}", self.expr(addr)),
         }
     }

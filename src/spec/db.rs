@@ -7,15 +7,13 @@
 //! `str_pcode.py` then attach operand tables and pseudocode to those instructions, and
 //! `ins.py` gives the bit layout of each encoding.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{Cursor, Read, Seek};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use super::pyread::{self, FieldDef, InsClass};
-use super::{Arch, SpecError};
+use super::{Arch, FastMap, SpecError};
 
 /// Where the generated modules live inside the wheel.
 const AUTOGEN_DIR: &str = "tinygrad/runtime/autogen/amd";
@@ -132,31 +130,6 @@ fn encoding_rank(encoding: &str) -> (usize, &str) {
     (rank, encoding)
 }
 
-/// FNV-1a: the maps here hold short trusted names, and SipHash was a visible share of the
-/// load time.
-#[derive(Clone, Copy, Debug)]
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
-
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
-
 fn to_u32(value: i64) -> Option<u32> {
     u32::try_from(value).ok()
 }
@@ -208,13 +181,12 @@ impl SpecDb {
                                 member.value, class.name, member.name
                             ),
                         })?;
-                        let idx = u32::try_from(instructions.len()).map_err(|_| {
-                            SpecError::Shape {
+                        let idx =
+                            u32::try_from(instructions.len()).map_err(|_| SpecError::Shape {
                                 file: enum_file.clone(),
                                 line: member.line,
                                 message: "too many instructions".to_string(),
-                            }
-                        })?;
+                            })?;
                         instructions.push(Instruction {
                             name: member.name.to_string(),
                             encoding: encoding.to_string(),
@@ -616,4 +588,326 @@ fn read_member<R: Read + Seek>(
             message: "the file is not valid UTF-8".to_string(),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENUM_PY: &str = "\
+from m import ReprEnum
+
+class SOP1Op(ReprEnum):
+  S_MOV_B32 = 0
+  S_WQM_B64 = 29
+
+class HWREG(ReprEnum):
+  HW_REG_MODE = 1
+
+class VOP2Op(ReprEnum):
+  V_ADD_F32_E32 = 3
+  V_ADD_CO_CI_U32_E32 = 32
+  V_ADD_F32 = V_ADD_F32_E32
+  V_ADD_CO_CI_U32 = V_ADD_CO_CI_U32_E32
+
+class VOP3Op(ReprEnum):
+  V_ADD_F32_E64 = 259
+  V_ADD_F32 = V_ADD_F32_E64
+
+class VOP3SDOp(ReprEnum):
+  V_ADD_CO_CI_U32 = 288
+
+class FLATOp(ReprEnum):
+  GLOBAL_LOAD_ADDTID_B32 = 40
+
+class GLOBALOp(ReprEnum):
+  GLOBAL_LOAD_ADDTID_B32 = 40
+";
+
+    const INS_PY: &str = "\
+import functools
+
+class SOP1(Inst):
+  encoding = FixedBitField(31, 23, 0b101111101)
+  op = EnumBitField(15, 8, SOP1Op, {SOP1Op.S_WQM_B64, SOP1Op.S_MOV_B32})
+  sdst = SGPRField(22, 16)
+  ssrc0 = SSrcField(7, 0)
+
+class SOP1_LIT(SOP1):
+  literal = BitField(63, 32)
+  sdst = SGPRField(22, 16, default=NULL)
+
+class VOP2(Inst):
+  op = EnumBitField(30, 25, VOP2Op, {VOP2Op.V_ADD_F32, VOP2Op.V_ADD_F32_E32})
+
+s_mov_b32 = functools.partial(SOP1, SOP1Op.S_MOV_B32)
+";
+
+    const OPERANDS_PY: &str = "\
+OPERANDS = {
+  SOP1Op.S_MOV_B32: {\"sdst\": (Fmt.FMT_NUM_B32, 32, OpType.OPR_SREG), \"ssrc0\": (Fmt.FMT_NUM_B32, 32, OpType.OPR_SSRC)},
+  VOP2Op.V_ADD_F32: {\"vdst\": (Fmt.FMT_NUM_F32, 32, OpType.OPR_VGPR), \"src0\": (Fmt.FMT_NUM_F32, 32, OpType.OPR_SRC)},
+}
+";
+
+    const PCODE_PY: &str = "\
+PCODE = {
+  VOP3Op.V_ADD_F32_E64: 'D0.f32 = S0.f32 + S1.f32',
+  SOP1Op.S_WQM_B64: \"for i in 6'0U : 6'63U do\\nendfor\",
+}
+";
+
+    fn sources<'a>(operands_py: &'a str, str_pcode_py: &'a str) -> Sources<'a> {
+        Sources {
+            enum_py: ENUM_PY,
+            ins_py: INS_PY,
+            operands_py,
+            str_pcode_py,
+        }
+    }
+
+    fn synthetic() -> SpecDb {
+        SpecDb::from_sources(Arch::Rdna3, &sources(OPERANDS_PY, PCODE_PY))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn summary(i: &Instruction) -> (&str, &str, u32) {
+        (&i.name, &i.encoding, i.opcode)
+    }
+
+    #[test]
+    fn only_op_enums_become_instructions() {
+        let db = synthetic();
+        let names: Vec<&str> = db.instructions().iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec![
+                "S_MOV_B32",
+                "S_WQM_B64",
+                "V_ADD_F32_E32",
+                "V_ADD_CO_CI_U32_E32",
+                "V_ADD_F32_E64",
+                "V_ADD_CO_CI_U32",
+                "GLOBAL_LOAD_ADDTID_B32",
+                "GLOBAL_LOAD_ADDTID_B32",
+            ]
+        );
+        assert!(db.get("HW_REG_MODE").is_none());
+        assert_eq!(db.arch(), Arch::Rdna3);
+    }
+
+    #[test]
+    fn lookup_prefers_canonical_then_encoding_order() {
+        let db = synthetic();
+        assert_eq!(
+            db.get("v_add_f32").map(summary),
+            Some(("V_ADD_F32_E32", "VOP2", 3))
+        );
+        assert_eq!(
+            db.get("V_ADD_F32_E64").map(summary),
+            Some(("V_ADD_F32_E64", "VOP3", 259))
+        );
+        let all: Vec<_> = db.get_all("V_ADD_F32").into_iter().map(summary).collect();
+        assert_eq!(
+            all,
+            vec![("V_ADD_F32_E32", "VOP2", 3), ("V_ADD_F32_E64", "VOP3", 259)]
+        );
+        // A canonical name beats an alias even from a preferred encoding.
+        assert_eq!(
+            db.get("V_ADD_CO_CI_U32").map(summary),
+            Some(("V_ADD_CO_CI_U32", "VOP3SD", 288))
+        );
+        assert_eq!(db.get_all("V_ADD_CO_CI_U32").len(), 2);
+        // Encodings outside the preference list are ordered alphabetically.
+        let flat_first: Vec<_> = db
+            .get_all("GLOBAL_LOAD_ADDTID_B32")
+            .into_iter()
+            .map(|i| i.encoding.as_str())
+            .collect();
+        assert_eq!(flat_first, vec!["FLAT", "GLOBAL"]);
+        assert!(db.get("V_NOPE").is_none());
+        assert!(db.get_all("V_NOPE").is_empty());
+    }
+
+    #[test]
+    fn operands_keyed_by_alias_and_pcode_in_file_order() {
+        let db = synthetic();
+        let add = db.get("V_ADD_F32_E32").unwrap_or_else(|| panic!("missing"));
+        assert_eq!(add.aliases, vec!["V_ADD_F32".to_string()]);
+        assert_eq!(
+            add.operands[0],
+            Operand {
+                field: "vdst".to_string(),
+                format: "FMT_NUM_F32".to_string(),
+                bits: 32,
+                kind: "OPR_VGPR".to_string(),
+            }
+        );
+        assert_eq!(add.operands[1].field, "src0");
+        assert_eq!(add.pcode, None);
+        let with: Vec<&str> = db.with_pcode().map(|i| i.name.as_str()).collect();
+        assert_eq!(with, vec!["V_ADD_F32_E64", "S_WQM_B64"]);
+        assert_eq!(
+            db.get("s_wqm_b64").and_then(|i| i.pcode.as_deref()),
+            Some("for i in 6'0U : 6'63U do\nendfor")
+        );
+    }
+
+    #[test]
+    fn encodings_inherit_fields_and_resolve_opcode_sets() {
+        let db = synthetic();
+        let lit = db.encoding("sop1_lit").unwrap_or_else(|| panic!("missing"));
+        let fields: Vec<(&str, u32, u32, &str)> = lit
+            .fields
+            .iter()
+            .map(|f| (f.name.as_str(), f.hi, f.lo, f.kind.as_str()))
+            .collect();
+        assert_eq!(
+            fields,
+            vec![
+                ("encoding", 31, 23, "FixedBitField"),
+                ("op", 15, 8, "EnumBitField"),
+                ("sdst", 22, 16, "SGPRField"),
+                ("ssrc0", 7, 0, "SSrcField"),
+                ("literal", 63, 32, "BitField"),
+            ]
+        );
+        assert_eq!(lit.fields[0].fixed, Some(0b101111101));
+        assert_eq!(lit.fields[2].default.as_deref(), Some("NULL"));
+        assert_eq!(lit.base.as_deref(), Some("SOP1"));
+        assert_eq!(lit.op_enum.as_deref(), Some("SOP1Op"));
+        assert_eq!(lit.opcodes, vec![0, 29]);
+        // An alias and its canonical member in one set give one opcode.
+        let vop2 = db.encoding("VOP2").unwrap_or_else(|| panic!("missing"));
+        assert_eq!(vop2.opcodes, vec![3]);
+        assert!(db.encoding("VOP9").is_none());
+    }
+
+    #[test]
+    fn unknown_pcode_key_is_an_error() {
+        let pcode = "PCODE = {\n  SOP1Op.S_MOV_B32: 'x',\n  SOP1Op.S_NOPE: 'y',\n}\n";
+        let err = SpecDb::from_sources(Arch::Rdna3, &sources(OPERANDS_PY, pcode)).unwrap_err();
+        assert!(
+            matches!(&err, SpecError::UnknownName { file, line: 3, name }
+                if file == "rdna3/str_pcode.py" && name == "SOP1Op.S_NOPE"),
+            "{err:?}"
+        );
+        // Non-opcode enums cannot carry pseudocode either.
+        let pcode = "PCODE = {\n  HWREG.HW_REG_MODE: 'x',\n}\n";
+        let err = SpecDb::from_sources(Arch::Rdna3, &sources(OPERANDS_PY, pcode)).unwrap_err();
+        assert!(
+            matches!(err, SpecError::UnknownName { line: 2, .. }),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn operands_twice_through_an_alias_is_an_error() {
+        let operands = "OPERANDS = {\n  VOP2Op.V_ADD_F32: {},\n  VOP2Op.V_ADD_F32_E32: {},\n}\n";
+        let err = SpecDb::from_sources(Arch::Cdna, &sources(operands, PCODE_PY)).unwrap_err();
+        assert!(
+            matches!(&err, SpecError::Duplicate { file, line: 3, first_line: 2, .. }
+                if file == "cdna/operands.py"),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn malformed_enum_file_names_file_and_line() {
+        let bad = Sources {
+            enum_py: "class SOP1Op(ReprEnum):\n  S_MOV_B32 = 0\n  S_BAD = 'x'\n",
+            ..sources(OPERANDS_PY, PCODE_PY)
+        };
+        let err = SpecDb::from_sources(Arch::Rdna4, &bad).unwrap_err();
+        assert!(
+            matches!(&err, SpecError::Shape { file, line: 3, .. } if file == "rdna4/enum.py"),
+            "{err:?}"
+        );
+    }
+
+    /// The pinned wheel as laid out in this repository's CI: `shared/` beside the checkout.
+    fn shared_wheel() -> Option<PathBuf> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/spec")
+            .join(super::super::WHEEL_FILE);
+        if path.is_file() {
+            Some(path)
+        } else {
+            eprintln!("skipping: {} does not exist", path.display());
+            None
+        }
+    }
+
+    #[test]
+    fn real_wheel_facts() {
+        let Some(path) = shared_wheel() else { return };
+        let spec = Spec::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(spec.path(), path.as_path());
+        let counts: Vec<(Arch, usize)> = spec
+            .dbs()
+            .iter()
+            .map(|db| (db.arch(), db.with_pcode().count()))
+            .collect();
+        assert_eq!(
+            counts,
+            vec![(Arch::Rdna3, 1392), (Arch::Rdna4, 1441), (Arch::Cdna, 1441)]
+        );
+
+        let rdna3 = spec.db(Arch::Rdna3);
+        let wqm = rdna3.get("S_WQM_B64").unwrap_or_else(|| panic!("missing"));
+        assert_eq!((wqm.encoding.as_str(), wqm.opcode), ("SOP1", 29));
+        assert!(wqm
+            .pcode
+            .as_deref()
+            .is_some_and(|p| p.contains("for i in 6'0U : 6'63U do")));
+        assert_eq!(
+            rdna3.get("S_AND_NOT1_WREXEC_B64").map(|i| i.opcode),
+            Some(55)
+        );
+        let add = rdna3.get("V_ADD_F32").unwrap_or_else(|| panic!("missing"));
+        assert_eq!(summary(add), ("V_ADD_F32_E32", "VOP2", 3));
+        assert!(add
+            .operands
+            .iter()
+            .any(|o| o.field == "vdst" && o.bits == 32));
+        assert_eq!(
+            rdna3.get("V_ADD_F32_E64").map(summary),
+            Some(("V_ADD_F32_E64", "VOP3", 259))
+        );
+        let op = rdna3
+            .encoding("SOP1")
+            .and_then(|e| e.fields.iter().find(|f| f.name == "op"))
+            .unwrap_or_else(|| panic!("missing"));
+        assert_eq!((op.hi, op.lo, op.kind.as_str()), (15, 8, "EnumBitField"));
+        // `S_TRAP` is one of the few entries with `\'` escapes.
+        let trap = rdna3.get("S_TRAP").and_then(|i| i.pcode.as_deref());
+        assert!(trap.is_some_and(|p| p.contains("{ 7'0, HT[0], TrapID[7 : 0], PC[47 : 0] }")));
+
+        let cdna = spec.db(Arch::Cdna);
+        assert_eq!(cdna.get("S_WQM_B64").map(|i| i.opcode), Some(7));
+        assert_eq!(cdna.get("S_ANDN2_WREXEC_B64").map(|i| i.opcode), Some(54));
+        assert_eq!(spec.db(Arch::Rdna4).arch(), Arch::Rdna4);
+    }
+
+    /// Timing, not correctness; run with
+    /// `cargo test --release --lib spec::db::tests::load_time -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "prints load timings; run on demand in release mode"]
+    fn load_time() {
+        let Some(path) = shared_wheel() else { return };
+        let mut times = Vec::new();
+        for _ in 0..10 {
+            let start = std::time::Instant::now();
+            let spec = Spec::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            times.push(start.elapsed());
+            assert_eq!(spec.dbs().len(), 3);
+        }
+        times.sort();
+        eprintln!(
+            "Spec::load (3 arches): worst {:?}, best {:?}, median {:?}",
+            times.last(),
+            times[0],
+            times[times.len() / 2]
+        );
+    }
 }

@@ -160,7 +160,7 @@ pub fn fetch(cache_dir: Option<&Path>) -> Result<PathBuf, SpecError> {
 fn search(opts: &Locate, env: &Env, expected_sha256: &str) -> Result<Search, SpecError> {
     let cache_dir = env.cache_dir();
     // An explicit choice that does not exist is an error, not a reason to look elsewhere.
-    for chosen in [&opts.explicit, &env.spec].into_iter().flatten() {
+    if let Some(chosen) = opts.explicit.as_ref().or(env.spec.as_ref()) {
         if chosen.is_file() {
             return Ok(Search::Found(chosen.clone()));
         }
@@ -310,4 +310,265 @@ fn fetch_into(dir: &Path, expected_sha256: &str) -> Result<PathBuf, SpecError> {
     let dest = dir.join(WHEEL_FILE);
     fs::rename(&downloaded, &dest).map_err(io_err(&dest))?;
     Ok(dest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A fresh directory under the system temp dir, removed on drop. Tests run in parallel
+    /// threads, so every directory gets a unique name and no test touches process env.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new() -> TempDir {
+            static COUNTER: AtomicUsize = AtomicUsize::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "amdpcode-locate-{}-{}",
+                std::process::id(),
+                COUNTER.fetch_add(1, Ordering::Relaxed)
+            ));
+            fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            TempDir(dir)
+        }
+
+        /// Creates `rel` (and its parents) with `contents`, returning its path.
+        fn file(&self, rel: &str, contents: &[u8]) -> PathBuf {
+            let path = self.0.join(rel);
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+            }
+            fs::write(&path, contents).unwrap_or_else(|e| panic!("{e}"));
+            path
+        }
+
+        fn dir(&self, rel: &str) -> PathBuf {
+            let path = self.0.join(rel);
+            fs::create_dir_all(&path).unwrap_or_else(|e| panic!("{e}"));
+            path
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    const FAKE: &[u8] = b"not really a wheel";
+
+    fn found(result: Result<Search, SpecError>) -> PathBuf {
+        match result {
+            Ok(Search::Found(path)) => path,
+            other => panic!("expected a wheel, got {other:?}"),
+        }
+    }
+
+    fn shared_rel() -> String {
+        format!("shared/spec/{WHEEL_FILE}")
+    }
+
+    #[test]
+    fn sha256_of_known_input() {
+        let tmp = TempDir::new();
+        let path = tmp.file("abc", b"abc");
+        assert_eq!(
+            sha256_file(&path).unwrap_or_else(|e| panic!("{e}")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn explicit_path_wins_over_everything() {
+        let tmp = TempDir::new();
+        let explicit = tmp.file("mine.whl", FAKE);
+        let env_spec = tmp.file("env.whl", FAKE);
+        tmp.file(&shared_rel(), FAKE);
+        let opts = Locate {
+            explicit: Some(explicit.clone()),
+            offline: true,
+        };
+        let env = Env {
+            spec: Some(env_spec.clone()),
+            cwd: Some(tmp.0.clone()),
+            ..Env::default()
+        };
+        // No hash check for an explicit path.
+        assert_eq!(found(search(&opts, &env, WHEEL_SHA256)), explicit);
+        assert_eq!(
+            found(search(&Locate::default(), &env, WHEEL_SHA256)),
+            env_spec
+        );
+    }
+
+    #[test]
+    fn missing_explicit_path_does_not_fall_through() {
+        let tmp = TempDir::new();
+        tmp.file(&shared_rel(), FAKE);
+        let missing = tmp.0.join("nope.whl");
+        let env = Env {
+            cwd: Some(tmp.0.clone()),
+            ..Env::default()
+        };
+        let opts = Locate {
+            explicit: Some(missing.clone()),
+            offline: false,
+        };
+        match search(&opts, &env, WHEEL_SHA256) {
+            Err(SpecError::NotFound { searched, .. }) => assert_eq!(searched, vec![missing]),
+            other => panic!("expected NotFound, got {other:?}"),
+        }
+        let env = Env {
+            spec: Some(tmp.0.join("env-nope.whl")),
+            ..env
+        };
+        assert!(matches!(
+            search(&Locate::default(), &env, WHEEL_SHA256),
+            Err(SpecError::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn shared_folder_beside_sibling_and_below_and_above() {
+        let tmp = TempDir::new();
+        let wheel = tmp.file(&shared_rel(), FAKE);
+        // `../shared/spec` from a checkout beside `shared/`.
+        let checkout = tmp.dir("main");
+        let env = Env {
+            cwd: Some(checkout.clone()),
+            ..Env::default()
+        };
+        let got = found(search(&Locate::default(), &env, WHEEL_SHA256));
+        assert_eq!(got, checkout.join("..").join(shared_rel()));
+        assert_eq!(fs::canonicalize(&got).ok(), fs::canonicalize(&wheel).ok());
+        // `shared/spec` below the current directory.
+        let env = Env {
+            cwd: Some(tmp.0.clone()),
+            ..Env::default()
+        };
+        assert_eq!(found(search(&Locate::default(), &env, WHEEL_SHA256)), wheel);
+        // Walking up from deep inside a fresh clone.
+        let deep = tmp.dir("ci/clone/src/spec");
+        let env = Env {
+            cwd: Some(deep),
+            ..Env::default()
+        };
+        assert_eq!(found(search(&Locate::default(), &env, WHEEL_SHA256)), wheel);
+    }
+
+    #[test]
+    fn sibling_shared_comes_before_nested_shared() {
+        let tmp = TempDir::new();
+        tmp.file(&shared_rel(), FAKE);
+        let checkout = tmp.dir("main");
+        let nested = tmp.file(&format!("main/{}", shared_rel()), FAKE);
+        let env = Env {
+            cwd: Some(checkout.clone()),
+            ..Env::default()
+        };
+        let got = found(search(&Locate::default(), &env, WHEEL_SHA256));
+        assert_eq!(got, checkout.join("..").join(shared_rel()));
+        assert_ne!(got, nested);
+    }
+
+    #[test]
+    fn cache_dir_precedence() {
+        let base = Env {
+            cache: Some(PathBuf::from("/c")),
+            xdg_cache_home: Some(PathBuf::from("/x")),
+            home: Some(PathBuf::from("/h")),
+            ..Env::default()
+        };
+        assert_eq!(base.cache_dir(), Some(PathBuf::from("/c")));
+        let no_cache = Env {
+            cache: None,
+            ..base.clone()
+        };
+        assert_eq!(no_cache.cache_dir(), Some(PathBuf::from("/x/amdpcode")));
+        let relative_xdg = Env {
+            xdg_cache_home: Some(PathBuf::from("rel")),
+            ..no_cache.clone()
+        };
+        assert_eq!(
+            relative_xdg.cache_dir(),
+            Some(PathBuf::from("/h/.cache/amdpcode"))
+        );
+        assert_eq!(Env::default().cache_dir(), None);
+    }
+
+    #[test]
+    fn cached_wheel_is_hash_checked() {
+        let tmp = TempDir::new();
+        let cache = tmp.dir("cache");
+        let wheel = tmp.file(&format!("cache/{WHEEL_FILE}"), FAKE);
+        let env = Env {
+            cache: Some(cache),
+            ..Env::default()
+        };
+        let fake_sha = sha256_file(&wheel).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(found(search(&Locate::default(), &env, &fake_sha)), wheel);
+        match search(&Locate::default(), &env, WHEEL_SHA256) {
+            Err(SpecError::HashMismatch {
+                path,
+                actual,
+                removed,
+                ..
+            }) => {
+                assert_eq!((path, actual, removed), (wheel.clone(), fake_sha, false));
+            }
+            other => panic!("expected HashMismatch, got {other:?}"),
+        }
+        // A mismatching cached wheel is reported, never deleted.
+        assert!(wheel.is_file());
+    }
+
+    #[test]
+    fn nothing_found_lists_every_place_in_order() {
+        let tmp = TempDir::new();
+        let cwd = tmp.dir("a/b");
+        let env = Env {
+            xdg_cache_home: Some(tmp.0.join("xdg")),
+            cwd: Some(cwd.clone()),
+            ..Env::default()
+        };
+        let Ok(Search::Missing {
+            searched,
+            cache_dir,
+        }) = search(&Locate::default(), &env, WHEEL_SHA256)
+        else {
+            // Only possible if some ancestor of the temp dir holds `shared/spec/<wheel>`.
+            eprintln!("skipping: an ancestor of {} has the wheel", cwd.display());
+            return;
+        };
+        let cache = tmp.0.join("xdg").join("amdpcode");
+        assert_eq!(cache_dir.as_deref(), Some(cache.as_path()));
+        assert_eq!(searched[0], cwd.join("..").join(shared_rel()));
+        assert_eq!(searched[1], cwd.join(shared_rel()));
+        // `a/` is `..`, already listed; the walk continues with the grandparent.
+        assert_eq!(searched[2], tmp.0.join(shared_rel()));
+        assert_eq!(
+            searched
+                .iter()
+                .filter(|p| p.starts_with(tmp.0.join("a")))
+                .count(),
+            2
+        );
+        assert_eq!(searched.last(), Some(&cache.join(WHEEL_FILE)));
+
+        let message = SpecError::NotFound {
+            searched: searched.clone(),
+            cache_dir,
+        }
+        .to_string();
+        for path in &searched {
+            assert!(message.contains(&path.display().to_string()), "{message}");
+        }
+        assert!(message.contains("amdpcode spec fetch"), "{message}");
+        assert!(
+            message.contains("python3 -m pip download --no-deps tinygrad==0.14.0"),
+            "{message}"
+        );
+        assert!(message.contains("--spec PATH"), "{message}");
+    }
 }

@@ -12,7 +12,9 @@
 //! `shared/spec/` folder beside the checkout, the user cache, or `pip download`), and
 //! [`Spec::load`] turns it into one [`SpecDb`] per [`Arch`].
 
+use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use std::path::PathBuf;
 
@@ -24,6 +26,32 @@ pub use db::{BitField, Encoding, Instruction, Operand, Sources, Spec, SpecDb};
 pub use locate::{
     default_cache_dir, fetch, find_wheel, Locate, WHEEL_FILE, WHEEL_REQUIREMENT, WHEEL_SHA256,
 };
+
+/// FNV-1a, for the maps keyed by the short names of the generated files. SipHash was a
+/// visible share of the load time, and its flooding resistance buys nothing for a local
+/// tool reading a file the user chose.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 
 /// The three instruction-set architectures whose pseudocode the wheel carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -275,9 +303,3 @@ impl std::error::Error for SpecError {
         }
     }
 }
-#[doc(hidden)]
-#[allow(missing_docs)]
-pub fn debug_parse(src: &str) -> usize { pyread::parse_module("x", src).map(|m| m.stmts.len()).unwrap_or(0) }
-#[doc(hidden)]
-#[allow(missing_docs)]
-pub fn debug_lex(src: &str) -> usize { let mut l = pyread::Lexer::new("x", src); let mut n = 0; loop { match l.next_token() { Ok(t) if t.tok == pyread::Tok::Eof => return n, Ok(_) => n += 1, Err(_) => return 0 } } }

@@ -18,9 +18,8 @@
 //! [`SpecError::Shape`] naming the file and line.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
-use super::SpecError;
+use super::{FastMap, SpecError};
 
 /// Nesting limit for values, so hostile input cannot overflow the stack.
 const MAX_DEPTH: usize = 64;
@@ -89,7 +88,8 @@ pub(crate) struct Lexer<'a> {
     pos: usize,
     line: usize,
     line_start: usize,
-    depth: usize,
+    /// The open brackets, with the line each was opened on.
+    open: Vec<(u8, usize)>,
     /// Whether the current logical line has produced a token yet.
     in_line: bool,
 }
@@ -103,7 +103,7 @@ impl<'a> Lexer<'a> {
             pos: 0,
             line: 1,
             line_start: 0,
-            depth: 0,
+            open: Vec::new(),
             in_line: false,
         }
     }
@@ -123,12 +123,12 @@ impl<'a> Lexer<'a> {
                 self.pos += 1;
             }
             let Some(c) = self.peek_byte(0) else {
+                if let Some(&(bracket, line)) = self.open.last() {
+                    return Err(self.err(line, format!("`{}` is never closed", bracket as char)));
+                }
                 if self.in_line {
                     self.in_line = false;
                     return Ok(self.token_here(Tok::Newline));
-                }
-                if self.depth > 0 {
-                    return Err(self.err(self.line, "end of file inside brackets"));
                 }
                 return Ok(self.token_here(Tok::Eof));
             };
@@ -155,7 +155,7 @@ impl<'a> Lexer<'a> {
                     let line = self.line;
                     self.pos += 1;
                     self.newline_seen();
-                    if self.depth == 0 && self.in_line {
+                    if self.open.is_empty() && self.in_line {
                         self.in_line = false;
                         return Ok(Token {
                             tok: Tok::Newline,
@@ -223,15 +223,20 @@ impl<'a> Lexer<'a> {
         match c {
             b'\'' | b'"' => self.string(c, false),
             b'(' | b'[' | b'{' => {
-                self.depth += 1;
+                self.open.push((c, self.line));
                 self.pos += 1;
                 Ok(Tok::Punct(c))
             }
             b')' | b']' | b'}' => {
-                if self.depth == 0 {
+                let expected = match self.open.pop() {
+                    Some((b'(', _)) => b')',
+                    Some((b'[', _)) => b']',
+                    Some(_) => b'}',
+                    None => 0,
+                };
+                if c != expected {
                     return Err(self.err(self.line, format!("unmatched `{}`", c as char)));
                 }
-                self.depth -= 1;
                 self.pos += 1;
                 Ok(Tok::Punct(c))
             }
@@ -617,7 +622,10 @@ impl<'a> Parser<'a> {
             let (indent, line, at_eof) = (token.col, token.line, token.tok == Tok::Eof);
             if at_eof {
                 let end_line = line;
-                if let Some(Stmt::Class { body, line, name, .. }) = stmts.last() {
+                if let Some(Stmt::Class {
+                    body, line, name, ..
+                }) = stmts.last()
+                {
                     if body.is_empty() {
                         return Err(self.err(*line, format!("class `{name}` has no body")));
                     }
@@ -626,7 +634,10 @@ impl<'a> Parser<'a> {
             }
             let stmt = self.statement()?;
             if indent == 0 {
-                if let Some(Stmt::Class { body, line, name, .. }) = stmts.last() {
+                if let Some(Stmt::Class {
+                    body, line, name, ..
+                }) = stmts.last()
+                {
                     if body.is_empty() {
                         return Err(self.err(*line, format!("class `{name}` has no body")));
                     }
@@ -728,7 +739,10 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::Int(value) => ExprKind::Int(i64::try_from(value).map_err(|_| {
-                self.err(line, format!("integer literal {value} does not fit in 64 bits"))
+                self.err(
+                    line,
+                    format!("integer literal {value} does not fit in 64 bits"),
+                )
             })?),
             Tok::Str(first) => {
                 let mut text = first;
@@ -926,8 +940,8 @@ pub(crate) fn read_enums<'a>(file: &'a str, src: &'a str) -> Result<Vec<EnumClas
             }
         };
         let mut members: Vec<EnumMember<'a>> = Vec::with_capacity(body.len());
-        let mut by_name: HashMap<&'a str, usize> = HashMap::with_capacity(body.len());
-        let mut by_value: HashMap<i64, usize> = HashMap::with_capacity(body.len());
+        let mut by_name: FastMap<&'a str, usize> = FastMap::default();
+        let mut by_value: FastMap<i64, usize> = FastMap::default();
         for stmt in body {
             let Stmt::Assign {
                 line,
@@ -1031,7 +1045,10 @@ fn dict_assignment<'a>(
                     return Err(shape(
                         file,
                         line,
-                        format!("expected `{name} = {{...}}`, found {}", value.kind.describe()),
+                        format!(
+                            "expected `{name} = {{...}}`, found {}",
+                            value.kind.describe()
+                        ),
                     ));
                 };
                 found = Some((line, entries));
@@ -1062,7 +1079,10 @@ fn member_key<'a>(file: &str, key: Expr<'a>) -> Result<(usize, &'a str, &'a str)
         return Err(shape(
             file,
             line,
-            format!("expected an `Enum.MEMBER` key, found {}", key.kind.describe()),
+            format!(
+                "expected an `Enum.MEMBER` key, found {}",
+                key.kind.describe()
+            ),
         ));
     };
     let Some((class, member)) = path.split_once('.').filter(|(_, m)| !m.contains('.')) else {
@@ -1132,7 +1152,10 @@ fn prefixed_name<'a>(
         other => Err(shape(
             file,
             expr.line,
-            format!("expected `{prefix}.NAME` as the {what}, found {}", other.describe()),
+            format!(
+                "expected `{prefix}.NAME` as the {what}, found {}",
+                other.describe()
+            ),
         )),
     }
 }
@@ -1140,17 +1163,15 @@ fn prefixed_name<'a>(
 /// Reads a non-negative integer that fits in `u32`.
 fn small_uint(file: &str, expr: &Expr<'_>, what: &str) -> Result<u32, SpecError> {
     match expr.kind {
-        ExprKind::Int(value) => u32::try_from(value).map_err(|_| {
-            shape(
-                file,
-                expr.line,
-                format!("{what} {value} is out of range"),
-            )
-        }),
+        ExprKind::Int(value) => u32::try_from(value)
+            .map_err(|_| shape(file, expr.line, format!("{what} {value} is out of range"))),
         ref other => Err(shape(
             file,
             expr.line,
-            format!("expected an integer as the {what}, found {}", other.describe()),
+            format!(
+                "expected an integer as the {what}, found {}",
+                other.describe()
+            ),
         )),
     }
 }
@@ -1188,7 +1209,10 @@ pub(crate) fn read_operands<'a>(
                 ));
             };
             // Operand dicts are short, so a linear scan beats hashing.
-            if let Some(pos) = operands.iter().position(|o: &OperandDef<'_>| o.field == field_name) {
+            if let Some(pos) = operands
+                .iter()
+                .position(|o: &OperandDef<'_>| o.field == field_name)
+            {
                 return Err(SpecError::Duplicate {
                     file: file.to_string(),
                     line: field.line,
@@ -1269,7 +1293,7 @@ pub(crate) struct FieldDef<'a> {
 pub(crate) fn read_ins<'a>(file: &'a str, src: &'a str) -> Result<Vec<InsClass<'a>>, SpecError> {
     let module = parse_module(file, src).map_err(|e| *e)?;
     let mut classes: Vec<InsClass<'a>> = Vec::new();
-    let mut class_lines: HashMap<&'a str, usize> = HashMap::new();
+    let mut class_lines: FastMap<&'a str, usize> = FastMap::default();
     for stmt in module.stmts {
         match stmt {
             Stmt::Import { .. } => {}
@@ -1377,19 +1401,13 @@ fn field_def<'a>(file: &str, class: &str, stmt: Stmt<'a>) -> Result<FieldDef<'a>
         ));
     };
     let Call { func, args, kwargs } = *call;
-    let ctor = match func {
-        ctor if ctor.ends_with("Field") && !ctor.contains('.') => ctor,
-        _ => {
-            return Err(shape(
-                file,
-                line,
-                format!(
-                    "expected a `...Field(hi, lo)` constructor for `{class}.{target}`, found `{}(...)`",
-                    func
-                ),
-            ))
-        }
-    };
+    if !func.ends_with("Field") || func.contains('.') {
+        let message = format!(
+            "expected a `...Field(hi, lo)` constructor for `{class}.{target}`, found `{func}(...)`"
+        );
+        return Err(shape(file, line, message));
+    }
+    let ctor = func;
     let (hi, lo, rest) = match args.as_slice() {
         [hi, lo, rest @ ..] => (
             small_uint(file, hi, "high bit")?,
@@ -1482,20 +1500,335 @@ fn field_def<'a>(file: &str, class: &str, stmt: Stmt<'a>) -> Result<FieldDef<'a>
                 format!("unexpected keyword argument `{keyword}` to `{ctor}`"),
             ));
         }
-        field.default = Some(match value.kind {
+        let default = match value.kind {
             ExprKind::Int(v) => v.to_string(),
             ExprKind::Path(path) => path.to_string(),
             other => {
-                return Err(shape(
-                    file,
-                    value.line,
-                    format!(
-                        "expected an integer or a name as the default of `{class}.{target}`, found {}",
-                        other.describe()
-                    ),
-                ))
+                let found = other.describe();
+                let message = format!(
+                    "expected an integer or a name as the default of `{class}.{target}`, found {found}"
+                );
+                return Err(shape(file, value.line, message));
             }
-        });
+        };
+        field.default = Some(default);
     }
     Ok(field)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(src: &str) -> Vec<Tok<'_>> {
+        let mut lexer = Lexer::new("t.py", src);
+        let mut out = Vec::new();
+        loop {
+            let token = lexer
+                .next_token()
+                .unwrap_or_else(|e| panic!("lex error: {e}"));
+            if token.tok == Tok::Eof {
+                return out;
+            }
+            out.push(token.tok);
+        }
+    }
+
+    fn string_value(src: &str) -> String {
+        match tokens(src).as_slice() {
+            [Tok::Str(s), Tok::Newline] => s.to_string(),
+            other => panic!("expected one string, got {other:?}"),
+        }
+    }
+
+    fn shape_line(err: SpecError) -> (String, usize) {
+        match err {
+            SpecError::Shape { file, line, .. } => (file, line),
+            other => panic!("expected a Shape error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn escapes_in_single_and_double_quotes() {
+        assert_eq!(
+            string_value(r#"'a\nb\tc\\d\'e"f\x41\u00e9\101'"#),
+            "a\nb\tc\\d'e\"fAéA"
+        );
+        assert_eq!(string_value(r#""6'0U \"q\" \U0001F600""#), "6'0U \"q\" 😀");
+        // Unknown escapes keep their backslash, as in Python.
+        assert_eq!(string_value(r"'a\db'"), "a\\db");
+    }
+
+    #[test]
+    fn strings_without_escapes_are_borrowed() {
+        let toks = tokens("'D0.u32 = S0.u32'");
+        assert!(matches!(
+            &toks[0],
+            Tok::Str(Cow::Borrowed("D0.u32 = S0.u32"))
+        ));
+    }
+
+    #[test]
+    fn raw_triple_and_adjacent_strings() {
+        assert_eq!(string_value(r"r'a\nb\''"), "a\\nb\\'");
+        let module = parse_module("t.py", "X = '''one\n'two'\n''' 'three'\nY = 2\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        match &module.stmts[..] {
+            [Stmt::Assign { value: x, .. }, Stmt::Assign { line, value: y, .. }] => {
+                assert_eq!(x.kind, ExprKind::Str(Cow::Borrowed("one\n'two'\nthree")));
+                assert_eq!(*line, 4);
+                assert_eq!(y.kind, ExprKind::Int(2));
+            }
+            other => panic!("unexpected statements {other:?}"),
+        }
+    }
+
+    #[test]
+    fn integers_names_and_punctuation() {
+        assert_eq!(
+            tokens("a = Fmt.FMT_ANY(0b101, 0x1F, 0o17, 1_000, -3)  # comment\n"),
+            vec![
+                Tok::Name("a"),
+                Tok::Punct(b'='),
+                Tok::Name("Fmt.FMT_ANY"),
+                Tok::Punct(b'('),
+                Tok::Int(5),
+                Tok::Punct(b','),
+                Tok::Int(31),
+                Tok::Punct(b','),
+                Tok::Int(15),
+                Tok::Punct(b','),
+                Tok::Int(1000),
+                Tok::Punct(b','),
+                Tok::Punct(b'-'),
+                Tok::Int(3),
+                Tok::Punct(b')'),
+                Tok::Newline,
+            ]
+        );
+    }
+
+    #[test]
+    fn newlines_inside_brackets_are_joined() {
+        let module = parse_module("t.py", "D = {\n  A.B: (1,\n   2),\n}\nE = 3\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(module.stmts.len(), 2);
+        let Stmt::Assign { value, .. } = &module.stmts[0] else {
+            panic!("expected an assignment");
+        };
+        let ExprKind::Dict(entries) = &value.kind else {
+            panic!("expected a dict");
+        };
+        assert_eq!(entries[0].0.kind, ExprKind::Path("A.B"));
+        assert_eq!(entries[0].0.line, 2);
+        assert_eq!(
+            entries[0].1.kind,
+            ExprKind::Tuple(vec![
+                Expr {
+                    line: 2,
+                    kind: ExprKind::Int(1)
+                },
+                Expr {
+                    line: 3,
+                    kind: ExprKind::Int(2)
+                },
+            ])
+        );
+    }
+
+    #[test]
+    fn enums_with_aliases() {
+        let src = "from m import ReprEnum\n\nclass VOP2Op(ReprEnum):\n  V_ADD_F32_E32 = 3\n  V_SUB_F32_E32 = 0x4\n  V_ADD_F32 = V_ADD_F32_E32\n  V_PLUS = V_ADD_F32\n  V_SAME = 4\n\nclass MSG(ReprEnum):\n  MSG_X = -1\n";
+        let classes = read_enums("e.py", src).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(classes.len(), 2);
+        let members: Vec<(&str, i64, Option<usize>)> = classes[0]
+            .members
+            .iter()
+            .map(|m| (m.name, m.value, m.alias_of))
+            .collect();
+        assert_eq!(
+            members,
+            vec![
+                ("V_ADD_F32_E32", 3, None),
+                ("V_SUB_F32_E32", 4, None),
+                ("V_ADD_F32", 3, Some(0)),
+                ("V_PLUS", 3, Some(0)),
+                // A repeated value is an alias too, as in Python's Enum.
+                ("V_SAME", 4, Some(1)),
+            ]
+        );
+        assert_eq!(classes[1].members[0].value, -1);
+        assert_eq!(classes[1].members[0].line, 11);
+    }
+
+    #[test]
+    fn enum_alias_to_unknown_member() {
+        let err = read_enums("e.py", "class XOp(ReprEnum):\n  A = B\n").unwrap_err();
+        assert!(
+            matches!(err, SpecError::UnknownName { ref name, line: 2, .. } if name == "XOp.B"),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn enum_member_of_wrong_shape() {
+        let err = read_enums("e.py", "class XOp(ReprEnum):\n  A = 1\n  B = f(2)\n").unwrap_err();
+        assert_eq!(shape_line(err), ("e.py".to_string(), 3));
+        let err = read_enums("e.py", "class XOp(ReprEnum):\n  A = 1\n  B = 2 3\n").unwrap_err();
+        assert_eq!(shape_line(err), ("e.py".to_string(), 3));
+        let err = read_enums("e.py", "class XOp(ReprEnum):\n  A = 1\nB = 2\n").unwrap_err();
+        assert_eq!(shape_line(err), ("e.py".to_string(), 3));
+    }
+
+    #[test]
+    fn malformed_literals_report_their_line() {
+        for (src, line) in [
+            ("P = {\n  A.B: 'open\n}\n", 2),
+            ("P = {\n  A.B: 'x',\n  A.C: b'y',\n}\n", 3),
+            ("P = {\n  A.B: 1.5,\n}\n", 2),
+            ("P = {\n  A.B: '\\x4',\n}\n", 2),
+            ("P = {\n  A.B: 'x'\n  A.C: 'y',\n}\n", 3),
+            ("X = 1\n  Y = 2\n", 2),
+            ("X = 99999999999999999999\n", 1),
+            ("X = {\n", 1),
+            ("X = (1,\n 2]\n", 2),
+            ("X = a . b\n", 1),
+            ("X = a[0]\n", 1),
+        ] {
+            let err = parse_module("p.py", src).map_err(|e| *e).unwrap_err();
+            assert_eq!(shape_line(err), ("p.py".to_string(), line), "{src:?}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let src = format!("X = {}1{}\n", "(".repeat(500), ")".repeat(500));
+        let err = parse_module("p.py", &src).map_err(|e| *e).unwrap_err();
+        assert_eq!(shape_line(err), ("p.py".to_string(), 1));
+    }
+
+    #[test]
+    fn pcode_dict() {
+        let src = "from m import SOP1Op\n\nPCODE = {\n  SOP1Op.S_MOV_B32: 'D0.b32 = S0.b32',\n  SOP1Op.S_WQM_B64: \"for i in 6'0U : 6'63U do\\nendfor\",\n}\n";
+        let entries = read_pcode("s.py", src).unwrap_or_else(|e| panic!("{e}"));
+        let got: Vec<(usize, &str, &str, &str)> = entries
+            .iter()
+            .map(|e| (e.line, e.class, e.member, e.value.as_ref()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (4, "SOP1Op", "S_MOV_B32", "D0.b32 = S0.b32"),
+                (5, "SOP1Op", "S_WQM_B64", "for i in 6'0U : 6'63U do\nendfor"),
+            ]
+        );
+    }
+
+    #[test]
+    fn pcode_value_must_be_a_string() {
+        let err = read_pcode("s.py", "PCODE = {\n  A.B: 'x',\n  A.C: 3,\n}\n").unwrap_err();
+        assert_eq!(shape_line(err), ("s.py".to_string(), 3));
+        let err = read_pcode("s.py", "X = 1\n").unwrap_err();
+        assert_eq!(shape_line(err), ("s.py".to_string(), 1));
+        let err = read_pcode("s.py", "import m\n").unwrap_err();
+        assert_eq!(shape_line(err), ("s.py".to_string(), 2));
+    }
+
+    #[test]
+    fn operands_dict() {
+        let src = "OPERANDS = {\n  VOP2Op.V_ADD_F32: {\"src0\": (Fmt.FMT_NUM_F32, 32, OpType.OPR_SRC), \"vdst\": (Fmt.FMT_NUM_F32, 32, OpType.OPR_VGPR)},\n}\n";
+        let entries = read_operands("o.py", src).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(entries.len(), 1);
+        assert_eq!(
+            (entries[0].class, entries[0].member),
+            ("VOP2Op", "V_ADD_F32")
+        );
+        assert_eq!(
+            entries[0].value,
+            vec![
+                OperandDef {
+                    field: Cow::Borrowed("src0"),
+                    format: "FMT_NUM_F32",
+                    bits: 32,
+                    kind: "OPR_SRC"
+                },
+                OperandDef {
+                    field: Cow::Borrowed("vdst"),
+                    format: "FMT_NUM_F32",
+                    bits: 32,
+                    kind: "OPR_VGPR"
+                },
+            ]
+        );
+        let bad = "OPERANDS = {\n  A.B: {\"x\": (Fmt.F, 32)},\n}\n";
+        assert_eq!(
+            shape_line(read_operands("o.py", bad).unwrap_err()),
+            ("o.py".to_string(), 2)
+        );
+        let bad = "OPERANDS = {\n  A.B: {\"x\": (Fmt.F, 32, Other.T)},\n}\n";
+        assert_eq!(
+            shape_line(read_operands("o.py", bad).unwrap_err()),
+            ("o.py".to_string(), 2)
+        );
+    }
+
+    const INS: &str = "# generated\nfrom m import BitField\nimport functools\n\nclass DS(Inst):\n  encoding = FixedBitField(31, 26, 0b110110)\n  op = EnumBitField(25, 18, DSOp, {DSOp.DS_ADD_U32, DSOp.DS_SUB_U32})\n  vdst = VGPRField(63, 56)\n  saddr = SGPRField(54, 48, default=NULL)\n\nclass DS_LIT(DS):\n  literal = BitField(95, 64)\n\nclass VOPD(Inst):\n  opx = EnumBitField(25, 22, VOPDOp)\n\n# instruction helpers\nds_add_u32 = functools.partial(DS, DSOp.DS_ADD_U32)\n";
+
+    #[test]
+    fn ins_classes_and_fields() {
+        let classes = read_ins("i.py", INS).unwrap_or_else(|e| panic!("{e}"));
+        let names: Vec<(&str, Option<&str>)> = classes.iter().map(|c| (c.name, c.base)).collect();
+        assert_eq!(
+            names,
+            vec![("DS", None), ("DS_LIT", Some("DS")), ("VOPD", None)]
+        );
+        let ds = &classes[0];
+        assert_eq!(ds.fields.len(), 4);
+        assert_eq!(
+            (
+                ds.fields[0].ctor,
+                ds.fields[0].hi,
+                ds.fields[0].lo,
+                ds.fields[0].fixed
+            ),
+            ("FixedBitField", 31, 26, Some(0b110110))
+        );
+        assert_eq!(ds.fields[1].op_enum, Some("DSOp"));
+        assert_eq!(
+            ds.fields[1].members,
+            vec![(7, "DS_ADD_U32"), (7, "DS_SUB_U32")]
+        );
+        assert_eq!(ds.fields[3].default.as_deref(), Some("NULL"));
+        assert_eq!(classes[2].fields[0].op_enum, Some("VOPDOp"));
+        assert!(classes[2].fields[0].members.is_empty());
+    }
+
+    #[test]
+    fn ins_unexpected_statements() {
+        for (src, line) in [
+            ("class A(Inst):\n  x = BitField(1)\n", 2),
+            ("class A(Inst):\n  x = BitField(1, 2)\n", 2),
+            ("class A(Inst):\n  x = Thing(1, 0)\n", 2),
+            ("class A(Inst):\n  x = BitField(1, 0, size=3)\n", 2),
+            (
+                "class A(Inst):\n  x = EnumBitField(3, 0, XOp, {YOp.A})\n",
+                2,
+            ),
+            ("class A(Inst):\n  x = 3\n", 2),
+            ("class A(Inst):\n  x = BitField(1, 0)\nSIZE = 4\n", 3),
+            (
+                "class A(Inst):\n  x = BitField(1, 0)\nclass B(A, A):\n  y = BitField(1, 0)\n",
+                3,
+            ),
+            ("class A(Inst):\n\nx = 1\n", 1),
+        ] {
+            let err = read_ins("i.py", src).unwrap_err();
+            assert_eq!(shape_line(err), ("i.py".to_string(), line), "{src:?}");
+        }
+        let err = read_ins("i.py", "class A(B):\n  x = BitField(1, 0)\n").unwrap_err();
+        assert!(
+            matches!(err, SpecError::UnknownName { line: 1, .. }),
+            "{err:?}"
+        );
+    }
 }

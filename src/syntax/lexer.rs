@@ -28,7 +28,7 @@
 use logos::{Logos, SpannedIter};
 
 use super::ast::Span;
-use super::token::{LexError, Token};
+use super::token::{LexError, LexErrorKind, Token, MAX_TOKENS};
 
 /// A `(start, token, end)` triple, as lalrpop expects from an external lexer.
 pub type Spanned<'src> = (usize, Token<'src>, usize);
@@ -56,10 +56,16 @@ pub struct Lexer<'src> {
     pending: Option<Spanned<'src>>,
     /// The open brackets, innermost last.
     brackets: Vec<Bracket>,
-    /// The last three significant tokens, most recent first.
-    previous: [Option<Token<'src>>; 3],
+    /// Whether the last significant token can end a statement (rule 2).
+    previous_can_end: bool,
+    /// Whether the last significant token is `lambda`.
+    after_lambda: bool,
+    /// Where we are in a `for NAME in` header: 1 after `for`, 2 after its name, else 0.
+    for_header: u8,
     /// True right after the `)` closing a lambda's parameter list.
     expect_lambda_body: bool,
+    /// How many tokens have been yielded.
+    count: usize,
     /// Set after an error, so iteration stops.
     failed: bool,
 }
@@ -71,21 +77,29 @@ impl<'src> Lexer<'src> {
             tokens: Token::lexer(src).spanned(),
             pending: None,
             brackets: Vec::new(),
-            previous: [None; 3],
+            previous_can_end: false,
+            after_lambda: false,
+            for_header: 0,
             expect_lambda_body: false,
+            count: 0,
             failed: false,
         }
     }
 
-    /// The next logos token, with its error wrapped.
+    /// The next logos token, with its error wrapped and the token limit applied.
     fn next_raw(&mut self) -> Option<Result<Spanned<'src>, LexError>> {
         let (token, range) = self.tokens.next()?;
+        let span = Span::new(range.start, range.end);
+        self.count += 1;
+        if self.count > MAX_TOKENS {
+            return Some(Err(LexError {
+                kind: LexErrorKind::TooManyTokens,
+                span,
+            }));
+        }
         Some(match token {
             Ok(token) => Ok((range.start, token, range.end)),
-            Err(kind) => Err(LexError {
-                kind,
-                span: Span::new(range.start, range.end),
-            }),
+            Err(kind) => Err(LexError { kind, span }),
         })
     }
 
@@ -95,27 +109,13 @@ impl<'src> Lexer<'src> {
             && matches!(self.brackets.last(), None | Some(Bracket::LambdaBody))
     }
 
-    /// Whether the previous significant token can end a statement (rule 2).
-    fn previous_can_end(&self) -> bool {
-        match self.previous[0] {
-            Some(Token::In) => {
-                // `for i in` is the keyword; any other `in` is a name.
-                !matches!(
-                    (self.previous[1], self.previous[2]),
-                    (Some(Token::Ident(_) | Token::In), Some(Token::For))
-                )
-            }
-            Some(token) => can_end(&token),
-            None => false,
-        }
-    }
-
-    /// Updates the bracket stack and the previous tokens with a token about to be yielded.
+    /// Updates the bracket stack and what we remember of the previous tokens with a token about
+    /// to be yielded.
     fn observe(&mut self, token: &Token<'src>) {
         let expect_lambda_body = std::mem::take(&mut self.expect_lambda_body);
         match token {
             Token::LParen => {
-                let bracket = if self.previous[0] == Some(Token::Lambda) {
+                let bracket = if self.after_lambda {
                     Bracket::LambdaParams
                 } else if expect_lambda_body {
                     Bracket::LambdaBody
@@ -128,13 +128,20 @@ impl<'src> Lexer<'src> {
             Token::LBrace => self.brackets.push(Bracket::Brace),
             Token::RParen | Token::RBracket | Token::RBrace => {
                 // Mismatched brackets are the parser's to report; just keep the depth.
-                if self.brackets.pop() == Some(Bracket::LambdaParams) {
-                    self.expect_lambda_body = true;
-                }
+                let closed = self.brackets.pop();
+                self.expect_lambda_body = closed == Some(Bracket::LambdaParams);
             }
             _ => {}
         }
-        self.previous = [Some(*token), self.previous[0], self.previous[1]];
+        self.after_lambda = *token == Token::Lambda;
+        // `for i in` is the keyword; any other `in` is a name.
+        let for_keyword_in = self.for_header == 2 && *token == Token::In;
+        self.previous_can_end = can_end(token) && !for_keyword_in;
+        self.for_header = match token {
+            Token::For => 1,
+            Token::Ident(_) | Token::In if self.for_header == 1 => 2,
+            _ => 0,
+        };
     }
 }
 
@@ -221,7 +228,7 @@ impl<'src> Iterator for Lexer<'src> {
                 }
                 Some(Ok(next)) => next,
             };
-            let keep = self.at_statement_level() && self.previous_can_end() && can_start(&next.1);
+            let keep = self.at_statement_level() && self.previous_can_end && can_start(&next.1);
             self.pending = Some(next);
             if keep {
                 return Some(Ok((start, Token::Newline, end)));

@@ -23,7 +23,7 @@ use lalrpop_util::ParseError;
 
 use ast::{BinaryOp, Expr, Span, Stmt, UnaryOp};
 pub use print::print_program;
-pub use token::{FloatLit, IntLit, LexErrorKind, Token};
+pub use token::{FloatLit, IntLit, LexErrorKind, Token, MAX_TOKENS};
 use token::LexError;
 
 lalrpop_util::lalrpop_mod!(
@@ -41,6 +41,11 @@ pub enum SyntaxErrorKind {
     LiteralOverflow,
     /// A sized literal or type of width zero, such as `0'U`.
     ZeroWidth,
+    /// The text has more tokens than [`MAX_TOKENS`].
+    TooManyTokens,
+    /// An expression standing alone as a statement that is not a call, such as
+    /// `expcnt <= WaitEXPCNT`: it would compute a value and drop it.
+    NotAStatement,
     /// A token the grammar does not allow here.
     UnexpectedToken {
         /// The token's text (`newline` for a line break).
@@ -80,9 +85,47 @@ impl std::error::Error for SyntaxError {}
 ///
 /// Returns the first lexical or syntax error; the text is never partially accepted.
 pub fn parse(src: &str) -> Result<ast::Program, SyntaxError> {
-    grammar::ProgramParser::new()
+    let program = grammar::ProgramParser::new()
         .parse(lexer::Lexer::new(src))
-        .map_err(|error| syntax_error(src, error))
+        .map_err(|error| syntax_error(src, error))?;
+    match find_bare_expression(&program.body) {
+        None => Ok(program),
+        Some(span) => {
+            let kind = SyntaxErrorKind::NotAStatement;
+            Err(SyntaxError {
+                message: message(&kind),
+                kind,
+                span,
+            })
+        }
+    }
+}
+
+/// The span of the first expression statement that is not a call, at any depth. (A lambda
+/// whose body is one expression is a [`Stmt::Lambda`] by now, so its body is not one.)
+fn find_bare_expression(body: &[Stmt]) -> Option<Span> {
+    body.iter().find_map(|stmt| match stmt {
+        Stmt::Expr { expr, span } => (!matches!(expr, Expr::Call { .. })).then_some(*span),
+        Stmt::If {
+            arms, otherwise, ..
+        } => arms
+            .iter()
+            .find_map(|arm| find_bare_expression(&arm.body))
+            .or_else(|| otherwise.as_deref().and_then(find_bare_expression)),
+        Stmt::Case { arms, default, .. } => arms
+            .iter()
+            .find_map(|arm| find_bare_expression(&arm.body))
+            .or_else(|| default.as_deref().and_then(find_bare_expression)),
+        Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::LambdaBlock { body, .. } => {
+            find_bare_expression(body)
+        }
+        Stmt::Assign { .. }
+        | Stmt::Declare { .. }
+        | Stmt::Break { .. }
+        | Stmt::Continue { .. }
+        | Stmt::Return { .. }
+        | Stmt::Lambda { .. } => None,
+    })
 }
 
 /// Lexes `src` into the `(start, token, end)` triples the parser reads, with the line breaks
@@ -109,6 +152,7 @@ fn syntax_error(src: &str, error: ParseError<usize, Token<'_>, LexError>) -> Syn
                 LexErrorKind::InvalidToken => SyntaxErrorKind::InvalidToken,
                 LexErrorKind::LiteralOverflow => SyntaxErrorKind::LiteralOverflow,
                 LexErrorKind::ZeroWidth => SyntaxErrorKind::ZeroWidth,
+                LexErrorKind::TooManyTokens => SyntaxErrorKind::TooManyTokens,
             };
             (kind, error.span)
         }
@@ -241,6 +285,11 @@ fn message(kind: &SyntaxErrorKind) -> String {
         SyntaxErrorKind::InvalidToken => "invalid token".to_string(),
         SyntaxErrorKind::LiteralOverflow => "literal does not fit its type".to_string(),
         SyntaxErrorKind::ZeroWidth => "width must be at least 1".to_string(),
+        SyntaxErrorKind::TooManyTokens => format!("text longer than {MAX_TOKENS} tokens"),
+        SyntaxErrorKind::NotAStatement => {
+            "only a call can stand alone as a statement; this expression's value is unused"
+                .to_string()
+        }
         SyntaxErrorKind::UnexpectedToken { found, expected } => {
             let found = if found == "newline" {
                 found.clone()
@@ -266,8 +315,8 @@ pub(crate) enum CaseBodyItem {
 /// What one statement of the text parses to: usually one [`Stmt`], but a chained assignment
 /// `a = b = v` stands for several.
 pub(crate) enum Parsed {
-    /// One statement.
-    One(Stmt),
+    /// One statement (boxed: the parser moves its stack entries around, and a `Stmt` is big).
+    One(Box<Stmt>),
     /// The assignments of a chain, in execution order.
     Many(Vec<Stmt>),
 }
@@ -276,7 +325,7 @@ impl Parsed {
     /// The statements as a new list.
     pub(crate) fn into_vec(self) -> Vec<Stmt> {
         match self {
-            Parsed::One(stmt) => vec![stmt],
+            Parsed::One(stmt) => vec![*stmt],
             Parsed::Many(stmts) => stmts,
         }
     }
@@ -284,7 +333,7 @@ impl Parsed {
     /// Appends the statements to `body`.
     pub(crate) fn push_to(self, body: &mut Vec<Stmt>) {
         match self {
-            Parsed::One(stmt) => body.push(stmt),
+            Parsed::One(stmt) => body.push(*stmt),
             Parsed::Many(stmts) => body.extend(stmts),
         }
     }
@@ -299,12 +348,12 @@ pub(crate) fn chain_assign(
     end: usize,
 ) -> Parsed {
     if middle.is_empty() {
-        return Parsed::One(Stmt::Assign {
+        return Parsed::One(Box::new(Stmt::Assign {
             target,
             op: None,
             value,
             span: Span::new(start, end),
-        });
+        }));
     }
     let mut targets = Vec::with_capacity(middle.len() + 1);
     targets.push(target);
@@ -323,6 +372,87 @@ pub(crate) fn chain_assign(
         value = next_value;
     }
     Parsed::Many(stmts)
+}
+
+/// Builds a case statement from its first label, the items after it (labels, statements and
+/// lone separators as `None`), a last statement not followed by a separator, and the `default`
+/// body.
+pub(crate) fn case(
+    scrutinee: Expr,
+    first: Vec<Expr>,
+    items: Vec<Option<CaseBodyItem>>,
+    last: Option<Parsed>,
+    default: Option<Vec<Stmt>>,
+    span: Span,
+) -> Stmt {
+    let mut arms = vec![ast::CaseArm {
+        values: first,
+        body: Vec::new(),
+    }];
+    let last = last.map(|stmt| Some(CaseBodyItem::Stmt(stmt)));
+    for item in items.into_iter().chain(last).flatten() {
+        match item {
+            CaseBodyItem::Label(values) => arms.push(ast::CaseArm {
+                values,
+                body: Vec::new(),
+            }),
+            CaseBodyItem::Stmt(stmt) => {
+                if let Some(arm) = arms.last_mut() {
+                    stmt.push_to(&mut arm.body);
+                }
+            }
+        }
+    }
+    Stmt::Case {
+        scrutinee,
+        arms,
+        default,
+        span,
+    }
+}
+
+/// How tightly a binary operator binds; higher binds tighter. `**` is not here: the grammar
+/// handles it above the unary operators.
+fn precedence(op: BinaryOp) -> u8 {
+    match op {
+        BinaryOp::Or => 1,
+        BinaryOp::And => 2,
+        BinaryOp::BitOr => 3,
+        BinaryOp::BitXor => 4,
+        BinaryOp::BitAnd => 5,
+        BinaryOp::Eq | BinaryOp::Ne => 6,
+        BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => 7,
+        BinaryOp::Shl | BinaryOp::Shr => 8,
+        BinaryOp::Add | BinaryOp::Sub => 9,
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 10,
+        BinaryOp::Pow => 11,
+    }
+}
+
+/// Groups `first op1 operand1 op2 operand2 ...` by [`precedence`], every level left
+/// associative. Each operand comes with its span (which covers any parentheses around it), and
+/// a node spans from its left operand's start to its right operand's end.
+pub(crate) fn climb(first: (Span, Expr), rest: Vec<(BinaryOp, (Span, Expr))>) -> Expr {
+    let mut rest = rest.into_iter().peekable();
+    climb_from(first, 0, &mut rest).1
+}
+
+/// Precedence climbing: folds operators of precedence at least `min` into `lhs`. It recurses
+/// only for a tighter operator, so the depth is at most the number of precedence levels.
+fn climb_from(
+    mut lhs: (Span, Expr),
+    min: u8,
+    rest: &mut std::iter::Peekable<std::vec::IntoIter<(BinaryOp, (Span, Expr))>>,
+) -> (Span, Expr) {
+    while let Some((op, mut rhs)) = rest.next_if(|(op, _)| precedence(*op) >= min) {
+        let level = precedence(op);
+        while rest.peek().is_some_and(|(next, _)| precedence(*next) > level) {
+            rhs = climb_from(rhs, level + 1, rest);
+        }
+        let span = lhs.0.to(rhs.0);
+        lhs = (span, binary(op, lhs.1, rhs.1, span));
+    }
+    lhs
 }
 
 /// Builds `lhs op rhs`.

@@ -25,7 +25,13 @@ pub enum LexErrorKind {
     LiteralOverflow,
     /// A sized literal or type of width zero, such as `0'U`.
     ZeroWidth,
+    /// The text has more than [`MAX_TOKENS`] tokens. The limit bounds the depth of the tree,
+    /// so that no later recursive pass over it can overflow the stack.
+    TooManyTokens,
 }
+
+/// The most tokens one text may have. The largest AMD entry has about 300.
+pub const MAX_TOKENS: usize = 8192;
 
 /// A lexical error and where it happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -140,8 +146,9 @@ pub enum Token<'src> {
     #[regex(r"[0-9]+'[0-9]+[UIB]?", lex_sized_int)]
     #[regex(r"[0-9]+'0[xX][0-9a-fA-F]+[UI]?", lex_sized_int)]
     Int(IntLit<'src>),
-    /// A float literal: `0.5`, `1.0F`, `1.5e-3`, `16'1.0`.
+    /// A float literal: `0.5`, `1.0F`, `1.5e-3`, `1e-3`, `16'1.0`.
     #[regex(r"[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?F?", lex_float)]
+    #[regex(r"[0-9]+[eE][+-]?[0-9]+F?", lex_float)]
     #[regex(r"[0-9]+'[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?", lex_sized_float)]
     Float(FloatLit),
     /// A sized type: `32'U`, `32'I`, `32'B`, `64'F`, `16'BF`.
