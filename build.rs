@@ -46,7 +46,11 @@ fn write_errata_table() {
     let mut out = String::from("/// `(arch, instruction, file text)` of every erratum.\n");
     out.push_str("pub(crate) static ERRATA: &[(&str, &str, &str)] = &[\n");
     for (arch, inst, path) in entries {
-        let _ = writeln!(out, "    ({arch:?}, {inst:?}, include_str!({:?})),", path.display().to_string());
+        let _ = writeln!(
+            out,
+            "    ({arch:?}, {inst:?}, include_str!({:?})),",
+            path.display().to_string()
+        );
     }
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("errata_table.rs");

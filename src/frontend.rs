@@ -315,7 +315,11 @@ mod tests {
 
     #[test]
     fn every_erratum_file_is_well_formed() {
-        assert_eq!(errata().len(), table::ERRATA.len(), "an erratum lacks `//! reason:` or has an unknown arch folder");
+        assert_eq!(
+            errata().len(),
+            table::ERRATA.len(),
+            "an erratum lacks `//! reason:` or has an unknown arch folder"
+        );
         for e in errata() {
             assert!(!e.reason.is_empty(), "{} has an empty reason", e.inst);
         }
@@ -330,13 +334,23 @@ mod tests {
             &OperandWidths::uniform(32),
         )
         .expect("compiles");
-        assert_eq!(c.function.reg("D0").map(|r| c.function.regs[r.0 as usize].width), Some(32));
+        assert_eq!(
+            c.function
+                .reg("D0")
+                .map(|r| c.function.regs[r.0 as usize].width),
+            Some(32)
+        );
     }
 
     #[test]
     fn unknown_identifier_is_a_type_error_with_position() {
-        let e = compile_text("t.pcode", "T", "D0 = 1;\nD0 = foo + 1", &OperandWidths::uniform(32))
-            .expect_err("must fail");
+        let e = compile_text(
+            "t.pcode",
+            "T",
+            "D0 = 1;\nD0 = foo + 1",
+            &OperandWidths::uniform(32),
+        )
+        .expect_err("must fail");
         assert_eq!(e.stage, Stage::Type);
         assert_eq!(e.diagnostic.line_col(), (2, 6));
     }

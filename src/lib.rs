@@ -6,9 +6,13 @@
 //! → [`ir`] (type checking and lowering to a typed IR) → interpreter / JIT.
 #![warn(missing_docs)]
 
+pub mod builtins;
 pub mod diag;
+pub mod exec;
 pub mod float;
 pub mod frontend;
+pub mod inputs;
+pub mod interp;
 pub mod ir;
 pub mod spec;
 pub mod syntax;

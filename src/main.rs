@@ -9,13 +9,17 @@ use clap::{Parser, Subcommand};
 use serde_json::json;
 
 use amdpcode::diag::Diagnostic;
-use amdpcode::frontend;
 use amdpcode::ir::{self, OperandWidths};
 use amdpcode::spec::{self, Arch, Locate, Spec};
 use amdpcode::syntax;
+use amdpcode::{exec, frontend, inputs};
 
 #[derive(Parser)]
-#[command(name = "amdpcode", version, about = "Execute AMD GPU ISA pseudocode as AMD wrote it")]
+#[command(
+    name = "amdpcode",
+    version,
+    about = "Execute AMD GPU ISA pseudocode as AMD wrote it"
+)]
 struct Cli {
     /// The tinygrad==0.14.0 wheel to read the spec from (default: $AMDPCODE_SPEC,
     /// ../shared/spec/, then the user cache, fetching it with pip if needed).
@@ -53,6 +57,36 @@ enum Command {
     CheckText {
         /// The file.
         file: PathBuf,
+    },
+    /// Execute one instruction (or pseudocode text, or a batch of cases) and print every
+    /// state element it writes.
+    Eval {
+        /// rdna3, rdna4 or cdna (required with an instruction name).
+        #[arg(long)]
+        arch: Option<String>,
+        /// The instruction, e.g. S_WQM_B64.
+        inst: Option<String>,
+        /// Run pseudocode from this file instead of an instruction (operands 32-bit unless typed).
+        #[arg(long, conflicts_with_all = ["inst", "batch"])]
+        text: Option<PathBuf>,
+        /// With --text: run the text once per active lane, like a vector instruction.
+        #[arg(long, requires = "text")]
+        vector: bool,
+        /// Run the JSON Lines cases of this file ('-' for standard input).
+        #[arg(long, conflicts_with = "inst")]
+        batch: Option<PathBuf>,
+        /// Inputs, e.g. S0=0x1f,S1=-1,SCC=1,EXEC=0xff or S0=[1,2,3] per lane; repeatable.
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// Wave size.
+        #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(32..=64))]
+        wave: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// The execution engine.
+        #[arg(long, default_value = "interp", value_parser = ["interp"])]
+        engine: String,
     },
 }
 
@@ -153,13 +187,180 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let spec = load_spec(&cli.spec, cli.offline)?;
             list(&spec, arch, json)
         }
-        Command::Show { arch, inst, ast, ir } => {
+        Command::Show {
+            arch,
+            inst,
+            ast,
+            ir,
+        } => {
             let arch = parse_arch(&arch)?;
             let spec = load_spec(&cli.spec, cli.offline)?;
             show(&spec, arch, &inst, ast, ir)
         }
         Command::CheckText { file } => check_text(&file),
+        Command::Eval {
+            arch,
+            inst,
+            text,
+            vector,
+            batch,
+            set,
+            wave,
+            json,
+            engine: _,
+        } => {
+            let mut values = Vec::new();
+            for s in &set {
+                values.extend(
+                    inputs::parse_assignments(s)
+                        .map_err(|e| Failure(format!("error: --set: {e}")))?,
+                );
+            }
+            if let Some(batch) = batch {
+                let spec = load_spec(&cli.spec, cli.offline)?;
+                return eval_batch(&spec, &batch);
+            }
+            let prepared = match (&text, &inst) {
+                (Some(file), _) => {
+                    let src = std::fs::read_to_string(file).map_err(|e| {
+                        Failure(format!("error: cannot read {}: {e}", file.display()))
+                    })?;
+                    let origin = file.display().to_string();
+                    let c =
+                        frontend::compile_text(&origin, "TEXT", &src, &OperandWidths::uniform(32))
+                            .map_err(render_front_error)?;
+                    let enc = if vector { "VOP3" } else { "SOP2" };
+                    (exec::Prepared::new(None, enc, c.function, None), src)
+                }
+                (None, Some(name)) => {
+                    let arch = parse_arch(arch.as_deref().ok_or_else(|| {
+                        Failure("error: --arch is required with an instruction".into())
+                    })?)?;
+                    let spec = load_spec(&cli.spec, cli.offline)?;
+                    let inst = find_inst(&spec, arch, name)?;
+                    let p = exec::prepare(arch, inst).map_err(render_front_error)?;
+                    let text = frontend::entry_text(arch, inst)
+                        .map(|t| t.0)
+                        .unwrap_or_default();
+                    (p, text)
+                }
+                (None, None) => return Err(Failure(
+                    "error: name an instruction (with --arch), or give --text FILE or --batch FILE"
+                        .into(),
+                )),
+            };
+            let (p, src) = prepared;
+            if wave != 32 && wave != 64 {
+                return Err(Failure(format!(
+                    "error: --wave must be 32 or 64, not {wave}"
+                )));
+            }
+            let mut m = exec::Machine::new(wave);
+            for (name, v) in values {
+                m.values.insert(name, v);
+            }
+            let out = exec::run_interp(&p, &mut m)
+                .map_err(|e| Failure(format!("error: {}", exec::describe_error(&p, &src, &e))))?;
+            if json {
+                let v = json!({ "outputs": inputs::outputs_json(&out.values) });
+                print_out(&format!("{v}\n"))
+            } else {
+                let mut text = String::new();
+                for (name, v) in &out.values {
+                    text.push_str(&format!("{name} = {}\n", inputs::hex(v)));
+                }
+                print_out(&text)
+            }
+        }
     }
+}
+
+fn find_inst<'a>(
+    spec: &'a Spec,
+    arch: Arch,
+    name: &str,
+) -> Result<&'a amdpcode::spec::Instruction, Failure> {
+    spec.db(arch).get(name).ok_or_else(|| {
+        Failure(format!(
+            "error: unknown instruction `{name}` for {arch} (see `amdpcode spec list --arch {arch}`)"
+        ))
+    })
+}
+
+/// Runs JSON Lines cases; a bad case yields an `error` line and never stops the batch.
+fn eval_batch(spec: &Spec, path: &PathBuf) -> Result<(), Failure> {
+    use std::collections::HashMap;
+    use std::io::BufRead;
+    let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let f = std::fs::File::open(path)
+            .map_err(|e| Failure(format!("error: cannot read {}: {e}", path.display())))?;
+        Box::new(std::io::BufReader::new(f))
+    };
+    let mut cache: HashMap<(Arch, String), Result<(exec::Prepared, String), String>> =
+        HashMap::new();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for (n, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| Failure(format!("error: reading {}: {e}", path.display())))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let result = eval_case(spec, &line, &mut cache).map_err(|e| format!("line {}: {e}", n + 1));
+        let v = match result {
+            Ok(values) => json!({ "outputs": inputs::outputs_json(&values) }),
+            Err(e) => json!({ "error": e }),
+        };
+        if writeln!(out, "{v}").is_err() {
+            return Ok(());
+        }
+    }
+    let _ = out.flush();
+    Ok(())
+}
+
+fn eval_case(
+    spec: &Spec,
+    line: &str,
+    cache: &mut std::collections::HashMap<(Arch, String), Result<(exec::Prepared, String), String>>,
+) -> Result<Vec<(String, amdpcode::interp::RegValue)>, String> {
+    let case: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    let arch_name = case["arch"].as_str().ok_or("missing \"arch\"")?;
+    let arch = Arch::from_name(arch_name).ok_or_else(|| format!("unknown arch `{arch_name}`"))?;
+    let inst_name = case["inst"].as_str().ok_or("missing \"inst\"")?;
+    let wave = match &case["wave"] {
+        serde_json::Value::Null => 32,
+        v => match v.as_u64() {
+            Some(32) => 32,
+            Some(64) => 64,
+            _ => return Err(format!("\"wave\" must be 32 or 64, not {v}")),
+        },
+    };
+    let key = (arch, inst_name.to_ascii_uppercase());
+    let entry = cache.entry(key).or_insert_with(|| {
+        let inst = spec
+            .db(arch)
+            .get(inst_name)
+            .ok_or_else(|| format!("unknown instruction `{inst_name}` for {arch}"))?;
+        let text = frontend::entry_text(arch, inst)
+            .map(|t| t.0)
+            .unwrap_or_default();
+        exec::prepare(arch, inst)
+            .map(|p| (p, text))
+            .map_err(|e| e.diagnostic.summary())
+    });
+    let (p, text) = entry.as_ref().map_err(|e| e.clone())?;
+    let mut m = exec::Machine::new(wave);
+    if let Some(set) = case["set"].as_object() {
+        for (name, v) in set {
+            let v = inputs::json_value(v).map_err(|e| format!("set {name}: {e}"))?;
+            m.values.insert(name.clone(), v);
+        }
+    }
+    let out = exec::run_interp(p, &mut m).map_err(|e| exec::describe_error(p, text, &e))?;
+    Ok(out.values)
 }
 
 fn stats(spec: &Spec, archs: &[Arch], json: bool) -> Result<(), Failure> {
@@ -228,8 +429,8 @@ fn list(spec: &Spec, arch: Arch, json: bool) -> Result<(), Failure> {
                 })
             })
             .collect();
-        let mut text = serde_json::to_string_pretty(&items)
-            .map_err(|e| Failure(format!("error: {e}")))?;
+        let mut text =
+            serde_json::to_string_pretty(&items).map_err(|e| Failure(format!("error: {e}")))?;
         text.push('\n');
         return print_out(&text);
     }
@@ -260,7 +461,10 @@ fn show(spec: &Spec, arch: Arch, name: &str, ast: bool, ir: bool) -> Result<(), 
     })?;
     if !ast && !ir {
         let (text, is_erratum) = frontend::entry_text(arch, inst).map_err(|u| {
-            Failure(format!("error: {arch}:{}: no executable text: {u:?}", inst.name))
+            Failure(format!(
+                "error: {arch}:{}: no executable text: {u:?}",
+                inst.name
+            ))
         })?;
         let mut out = format!(
             "{} ({}, opcode {}){}\n",

@@ -35,7 +35,10 @@ fn show_ir_of_s_wqm_b64() {
 
 #[test]
 fn check_text_missing_endif() {
-    let p = temp_file("missing_endif.pcode", "if S0.u32 > 1U then\n  D0.u32 = 1U\n");
+    let p = temp_file(
+        "missing_endif.pcode",
+        "if S0.u32 > 1U then\n  D0.u32 = 1U\n",
+    );
     let (code, _, err) = run(&["check-text", p.to_str().expect("utf8")]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("error: [parse]"), "{err}");
@@ -64,7 +67,10 @@ fn check_text_unknown_identifier() {
 
 #[test]
 fn check_text_accepts_good_text() {
-    let p = temp_file("good.pcode", "tmp = S0.u32 + S1.u32\nD0.u32 = tmp; SCC = tmp < S0.u32\n");
+    let p = temp_file(
+        "good.pcode",
+        "tmp = S0.u32 + S1.u32\nD0.u32 = tmp; SCC = tmp < S0.u32\n",
+    );
     let (code, out, err) = run(&["check-text", p.to_str().expect("utf8")]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("ok:"), "{out}");
@@ -133,5 +139,8 @@ fn offline_without_wheel_explains() {
         .expect("runs");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("spec fetch") || err.contains("pip download"), "{err}");
+    assert!(
+        err.contains("spec fetch") || err.contains("pip download"),
+        "{err}"
+    );
 }

@@ -29,7 +29,11 @@ fn issue_2_coverage_per_arch() {
             assert!(!f.error.is_empty(), "every failure carries a reason");
         }
         assert!(parsed >= 0.99, "{arch}: only {:.2}% parse", parsed * 100.0);
-        assert!(lowered >= 0.97, "{arch}: only {:.2}% lower", lowered * 100.0);
+        assert!(
+            lowered >= 0.97,
+            "{arch}: only {:.2}% lower",
+            lowered * 100.0
+        );
         assert_eq!(c.total - c.lowered, s.failures.len());
     }
 }
@@ -59,11 +63,18 @@ fn s_wqm_b64_ir_has_six_bit_loop_and_four_bit_part_select() {
 #[test]
 fn seed_opcodes() {
     let spec = common::spec();
-    let op = |arch, name: &str| spec.db(arch).get(name).map(|i| (i.encoding.clone(), i.opcode));
+    let op = |arch, name: &str| {
+        spec.db(arch)
+            .get(name)
+            .map(|i| (i.encoding.clone(), i.opcode))
+    };
     assert_eq!(op(Arch::Rdna3, "S_WQM_B64"), Some(("SOP1".into(), 29)));
     assert_eq!(op(Arch::Rdna4, "S_WQM_B64"), Some(("SOP1".into(), 29)));
     assert_eq!(op(Arch::Cdna, "S_WQM_B64"), Some(("SOP1".into(), 7)));
-    assert_eq!(op(Arch::Cdna, "S_ANDN2_WREXEC_B64"), Some(("SOP1".into(), 54)));
+    assert_eq!(
+        op(Arch::Cdna, "S_ANDN2_WREXEC_B64"),
+        Some(("SOP1".into(), 54))
+    );
     assert!(op(Arch::Rdna3, "S_AND_NOT1_WREXEC_B64").is_some());
 }
 
@@ -77,7 +88,8 @@ fn typed_ir_of_common_shapes() {
     // Untyped literals take the other operand's type.
     assert!(compile("D0.u32 = S0.u32 + 4").contains("add.u32(bitcast.b32.u32(%S0:b32), 0x4:u32)"));
     // A float literal beside f32 is f32.
-    assert!(compile("D0.f32 = S0.f32 * 2.0").contains("mul.f32(bitcast.b32.f32(%S0:b32), 0x40000000:f32)"));
+    assert!(compile("D0.f32 = S0.f32 * 2.0")
+        .contains("mul.f32(bitcast.b32.f32(%S0:b32), 0x40000000:f32)"));
     // Signed compares are signed, and a reversed slice is marked.
     assert!(compile("SCC = S0.i32 < S1.i32").contains("lt.i32("));
     assert!(compile("D0.u32 = S0.u32[0 : 31]").contains("+: 32 reversed]"));

@@ -267,7 +267,7 @@ pub fn exponent_unbiased(f: Format, bits: u64) -> Option<i32> {
 ///
 /// In formats whose smallest normal exponent is above -1 (FP4 E2M1 and FP6 E2M3), the
 /// mantissa is subnormal there and is rounded to nearest even, so `m * 2^e` may differ from
-/// `x` in the last bit.
+/// `x` in the last bit (and `|m|` may round up to 1).
 pub fn frexp(f: Format, bits: u64) -> (u64, i32) {
     let s = Spec::of(f);
     let (sign, v) = unpack(s, bits);

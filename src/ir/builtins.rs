@@ -440,8 +440,14 @@ fn machine_fn(name: &str) -> Option<MachineFn> {
         }
         "LDS" => MachineFn::Lds,
         "GS_REGS" => MachineFn::GsRegs,
-        "PrefetchScalarData" | "PrefetchScalarInst" | "InWorkgroup" | "CheckBarrierComplete"
-        | "WaitIdleExceptStoreCnt" | "ReallocVgprs" | "HwRegWriteMask" | "IsM0"
+        "PrefetchScalarData"
+        | "PrefetchScalarInst"
+        | "InWorkgroup"
+        | "CheckBarrierComplete"
+        | "WaitIdleExceptStoreCnt"
+        | "ReallocVgprs"
+        | "HwRegWriteMask"
+        | "IsM0"
         | "writeableBitMask" => MachineFn::Other,
         _ => return None,
     })
@@ -516,17 +522,17 @@ fn resolve_helper(name: &str, args: &[Ty]) -> Result<Signature, SigError> {
         } else {
             Func::MsadU8
         };
-        return Ok(sig(
-            func,
-            Ty::U(32),
-            vec![Ty::U(32); 3],
-            Some(Ty::U(32)),
-        ));
+        return Ok(sig(func, Ty::U(32), vec![Ty::U(32); 3], Some(Ty::U(32))));
     }
     if let Some(w) = lower.strip_prefix("s_ff1_i32_b") {
         arity(args, 1)?;
         let width: u32 = w.parse().map_err(|_| SigError::Unknown)?;
-        return Ok(sig(Func::Ff1, Ty::B(width), vec![Ty::B(width)], Some(Ty::I(32))));
+        return Ok(sig(
+            Func::Ff1,
+            Ty::B(width),
+            vec![Ty::B(width)],
+            Some(Ty::I(32)),
+        ));
     }
     if let Some(rest) = lower.strip_prefix("v_cvt_") {
         let (to, from) = rest.split_once('_').ok_or(SigError::Unknown)?;

@@ -89,14 +89,67 @@ pub struct OperandWidths {
 
 /// Operand names the pseudocode uses besides the encoding's own field names.
 const OPERAND_NAMES: &[&str] = &[
-    "S0", "S1", "S2", "S3", "D0", "D1", "SIMM16", "SIMM32", "SRC0", "SRC1", "SRC2", "VDST",
-    "SDST", "ADDR", "ADDR0", "ADDR1", "ADDR_BASE", "DATA", "DATA0", "DATA1", "DATA2", "OFFSET",
-    "OFFSET0", "OFFSET1", "RETURN_DATA", "VDATA", "SDATA", "SBASE", "SOFFSET", "SADDR", "VADDR",
-    "SRSRC", "TADDR", "OPSEL", "OPSEL_HI", "IOFFSET", "INST_OFFSET", "SGPR_ADDR", "VGPR_RTN",
-    "DST", "GDS", "SDWA_SRC0_SEL", "INST", "NEG", "NEG_HI", "ABS", "OMOD", "CLAMP",
+    "S0",
+    "S1",
+    "S2",
+    "S3",
+    "D0",
+    "D1",
+    "SIMM16",
+    "SIMM32",
+    "SRC0",
+    "SRC1",
+    "SRC2",
+    "VDST",
+    "SDST",
+    "ADDR",
+    "ADDR0",
+    "ADDR1",
+    "ADDR_BASE",
+    "DATA",
+    "DATA0",
+    "DATA1",
+    "DATA2",
+    "OFFSET",
+    "OFFSET0",
+    "OFFSET1",
+    "RETURN_DATA",
+    "VDATA",
+    "SDATA",
+    "SBASE",
+    "SOFFSET",
+    "SADDR",
+    "VADDR",
+    "SRSRC",
+    "TADDR",
+    "OPSEL",
+    "OPSEL_HI",
+    "IOFFSET",
+    "INST_OFFSET",
+    "SGPR_ADDR",
+    "VGPR_RTN",
+    "DST",
+    "GDS",
+    "SDWA_SRC0_SEL",
+    "INST",
+    "NEG",
+    "NEG_HI",
+    "ABS",
+    "OMOD",
+    "CLAMP",
     // Address inputs of the memory entries, which name them in lower case.
-    "vgpr_a", "v_addr", "v_addr_off", "sgpr_base", "offset", "s_saddr", "s_saddr_off",
-    "vgpr_d0", "vgpr_d1", "vgpr_dst", "vgpr_rtn", "sgpr_o",
+    "vgpr_a",
+    "v_addr",
+    "v_addr_off",
+    "sgpr_base",
+    "offset",
+    "s_saddr",
+    "s_saddr_off",
+    "vgpr_d0",
+    "vgpr_d1",
+    "vgpr_dst",
+    "vgpr_rtn",
+    "sgpr_o",
 ];
 
 impl OperandWidths {
@@ -158,13 +211,7 @@ fn wave_reg(name: &str) -> Option<(u32, RegRole)> {
 }
 
 /// Status structures whose fields the pseudocode reads and writes as `BASE.FIELD`.
-const STATUS_BASES: &[&str] = &[
-    "WAVE_MODE",
-    "WAVE_STATUS",
-    "TRAPSTS",
-    "MODE",
-    "STATUS",
-];
+const STATUS_BASES: &[&str] = &["WAVE_MODE", "WAVE_STATUS", "TRAPSTS", "MODE", "STATUS"];
 
 fn status_field_width(field: &str) -> u32 {
     match field {
@@ -269,12 +316,7 @@ fn float_bits(f: FloatTy, x: f64) -> u64 {
         FloatTy::F64 => x.to_bits(),
         _ => {
             let mut flags = crate::float::Flags::default();
-            crate::float::from_f64(
-                f.format(),
-                x,
-                crate::float::Round::NearestEven,
-                &mut flags,
-            )
+            crate::float::from_f64(f.format(), x, crate::float::Round::NearestEven, &mut flags)
         }
     }
 }
@@ -444,7 +486,9 @@ fn collect_view_widths(body: &[ast::Stmt], out: &mut HashMap<String, u32>) {
                 expr(target, out);
                 expr(value, out);
             }
-            ast::Stmt::If { arms, otherwise, .. } => {
+            ast::Stmt::If {
+                arms, otherwise, ..
+            } => {
                 for a in arms {
                     expr(&a.cond, out);
                     collect_view_widths(&a.body, out);
@@ -679,7 +723,10 @@ impl<'a> Lowerer<'a> {
     }
 
     fn operand_reg(&mut self, name: &str) -> RegId {
-        let table = self.operands.get(name).unwrap_or(self.operands.default_width);
+        let table = self
+            .operands
+            .get(name)
+            .unwrap_or(self.operands.default_width);
         let view = self.view_widths.get(name).copied().unwrap_or(0);
         self.reg(name, table.max(view), RegRole::Operand)
     }
@@ -713,7 +760,11 @@ impl<'a> Lowerer<'a> {
         self.temp_counter += 1;
         let name = format!("{base}.{}", self.temp_counter);
         let id = LocalId(self.locals.len() as u32);
-        self.locals.push(LocalInfo { name, ty, len: None });
+        self.locals.push(LocalInfo {
+            name,
+            ty,
+            len: None,
+        });
         id
     }
 
@@ -782,12 +833,14 @@ impl<'a> Lowerer<'a> {
                 value,
                 span,
             } => self.lower_assign(target, *op, value, *span, out),
-            ast::Stmt::Declare { name, ty, len, span } => {
+            ast::Stmt::Declare {
+                name,
+                ty,
+                len,
+                span,
+            } => {
                 let Some(t) = type_of_spec(*ty) else {
-                    return err(
-                        LowerErrorKind::Unsupported(format!("type {ty}")),
-                        *span,
-                    );
+                    return err(LowerErrorKind::Unsupported(format!("type {ty}")), *span);
                 };
                 if self.local_index.contains_key(name) {
                     return Ok(());
@@ -874,7 +927,9 @@ impl<'a> Lowerer<'a> {
                 let cond = to_bool(self.lower_expr(cond, Some(Ty::Bool))?);
                 if self.pre.len() != before {
                     return err(
-                        LowerErrorKind::Unsupported("a statement lambda in a loop condition".into()),
+                        LowerErrorKind::Unsupported(
+                            "a statement lambda in a loop condition".into(),
+                        ),
                         *span,
                     );
                 }
@@ -963,7 +1018,9 @@ impl<'a> Lowerer<'a> {
                 if let (Some(v), Some(target)) = (value, self.returns.last()) {
                     if target.loop_depth > 0 {
                         return err(
-                            LowerErrorKind::Unsupported("`return` inside a loop of a lambda".into()),
+                            LowerErrorKind::Unsupported(
+                                "`return` inside a loop of a lambda".into(),
+                            ),
                             *span,
                         );
                     }
@@ -1154,7 +1211,12 @@ impl<'a> Lowerer<'a> {
                 if self.binding(name).is_none() && named_constant(name).is_none() {
                     // A local first written through a slice or view (`dst[15 : 0].f16 = x`)
                     // is bits as wide as the highest bit the text touches (at least 32).
-                    let w = self.view_widths.get(name.as_str()).copied().unwrap_or(0).max(32);
+                    let w = self
+                        .view_widths
+                        .get(name.as_str())
+                        .copied()
+                        .unwrap_or(0)
+                        .max(32);
                     let id = self.new_local(name, Ty::B(w), None);
                     return Ok((Place::Local(id), Ty::B(w)));
                 }
@@ -1365,12 +1427,10 @@ impl<'a> Lowerer<'a> {
             Some(v) => Ok(v),
             None => match &x.kind {
                 // A cast of a constant (`6'4U` lowers to a constant already).
-                ExprKind::Convert { arg, .. } => arg
-                    .as_const_u64()
-                    .ok_or(LowerError {
-                        kind: LowerErrorKind::NonConstantWidth,
-                        span: e.span(),
-                    }),
+                ExprKind::Convert { arg, .. } => arg.as_const_u64().ok_or(LowerError {
+                    kind: LowerErrorKind::NonConstantWidth,
+                    span: e.span(),
+                }),
                 _ => err(LowerErrorKind::NonConstantWidth, e.span()),
             },
         }
@@ -1488,7 +1548,9 @@ impl<'a> Lowerer<'a> {
                     UnaryOp::Not => unary(UnOp::Not, to_bool(x), span),
                 })
             }
-            ast::Expr::Binary { op, lhs, rhs, .. } => self.lower_binary(*op, lhs, rhs, expected, span),
+            ast::Expr::Binary { op, lhs, rhs, .. } => {
+                self.lower_binary(*op, lhs, rhs, expected, span)
+            }
             ast::Expr::Ternary {
                 cond,
                 then,
@@ -1518,10 +1580,7 @@ impl<'a> Lowerer<'a> {
                     // `1201'B(2.0 / PI)` would need the exact real value and is not defined.
                     if x.ty.width() < t.width() {
                         return err(
-                            LowerErrorKind::Unsupported(format!(
-                                "cast of a {} to {}",
-                                x.ty, ty
-                            )),
+                            LowerErrorKind::Unsupported(format!("cast of a {} to {}", x.ty, ty)),
                             span,
                         );
                     }
@@ -1594,7 +1653,10 @@ impl<'a> Lowerer<'a> {
             IntSuffix::ULL => Ty::U(64),
             IntSuffix::Sized(w, letter) => {
                 if w == 0 || w > super::types::MAX_WIDTH {
-                    return err(LowerErrorKind::Unsupported(format!("{w}-bit literal")), span);
+                    return err(
+                        LowerErrorKind::Unsupported(format!("{w}-bit literal")),
+                        span,
+                    );
                 }
                 match letter {
                     Some(TypeLetter::U) => Ty::U(w),
@@ -1610,11 +1672,7 @@ impl<'a> Lowerer<'a> {
             }
             IntSuffix::None => match expected {
                 Some(Ty::F(f)) => {
-                    return Ok(Expr::constant(
-                        Ty::F(f),
-                        float_bits(f, value as f64),
-                        span,
-                    ))
+                    return Ok(Expr::constant(Ty::F(f), float_bits(f, value as f64), span))
                 }
                 Some(t @ (Ty::U(_) | Ty::I(_) | Ty::B(_))) => t,
                 _ => default_int_ty(value as i128),
@@ -1712,7 +1770,11 @@ impl<'a> Lowerer<'a> {
             BinaryOp::And | BinaryOp::Or => {
                 let a = to_bool(self.lower_expr(lhs, Some(Ty::Bool))?);
                 let b = to_bool(self.lower_expr(rhs, Some(Ty::Bool))?);
-                let op = if op == BinaryOp::And { BinOp::And } else { BinOp::Or };
+                let op = if op == BinaryOp::And {
+                    BinOp::And
+                } else {
+                    BinOp::Or
+                };
                 Ok(binary(op, Ty::Bool, a, b, span))
             }
             BinaryOp::Shl | BinaryOp::Shr => {
@@ -1727,7 +1789,11 @@ impl<'a> Lowerer<'a> {
                     Ty::Bool | Ty::F(_) => coerce(b, Ty::U(32)),
                     _ => b,
                 };
-                let op = if op == BinaryOp::Shl { BinOp::Shl } else { BinOp::Shr };
+                let op = if op == BinaryOp::Shl {
+                    BinOp::Shl
+                } else {
+                    BinOp::Shr
+                };
                 Ok(binary(op, a.ty, a, b, span))
             }
             BinaryOp::Lt

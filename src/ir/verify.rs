@@ -64,12 +64,18 @@ impl Verifier<'_> {
                 for (p, w) in places {
                     let pw = self.place(p, *span)?;
                     if pw != *w {
-                        return fail(format!("concat part declared {w} bits, place has {pw}"), *span);
+                        return fail(
+                            format!("concat part declared {w} bits, place has {pw}"),
+                            *span,
+                        );
                     }
                     total += w;
                 }
                 if total != value.ty.width() {
-                    return fail("concatenated places and value differ in width".into(), *span);
+                    return fail(
+                        "concatenated places and value differ in width".into(),
+                        *span,
+                    );
                 }
                 Ok(())
             }
@@ -130,7 +136,9 @@ impl Verifier<'_> {
                     _ => fail("element of a non-array".into(), span),
                 }
             }
-            Place::Slice { base, lo, width, .. } => {
+            Place::Slice {
+                base, lo, width, ..
+            } => {
                 self.expect(lo, Ty::U(32))?;
                 self.place(base, span)?;
                 Ok(*width)
@@ -160,7 +168,10 @@ impl Verifier<'_> {
         match &e.kind {
             ExprKind::Const(b) => {
                 if b.width() != e.ty.width() {
-                    return fail(format!("constant of {} bits typed {}", b.width(), e.ty), span);
+                    return fail(
+                        format!("constant of {} bits typed {}", b.width(), e.ty),
+                        span,
+                    );
                 }
             }
             ExprKind::Reg(r) => match self.f.regs.get(r.0 as usize) {

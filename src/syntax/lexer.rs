@@ -13,17 +13,24 @@
 //!    are statement level, because that body may be a list of statements. A line break
 //!    between `lambda(a, b)` and the body's `(` is dropped.
 //! 2. **The previous token can end a statement**: a name (including `in` used as a name, but
-//!    not the `in` of `for i in`), a field (`.u32`), a literal, a sized type (`declare x : 32'U`), `)`, `]`, `}`,
-//!    or one of `endif`, `endfor`, `endwhile`, `endcase`, `break`, `continue`, `return`.
+//!    not the keyword `in` right after `for NAME`), a field (`.u32`), a literal, a sized type
+//!    (`declare x : 32'U`), `)`, `]`, `}`, or one of `endif`, `endfor`, `endwhile`,
+//!    `endcase`, `break`, `continue`, `return`.
 //! 3. **The next token can start a statement**: a name (including `in`), a literal, a sized
-//!    type (a cast such as `32'U(x)`), `(`, `{`, or one of `if`, `for`, `while`, `case`, `declare`, `break`, `continue`, `return`.
+//!    type (a cast such as `32'U(x)`), `(`, `{`, or one of `if`, `for`, `while`, `case`,
+//!    `declare`, `break`, `continue`, `return`.
 //!
 //! Every other line break is dropped, including those at the start and the end of the text.
-//! So a line ending in a binary operator, `=`, `,`, `?`, `:`, `then`, `do` or `else`
-//! continues, and so does a line starting with a binary or unary operator (`+ b`, `!c`),
-//! `then`, `do`, `elsif`, `else` or an `end...` keyword. The grammar accepts any number of
-//! separators (`;` or a kept line break) between and around statements, so a kept line break
-//! next to a `;` is harmless, but two statements on one line need a `;` between them.
+//! So a line ending in a binary operator, `=`, `,`, `?`, `:`, `then`, `do`, `else` or `lambda`
+//! continues, and so does a line starting with a binary or unary operator (`+ b`, `!c`), a
+//! field, `=`, `?`, `:`, `then`, `do`, `elsif`, `else`, `default`, `of` or an `end...`
+//! keyword. Conversely a line starting with `(` or `{` after a line that could end starts a
+//! new statement, so an argument list or a concatenation never begins a line at statement
+//! level.
+//!
+//! The grammar accepts any number of separators (`;` or a kept line break) between and
+//! around statements, so a kept line break next to a `;` is harmless, but two statements on
+//! one line need a `;` between them.
 
 use logos::{Logos, SpannedIter};
 
@@ -105,8 +112,7 @@ impl<'src> Lexer<'src> {
 
     /// Whether a line break here is at statement level (rule 1).
     fn at_statement_level(&self) -> bool {
-        !self.expect_lambda_body
-            && matches!(self.brackets.last(), None | Some(Bracket::LambdaBody))
+        !self.expect_lambda_body && matches!(self.brackets.last(), None | Some(Bracket::LambdaBody))
     }
 
     /// Updates the bracket stack and what we remember of the previous tokens with a token about
@@ -133,9 +139,9 @@ impl<'src> Lexer<'src> {
             }
             _ => {}
         }
-        self.after_lambda = *token == Token::Lambda;
+        self.after_lambda = matches!(token, Token::Lambda);
         // `for i in` is the keyword; any other `in` is a name.
-        let for_keyword_in = self.for_header == 2 && *token == Token::In;
+        let for_keyword_in = self.for_header == 2 && matches!(token, Token::In);
         self.previous_can_end = can_end(token) && !for_keyword_in;
         self.for_header = match token {
             Token::For => 1,
@@ -209,7 +215,7 @@ impl<'src> Iterator for Lexer<'src> {
                     return Some(Err(error));
                 }
             };
-            if token != Token::Newline {
+            if !matches!(token, Token::Newline) {
                 self.observe(&token);
                 return Some(Ok((start, token, end)));
             }

@@ -23,8 +23,8 @@ use lalrpop_util::ParseError;
 
 use ast::{BinaryOp, Expr, Span, Stmt, UnaryOp};
 pub use print::print_program;
-pub use token::{FloatLit, IntLit, LexErrorKind, Token, MAX_TOKENS};
-use token::LexError;
+pub use token::{FloatLit, IntLit, Token, MAX_TOKENS};
+use token::{LexError, LexErrorKind};
 
 lalrpop_util::lalrpop_mod!(
     #[allow(missing_docs, unused_qualifications, clippy::all, clippy::pedantic)]
@@ -93,7 +93,7 @@ pub fn parse(src: &str) -> Result<ast::Program, SyntaxError> {
         Some(span) => {
             let kind = SyntaxErrorKind::NotAStatement;
             Err(SyntaxError {
-                message: message(&kind),
+                message: message(src, &kind, span),
                 kind,
                 span,
             })
@@ -185,7 +185,7 @@ fn syntax_error(src: &str, error: ParseError<usize, Token<'_>, LexError>) -> Syn
             Span::new(start, end),
         ),
     };
-    let message = message(&kind);
+    let message = message(src, &kind, span);
     SyntaxError {
         kind,
         span,
@@ -214,13 +214,26 @@ const OPERATORS: &[&str] = &[
     "\"?\"", "Field", "\"[\"",
 ];
 
+/// Keywords that start a statement; with `expression`, listed as one `statement`.
+const STATEMENT_STARTS: &[&str] = &[
+    "\"if\"",
+    "\"for\"",
+    "\"while\"",
+    "\"case\"",
+    "\"declare\"",
+    "\"break\"",
+    "\"continue\"",
+    "\"return\"",
+];
+
 /// Assignment operators; listed as one `assignment` when several are expected.
 const ASSIGNMENTS: &[&str] = &[
     "\"=\"", "\"+=\"", "\"-=\"", "\"*=\"", "\"|=\"", "\"&=\"", "\"^=\"", "\"<<=\"", "\">>=\"",
 ];
 
 /// Turns lalrpop's expected-terminal list into at most [`MAX_EXPECTED`] readable names:
-/// categories first (`expression`, `operator`), then keywords and punctuation in backticks.
+/// categories first (`statement`, `expression`, `operator`, `assignment`), then keywords and
+/// punctuation in backticks.
 fn summarize_expected(expected: &[String]) -> Vec<String> {
     let has = |name: &str| expected.iter().any(|e| e == name);
     let mut out = Vec::new();
@@ -233,7 +246,10 @@ fn summarize_expected(expected: &[String]) -> Vec<String> {
     };
     let wants_operator = count(OPERATORS) >= 5;
     let wants_assignment = count(ASSIGNMENTS) >= 3;
-    if wants_expression {
+    let wants_statement = wants_expression && count(STATEMENT_STARTS) >= 3;
+    if wants_statement {
+        out.push("statement".to_string());
+    } else if wants_expression {
         out.push("expression".to_string());
     }
     if wants_operator {
@@ -245,6 +261,7 @@ fn summarize_expected(expected: &[String]) -> Vec<String> {
     for name in expected {
         let name = name.as_str();
         if (wants_expression && EXPRESSION_STARTS.contains(&name))
+            || (wants_statement && STATEMENT_STARTS.contains(&name))
             || (wants_operator && OPERATORS.contains(&name))
             || (wants_assignment && ASSIGNMENTS.contains(&name))
             // `in` doubles as a name; listing it beside `identifier` only confuses.
@@ -254,6 +271,7 @@ fn summarize_expected(expected: &[String]) -> Vec<String> {
         }
         let readable = match name {
             "Ident" => "identifier".to_string(),
+            "expression" => "expression".to_string(),
             "Field" => "`.field`".to_string(),
             "Int" => "integer".to_string(),
             "Float" => "float".to_string(),
@@ -279,12 +297,13 @@ fn expected_phrase(expected: &[String]) -> String {
     }
 }
 
-/// The readable sentence for an error.
-fn message(kind: &SyntaxErrorKind) -> String {
+/// The readable sentence for an error at `span` of `src`.
+fn message(src: &str, kind: &SyntaxErrorKind, span: Span) -> String {
+    let text = src.get(span.range()).unwrap_or_default();
     match kind {
-        SyntaxErrorKind::InvalidToken => "invalid token".to_string(),
-        SyntaxErrorKind::LiteralOverflow => "literal does not fit its type".to_string(),
-        SyntaxErrorKind::ZeroWidth => "width must be at least 1".to_string(),
+        SyntaxErrorKind::InvalidToken => format!("invalid token `{text}`"),
+        SyntaxErrorKind::LiteralOverflow => format!("literal `{text}` does not fit its type"),
+        SyntaxErrorKind::ZeroWidth => format!("`{text}` has width 0; widths start at 1"),
         SyntaxErrorKind::TooManyTokens => format!("text longer than {MAX_TOKENS} tokens"),
         SyntaxErrorKind::NotAStatement => {
             "only a call can stand alone as a statement; this expression's value is unused"
@@ -339,28 +358,13 @@ impl Parsed {
     }
 }
 
-/// Builds `target = value`, or for a chain `target = t2 = ... = tn = value` the assignments
-/// `tn = value`, `t(n-1) = tn`, ..., `target = t2`, each spanning from its target to `end`.
-pub(crate) fn chain_assign(
-    target: Expr,
-    (middle, value): (Vec<Expr>, Expr),
-    start: usize,
-    end: usize,
-) -> Parsed {
-    if middle.is_empty() {
-        return Parsed::One(Box::new(Stmt::Assign {
-            target,
-            op: None,
-            value,
-            span: Span::new(start, end),
-        }));
-    }
-    let mut targets = Vec::with_capacity(middle.len() + 1);
-    targets.push(target);
-    targets.extend(middle);
+/// Builds the assignments of a chain `t1 = t2 = ... = tn = value` (at least two targets,
+/// given in text order): `tn = value`, `t(n-1) = tn`, ..., `t1 = t2`, each spanning from its
+/// target to `end`.
+pub(crate) fn chain_assign(targets: Vec<Expr>, value: Expr, end: usize) -> Parsed {
     let mut stmts = Vec::with_capacity(targets.len());
     let mut value = value;
-    while let Some(target) = targets.pop() {
+    for target in targets.into_iter().rev() {
         let next_value = target.clone();
         let span = Span::new(target.span().start as usize, end);
         stmts.push(Stmt::Assign {
@@ -372,6 +376,26 @@ pub(crate) fn chain_assign(
         value = next_value;
     }
     Parsed::Many(stmts)
+}
+
+/// Returns `expr` with its span replaced (to take in the parentheses around it).
+pub(crate) fn with_span(mut expr: Expr, new_span: Span) -> Expr {
+    match &mut expr {
+        Expr::Int { span, .. }
+        | Expr::Float { span, .. }
+        | Expr::Ident { span, .. }
+        | Expr::Field { span, .. }
+        | Expr::Index { span, .. }
+        | Expr::Slice { span, .. }
+        | Expr::PartSelect { span, .. }
+        | Expr::Unary { span, .. }
+        | Expr::Binary { span, .. }
+        | Expr::Ternary { span, .. }
+        | Expr::Cast { span, .. }
+        | Expr::Call { span, .. }
+        | Expr::Concat { span, .. } => *span = new_span,
+    }
+    expr
 }
 
 /// Builds a case statement from its first label, the items after it (labels, statements and
@@ -430,27 +454,29 @@ fn precedence(op: BinaryOp) -> u8 {
 }
 
 /// Groups `first op1 operand1 op2 operand2 ...` by [`precedence`], every level left
-/// associative. Each operand comes with its span (which covers any parentheses around it), and
-/// a node spans from its left operand's start to its right operand's end.
-pub(crate) fn climb(first: (Span, Expr), rest: Vec<(BinaryOp, (Span, Expr))>) -> Expr {
+/// associative. A node spans from its left operand's start to its right operand's end.
+pub(crate) fn climb(first: Expr, rest: Vec<(BinaryOp, Expr)>) -> Expr {
     let mut rest = rest.into_iter().peekable();
-    climb_from(first, 0, &mut rest).1
+    climb_from(first, 0, &mut rest)
 }
 
 /// Precedence climbing: folds operators of precedence at least `min` into `lhs`. It recurses
 /// only for a tighter operator, so the depth is at most the number of precedence levels.
 fn climb_from(
-    mut lhs: (Span, Expr),
+    mut lhs: Expr,
     min: u8,
-    rest: &mut std::iter::Peekable<std::vec::IntoIter<(BinaryOp, (Span, Expr))>>,
-) -> (Span, Expr) {
+    rest: &mut std::iter::Peekable<std::vec::IntoIter<(BinaryOp, Expr)>>,
+) -> Expr {
     while let Some((op, mut rhs)) = rest.next_if(|(op, _)| precedence(*op) >= min) {
         let level = precedence(op);
-        while rest.peek().is_some_and(|(next, _)| precedence(*next) > level) {
+        while rest
+            .peek()
+            .is_some_and(|(next, _)| precedence(*next) > level)
+        {
             rhs = climb_from(rhs, level + 1, rest);
         }
-        let span = lhs.0.to(rhs.0);
-        lhs = (span, binary(op, lhs.1, rhs.1, span));
+        let span = lhs.span().to(rhs.span());
+        lhs = binary(op, lhs, rhs, span);
     }
     lhs
 }

@@ -9,7 +9,10 @@ use super::*;
 fn parse_ok(src: &str) -> Program {
     match parse(src) {
         Ok(program) => program,
-        Err(error) => panic!("{src:?} failed to parse: {} at {:?}", error.message, error.span),
+        Err(error) => panic!(
+            "{src:?} failed to parse: {} at {:?}",
+            error.message, error.span
+        ),
     }
 }
 
@@ -85,11 +88,19 @@ fn s_wqm_b64_loop_and_part_select() {
     assert_eq!(var, "i");
     assert!(matches!(
         start,
-        Expr::Int { value: 0, suffix: IntSuffix::Sized(6, Some(TypeLetter::U)), .. }
+        Expr::Int {
+            value: 0,
+            suffix: IntSuffix::Sized(6, Some(TypeLetter::U)),
+            ..
+        }
     ));
     assert!(matches!(
         end,
-        Expr::Int { value: 63, suffix: IntSuffix::Sized(6, Some(TypeLetter::U)), .. }
+        Expr::Int {
+            value: 63,
+            suffix: IntSuffix::Sized(6, Some(TypeLetter::U)),
+            ..
+        }
     ));
     assert!(text(S_WQM_B64, *span).starts_with("for i in"));
     assert!(text(S_WQM_B64, *span).ends_with("endfor"));
@@ -124,10 +135,20 @@ fn s_wqm_b64_loop_and_part_select() {
     };
     assert_eq!(text(S_WQM_B64, *span), "S0.u64[i & 6'60U +: 6'4U]");
     assert!(matches!(&**base, Expr::Field { field, .. } if field == "u64"));
-    assert!(matches!(&**start, Expr::Binary { op: BinaryOp::BitAnd, .. }));
+    assert!(matches!(
+        &**start,
+        Expr::Binary {
+            op: BinaryOp::BitAnd,
+            ..
+        }
+    ));
     assert!(matches!(
         &**width,
-        Expr::Int { value: 4, suffix: IntSuffix::Sized(6, Some(TypeLetter::U)), .. }
+        Expr::Int {
+            value: 4,
+            suffix: IntSuffix::Sized(6, Some(TypeLetter::U)),
+            ..
+        }
     ));
     assert_eq!(
         printed(S_WQM_B64),
@@ -188,7 +209,13 @@ fn lambda_with_expression_body() {
     };
     assert_eq!(name, "LT_NEG_ZERO");
     assert_eq!(params, &["a", "b"]);
-    assert!(matches!(body, Expr::Binary { op: BinaryOp::Or, .. }));
+    assert!(matches!(
+        body,
+        Expr::Binary {
+            op: BinaryOp::Or,
+            ..
+        }
+    ));
     assert!(text(src, *span).starts_with("LT_NEG_ZERO = lambda"));
     assert!(text(src, *span).ends_with("!sign(b))))"));
 }
@@ -215,7 +242,10 @@ fn lambda_with_statement_body() {
 fn lambda_name_must_be_a_plain_name() {
     let src = "x.y = lambda(a) (a)";
     let error = parse_err(src);
-    assert!(matches!(error.kind, SyntaxErrorKind::UnexpectedToken { .. }));
+    assert!(matches!(
+        error.kind,
+        SyntaxErrorKind::UnexpectedToken { .. }
+    ));
     assert_eq!(text(src, error.span), "lambda");
 }
 
@@ -227,8 +257,10 @@ fn concat_as_target() {
         panic!("not an assignment");
     };
     assert!(matches!(target, Expr::Concat { parts, .. } if parts.len() == 2));
-    assert!(matches!(value, Expr::Concat { parts, .. } if parts.len() == 4
-        && matches!(parts[0], Expr::Int { value: 0, suffix: IntSuffix::Sized(7, None), .. })));
+    assert!(
+        matches!(value, Expr::Concat { parts, .. } if parts.len() == 4
+        && matches!(parts[0], Expr::Int { value: 0, suffix: IntSuffix::Sized(7, None), .. }))
+    );
     assert_eq!(text(src, target.span()), "{ TTMP[1], TTMP[0] }");
 }
 
@@ -249,8 +281,15 @@ fn chained_assignment_runs_right_to_left() {
         "(= (index (. D0 u64) laneId) (< (. S0 f16) (. S1 f16)))\n\
          (= (index (. EXEC u64) laneId) (index (. D0 u64) laneId))\n"
     );
+    assert_eq!(
+        printed("a = b.u32 = c[1] = 0"),
+        "(= (index c 1) 0)\n(= (. b u32) (index c 1))\n(= a (. b u32))\n"
+    );
     let program = parse_ok(src);
-    assert_eq!(text(src, program.body[0].span()), "D0.u64[laneId] = S0.f16 < S1.f16");
+    assert_eq!(
+        text(src, program.body[0].span()),
+        "D0.u64[laneId] = S0.f16 < S1.f16"
+    );
     assert_eq!(text(src, program.body[1].span()), &src[..src.len() - 1]);
 }
 
@@ -268,9 +307,9 @@ fn if_elsif_else() {
     assert_eq!(arms.len(), 2);
     assert!(matches!(&arms[0].cond, Expr::Field { field, .. } if field == "IEEE"));
     assert!(matches!(&arms[1].cond, Expr::Call { name, args, .. }
-        if name == "isQuietNAN" && matches!(&args[0], Expr::Cast {
-            ty: TypeSpec { width: 64, letter: TypeLetter::F }, ..
-        })));
+    if name == "isQuietNAN" && matches!(&args[0], Expr::Cast {
+        ty: TypeSpec { width: 64, letter: TypeLetter::F }, ..
+    })));
     assert_eq!(otherwise.as_ref().map(Vec::len), Some(1));
 }
 
@@ -297,7 +336,14 @@ fn case_statement() {
 fn declare_array() {
     assert!(matches!(
         &parse_ok("declare tmp : 32'B[64];").body[0],
-        Stmt::Declare { ty: TypeSpec { width: 32, letter: TypeLetter::B }, len: Some(64), .. }
+        Stmt::Declare {
+            ty: TypeSpec {
+                width: 32,
+                letter: TypeLetter::B
+            },
+            len: Some(64),
+            ..
+        }
     ));
     let src = "declare tmp : 32'B[4294967296];";
     let error = parse_err(src);
@@ -320,22 +366,73 @@ fn keyword_in_is_also_a_name() {
 
 #[test]
 fn literals() {
-    assert!(matches!(value_of("6'60U"),
-        Expr::Int { value: 60, suffix: IntSuffix::Sized(6, Some(TypeLetter::U)), .. }));
-    assert!(matches!(value_of("8'0xff"),
-        Expr::Int { value: 255, suffix: IntSuffix::Sized(8, None), .. }));
-    assert!(matches!(value_of("3'0"), Expr::Int { value: 0, suffix: IntSuffix::Sized(3, None), .. }));
-    assert!(matches!(value_of("0x1LL"), Expr::Int { value: 1, suffix: IntSuffix::LL, .. }));
-    assert!(matches!(value_of("0xfffffffcU"),
-        Expr::Int { value: 0xffff_fffc, suffix: IntSuffix::U, .. }));
-    assert!(matches!(value_of("0x100000000ULL"),
-        Expr::Int { value: 0x1_0000_0000, suffix: IntSuffix::ULL, .. }));
-    assert!(matches!(value_of("42"), Expr::Int { value: 42, suffix: IntSuffix::None, .. }));
+    assert!(matches!(
+        value_of("6'60U"),
+        Expr::Int {
+            value: 60,
+            suffix: IntSuffix::Sized(6, Some(TypeLetter::U)),
+            ..
+        }
+    ));
+    assert!(matches!(
+        value_of("8'0xff"),
+        Expr::Int {
+            value: 255,
+            suffix: IntSuffix::Sized(8, None),
+            ..
+        }
+    ));
+    assert!(matches!(
+        value_of("3'0"),
+        Expr::Int {
+            value: 0,
+            suffix: IntSuffix::Sized(3, None),
+            ..
+        }
+    ));
+    assert!(matches!(
+        value_of("0x1LL"),
+        Expr::Int {
+            value: 1,
+            suffix: IntSuffix::LL,
+            ..
+        }
+    ));
+    assert!(matches!(
+        value_of("0xfffffffcU"),
+        Expr::Int {
+            value: 0xffff_fffc,
+            suffix: IntSuffix::U,
+            ..
+        }
+    ));
+    assert!(matches!(
+        value_of("0x100000000ULL"),
+        Expr::Int {
+            value: 0x1_0000_0000,
+            suffix: IntSuffix::ULL,
+            ..
+        }
+    ));
+    assert!(matches!(
+        value_of("42"),
+        Expr::Int {
+            value: 42,
+            suffix: IntSuffix::None,
+            ..
+        }
+    ));
     assert!(matches!(value_of("1.0F"), Expr::Float { value, width: Some(32), .. } if value == 1.0));
     assert!(matches!(value_of("0.5"), Expr::Float { value, width: None, .. } if value == 0.5));
-    assert!(matches!(value_of("16'0.5"), Expr::Float { value, width: Some(16), .. } if value == 0.5));
-    assert!(matches!(value_of("1.5e-3"), Expr::Float { value, width: None, .. } if value == 1.5e-3));
-    assert!(matches!(value_of("1e-3F"), Expr::Float { value, width: Some(32), .. } if value == 1e-3));
+    assert!(
+        matches!(value_of("16'0.5"), Expr::Float { value, width: Some(16), .. } if value == 0.5)
+    );
+    assert!(
+        matches!(value_of("1.5e-3"), Expr::Float { value, width: None, .. } if value == 1.5e-3)
+    );
+    assert!(
+        matches!(value_of("1e-3F"), Expr::Float { value, width: Some(32), .. } if value == 1e-3)
+    );
     assert!(matches!(value_of("1201'0x1fffffffffffff"),
         Expr::Int { value: 0x1f_ffff_ffff_ffff, suffix: IntSuffix::Sized(1201, None), ref wide, .. }
             if wide.is_empty()));
@@ -368,8 +465,14 @@ fn sized_types_and_casts() {
 
 #[test]
 fn operator_precedence() {
-    assert_eq!(expr_printed("a || b && c | d ^ e & f"), "(|| a (&& b (| c (^ d (& e f)))))");
-    assert_eq!(expr_printed("a == b < c << d + e * f"), "(== a (< b (<< c (+ d (* e f)))))");
+    assert_eq!(
+        expr_printed("a || b && c | d ^ e & f"),
+        "(|| a (&& b (| c (^ d (& e f)))))"
+    );
+    assert_eq!(
+        expr_printed("a == b < c << d + e * f"),
+        "(== a (< b (<< c (+ d (* e f)))))"
+    );
     assert_eq!(expr_printed("a - b - c"), "(- (- a b) c)");
     assert_eq!(expr_printed("a <> b"), "(!= a b)");
     assert_eq!(expr_printed("-2 ** 2"), "(- (** 2 2))");
@@ -391,6 +494,30 @@ fn operator_precedence() {
             op: UnaryOp::Neg,
             ..
         }
+    ));
+}
+
+#[test]
+fn sized_forms_are_single_tokens() {
+    let kinds: Vec<&str> = tokens("6'60U 32'U 16'1.0 8'0xff 16'BF 1201'0x1f x.u32")
+        .iter()
+        .map(|token| match token {
+            Token::Int(_) => "int",
+            Token::Type(_) => "type",
+            Token::Float(_) => "float",
+            Token::Ident(_) => "ident",
+            Token::Field(_) => "field",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["int", "type", "float", "int", "type", "int", "ident", "field"]
+    );
+    // A blank after the dot makes it a stray `.`, not a field access.
+    assert!(matches!(
+        parse_err("x = a. u32").kind,
+        SyntaxErrorKind::UnexpectedToken { .. }
     ));
 }
 
@@ -426,7 +553,10 @@ fn newline_continues_an_incomplete_line() {
     assert_eq!(printed("a = b\n+ c"), "(= a (+ b c))\n");
     assert_eq!(printed("a = b &&\n!c"), "(= a (&& b (! c)))\n");
     // Inside brackets every line break is dropped.
-    assert_eq!(printed("a = f(b,\nc)\nd = x[1\n: 0]"), "(= a (call f b c))\n(= d (slice x 1 0))\n");
+    assert_eq!(
+        printed("a = f(b,\nc)\nd = x[1\n: 0]"),
+        "(= a (call f b c))\n(= d (slice x 1 0))\n"
+    );
     assert_eq!(printed("a = { b,\nc }"), "(= a (concat b c))\n");
     // `then`, `do`, `else` and the `end` keywords need no separator around them.
     assert_eq!(
@@ -439,7 +569,10 @@ fn newline_continues_an_incomplete_line() {
     // The `in` of a for loop is a keyword, so a line break after it continues.
     assert_eq!(printed("for i in\n0 : 3 do\nendfor"), "(for i 0 3\n)\n");
     // A line break between `lambda(a)` and its body is dropped.
-    assert_eq!(printed("F = lambda(a)\n(a + 1)"), "(lambda F (a) (+ a 1))\n");
+    assert_eq!(
+        printed("F = lambda(a)\n(a + 1)"),
+        "(lambda F (a) (+ a 1))\n"
+    );
     // Leading and trailing line breaks and separators are fine.
     assert_eq!(printed("\n\n;a = 1;;\n\n"), "(= a 1)\n");
     assert_eq!(printed(""), "");
@@ -466,7 +599,9 @@ fn missing_endif_is_reported_at_the_end() {
     assert!(expected.contains(&"`endif`".to_string()), "{expected:?}");
     assert_eq!(error.span.start, error.span.end);
     assert!(error.span.start as usize >= "if a then\nb = 1".len());
-    assert!(error.message.starts_with("unexpected end of text, expected"));
+    assert!(error
+        .message
+        .starts_with("unexpected end of text, expected"));
 }
 
 #[test]
@@ -480,7 +615,11 @@ fn wrong_end_keyword() {
     assert!(expected.contains(&"`endif`".to_string()), "{expected:?}");
     assert!(expected.len() <= 8);
     assert_eq!(text(src, error.span), "endfor");
-    assert!(error.message.starts_with("unexpected `endfor`, expected"), "{}", error.message);
+    assert!(
+        error.message.starts_with("unexpected `endfor`, expected"),
+        "{}",
+        error.message
+    );
 }
 
 #[test]
@@ -493,6 +632,11 @@ fn invalid_characters_are_reported_where_they_are() {
     ] {
         let error = parse_err(src);
         assert_eq!(error.kind, SyntaxErrorKind::InvalidToken, "{src:?}");
+        assert!(
+            error.message.starts_with("invalid token `"),
+            "{}",
+            error.message
+        );
         assert_eq!(error.span.start as usize, offset, "{src:?}");
         let lexed = lex(src).map(|_| ()).unwrap_err();
         assert_eq!(lexed, error, "{src:?}");
@@ -511,7 +655,11 @@ fn literal_overflow_is_an_error() {
         "x = 1e999",
         "x = 4'0x1f",
     ] {
-        assert_eq!(parse_err(src).kind, SyntaxErrorKind::LiteralOverflow, "{src:?}");
+        assert_eq!(
+            parse_err(src).kind,
+            SyntaxErrorKind::LiteralOverflow,
+            "{src:?}"
+        );
     }
     let error = parse_err("x = 0'U(y)");
     assert_eq!(error.kind, SyntaxErrorKind::ZeroWidth);
@@ -546,8 +694,16 @@ fn deep_nesting_within_the_limit_does_not_overflow() {
     // Test threads have small stacks; the token limit keeps every recursive pass in bounds.
     let unary = format!("x = {}y", "-".repeat(MAX_TOKENS - 4));
     let chain = format!("x = y{}", " + y".repeat(MAX_TOKENS / 2 - 3));
-    let parens = format!("x = {}y{}", "(".repeat(MAX_TOKENS / 2 - 3), ")".repeat(MAX_TOKENS / 2 - 3));
-    let ifs = format!("{}{}", "if a then ".repeat(MAX_TOKENS / 4), "endif ".repeat(MAX_TOKENS / 4));
+    let parens = format!(
+        "x = {}y{}",
+        "(".repeat(MAX_TOKENS / 2 - 3),
+        ")".repeat(MAX_TOKENS / 2 - 3)
+    );
+    let ifs = format!(
+        "{}{}",
+        "if a then ".repeat(MAX_TOKENS / 4),
+        "endif ".repeat(MAX_TOKENS / 4)
+    );
     for src in [unary, chain, parens, ifs] {
         let result = std::thread::Builder::new()
             .stack_size(2 << 20)
@@ -587,7 +743,11 @@ const SEEDS: &[&str] = &[
 fn mutate(seed: &str, edits: &[(usize, u8, u8)]) -> String {
     let mut bytes = seed.as_bytes().to_vec();
     for &(position, byte, kind) in edits {
-        let at = if bytes.is_empty() { 0 } else { position % bytes.len() };
+        let at = if bytes.is_empty() {
+            0
+        } else {
+            position % bytes.len()
+        };
         match kind % 3 {
             0 => bytes.insert(at, byte),
             1 if !bytes.is_empty() => bytes[at] = byte,
@@ -694,6 +854,10 @@ fn corpus_parse_rate() {
             }
         }
         eprintln!("{arch}: {ok}/{} parsed in {elapsed:?}", entries.len());
-        assert!(ok >= minimum, "{arch}: only {ok} of {} entries parse", entries.len());
+        assert!(
+            ok >= minimum,
+            "{arch}: only {ok} of {} entries parse",
+            entries.len()
+        );
     }
 }

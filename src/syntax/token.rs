@@ -45,12 +45,29 @@ pub struct LexError {
 /// A decoded integer literal: `4`, `0xff`, `1ULL`, `6'60U`, `8'0xff`, `1201'0x1f...`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IntLit<'src> {
-    /// The value, or its low 128 bits when `wide` is not empty.
-    pub value: u128,
+    /// The value's low and high 64 bits (two words rather than a `u128`, whose 16-byte
+    /// alignment would make every token twice as costly to move).
+    value: [u64; 2],
     /// The significant hex digits of a sized hex literal wider than 128 bits, else empty.
     pub wide: &'src str,
     /// How the literal was written.
     pub suffix: IntSuffix,
+}
+
+impl<'src> IntLit<'src> {
+    /// A literal with this value (or its low 128 bits when `wide` is not empty).
+    pub fn new(value: u128, wide: &'src str, suffix: IntSuffix) -> IntLit<'src> {
+        IntLit {
+            value: [value as u64, (value >> 64) as u64],
+            wide,
+            suffix,
+        }
+    }
+
+    /// The value, or its low 128 bits when `wide` is not empty.
+    pub fn value(&self) -> u128 {
+        u128::from(self.value[0]) | (u128::from(self.value[1]) << 64)
+    }
 }
 
 /// A decoded float literal: `0.5`, `1.0F`, `16'1.0`.
@@ -328,7 +345,8 @@ fn hex(digits: &str) -> Hex<'_> {
         None => 0,
         Some(lead) => {
             let rest = u32::try_from(significant.len() - 1).unwrap_or(u32::MAX / 8);
-            rest.saturating_mul(4).saturating_add(32 - lead.leading_zeros())
+            rest.saturating_mul(4)
+                .saturating_add(32 - lead.leading_zeros())
         }
     };
     Hex {
@@ -374,11 +392,7 @@ fn lex_int<'src>(lex: &mut logos::Lexer<'src, Token<'src>>) -> Result<IntLit<'sr
     if bits > limit {
         return Err(LexErrorKind::LiteralOverflow);
     }
-    Ok(IntLit {
-        value,
-        wide: "",
-        suffix,
-    })
+    Ok(IntLit::new(value, "", suffix))
 }
 
 /// `6'60U`, `3'0`, `8'0xff`: the value must fit in the width.
@@ -411,11 +425,7 @@ fn lex_sized_int<'src>(
     if bits > width {
         return Err(LexErrorKind::LiteralOverflow);
     }
-    Ok(IntLit {
-        value,
-        wide,
-        suffix: IntSuffix::Sized(width, letter),
-    })
+    Ok(IntLit::new(value, wide, IntSuffix::Sized(width, letter)))
 }
 
 /// Decodes a float's digits; an infinite result (`1e999`) is an overflow.

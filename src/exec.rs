@@ -1,0 +1,579 @@
+//! Executing one instruction's semantics on a machine state: the contract the interpreter
+//! implements now and the JIT later.
+//!
+//! A [`Prepared`] instruction is its typed IR plus how each register binds to the machine:
+//! scalar instructions see one value per operand; vector instructions (VOP*, and the memory
+//! encodings) run their text once per lane whose EXEC bit is set, with vector operands held
+//! per lane (`S0`, `D0`, ...) and scalar ones (SGPR operands, `SCC`, `VCC`, `EXEC`, mode
+//! bits) shared by all lanes, so `VCC.u64[laneId] = ...` collects one bit per lane. Entries
+//! that address other lanes' registers themselves (`VGPR[lane][...]` without `laneId`, such as
+//! v_readlane or v_permlane) run once for the wave.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::frontend::{self, FrontError};
+use crate::interp::{self, ExecError, ExecErrorKind, Frame, Memory, RegValue};
+use crate::ir::{Expr, ExprKind, Function, Place, RegId, RegRole, Space, Stmt};
+use crate::spec::{Arch, Instruction};
+use crate::value::Bits;
+
+/// The encodings whose entries are ALU operations (what `spec stats` counts as ALU).
+pub const ALU_ENCODINGS: &[&str] = &[
+    "SOP1", "SOP2", "SOPC", "SOPK", "VOP1", "VOP2", "VOP3", "VOP3SD", "VOPC", "VOP3P",
+];
+
+/// Instruction fields that are the same for every lane even in vector instructions.
+const FIELD_OPERANDS: &[&str] = &[
+    "SRC0",
+    "SRC1",
+    "SRC2",
+    "VDST",
+    "SDST",
+    "OPSEL",
+    "OPSEL_HI",
+    "NEG",
+    "NEG_HI",
+    "ABS",
+    "OMOD",
+    "CLAMP",
+    "SIMM16",
+    "SIMM32",
+    "OFFSET",
+    "OFFSET0",
+    "OFFSET1",
+    "IOFFSET",
+    "INST_OFFSET",
+    "SDWA_SRC0_SEL",
+    "GDS",
+];
+
+/// An instruction ready to run.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The arch.
+    pub arch: Option<Arch>,
+    /// The instruction name.
+    pub name: String,
+    /// Its encoding (`SOP1`, `VOP3`, ... or `TEXT` for user text).
+    pub encoding: String,
+    /// The typed IR.
+    pub function: Function,
+    /// For each register, whether it holds one value per lane.
+    pub per_lane: Vec<bool>,
+    /// Whether the text runs once per active lane.
+    pub vector: bool,
+    /// Whether the text runs once for the whole wave although the instruction is a vector one.
+    pub wave_level: bool,
+    round_reg: Option<RegId>,
+}
+
+fn is_vector_encoding(enc: &str) -> bool {
+    enc.starts_with('V')
+        || matches!(
+            enc,
+            "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "MUBUF" | "MTBUF" | "MIMG" | "LDSDIR"
+        )
+}
+
+/// The operand-table field behind a pseudocode operand name.
+fn operand_kind<'a>(inst: &'a Instruction, name: &str) -> Option<&'a str> {
+    let fields: &[&str] = match name {
+        "S0" => &["src0", "ssrc0", "vsrc0"],
+        "S1" => &["src1", "ssrc1", "vsrc1"],
+        "S2" => &["src2", "vsrc2"],
+        "D0" => &["vdst", "sdst", "vdstx"],
+        _ => &[],
+    };
+    let lower = name.to_ascii_lowercase();
+    inst.operands
+        .iter()
+        .find(|o| fields.contains(&o.field.as_str()) || o.field == lower)
+        .map(|o| o.kind.as_str())
+}
+
+fn walk_exprs(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
+    fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+        f(e);
+        match &e.kind {
+            ExprKind::Elem { index, .. } => expr(index, f),
+            ExprKind::Unary { arg, .. } | ExprKind::Convert { arg, .. } => expr(arg, f),
+            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Cmp { lhs, rhs, .. } => {
+                expr(lhs, f);
+                expr(rhs, f);
+            }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => {
+                expr(cond, f);
+                expr(then, f);
+                expr(otherwise, f);
+            }
+            ExprKind::Slice { arg, lo, .. } => {
+                expr(arg, f);
+                expr(lo, f);
+            }
+            ExprKind::Concat(parts) => parts.iter().for_each(|p| expr(p, f)),
+            ExprKind::Call { args, .. } => args.iter().for_each(|p| expr(p, f)),
+            ExprKind::Load { addr, lane, .. } => {
+                expr(addr, f);
+                if let Some(l) = lane {
+                    expr(l, f);
+                }
+            }
+            ExprKind::Const(_) | ExprKind::Reg(_) | ExprKind::Local(_) => {}
+        }
+    }
+    fn place(p: &Place, f: &mut dyn FnMut(&Expr)) {
+        match p {
+            Place::Elem { index, .. } => expr(index, f),
+            Place::Slice { base, lo, .. } => {
+                place(base, f);
+                expr(lo, f);
+            }
+            Place::Store { addr, lane, .. } => {
+                expr(addr, f);
+                if let Some(l) = lane {
+                    expr(l, f);
+                }
+            }
+            Place::Reg(_) | Place::Local(_) => {}
+        }
+    }
+    for s in body {
+        match s {
+            Stmt::Assign {
+                place: p, value, ..
+            } => {
+                place(p, f);
+                expr(value, f);
+            }
+            Stmt::AssignConcat { places, value, .. } => {
+                for (p, _) in places {
+                    place(p, f);
+                }
+                expr(value, f);
+            }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => {
+                expr(cond, f);
+                walk_exprs(then, f);
+                walk_exprs(otherwise, f);
+            }
+            Stmt::For {
+                start, end, body, ..
+            } => {
+                expr(start, f);
+                expr(end, f);
+                walk_exprs(body, f);
+            }
+            Stmt::While { cond, body, .. } => {
+                expr(cond, f);
+                walk_exprs(body, f);
+            }
+            Stmt::Effect { args, .. } => args.iter().for_each(|a| expr(a, f)),
+            Stmt::Break { .. } | Stmt::Continue { .. } | Stmt::Return { .. } => {}
+        }
+    }
+}
+
+fn stores_vgpr(body: &[Stmt]) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Assign { place, .. } => place_is_vgpr(place),
+        Stmt::AssignConcat { places, .. } => places.iter().any(|(p, _)| place_is_vgpr(p)),
+        Stmt::If {
+            then, otherwise, ..
+        } => stores_vgpr(then) || stores_vgpr(otherwise),
+        Stmt::For { body, .. } | Stmt::While { body, .. } => stores_vgpr(body),
+        _ => false,
+    })
+}
+
+fn place_is_vgpr(p: &Place) -> bool {
+    match p {
+        Place::Store { space, .. } => *space == Space::Vgpr,
+        Place::Slice { base, .. } => place_is_vgpr(base),
+        _ => false,
+    }
+}
+
+impl Prepared {
+    /// Binds a compiled function to the machine. `inst` gives the operand kinds (per-lane
+    /// or scalar); without it every operand of a vector text is per lane.
+    pub fn new(
+        arch: Option<Arch>,
+        encoding: &str,
+        function: Function,
+        inst: Option<&Instruction>,
+    ) -> Prepared {
+        let vector = is_vector_encoding(encoding);
+        let mut uses_vgpr = stores_vgpr(&function.body);
+        let mut reads_lane = false;
+        walk_exprs(&function.body, &mut |e| match &e.kind {
+            ExprKind::Load {
+                space: Space::Vgpr, ..
+            } => uses_vgpr = true,
+            ExprKind::Reg(r) if function.regs[r.0 as usize].role == RegRole::Lane => {
+                reads_lane = true
+            }
+            _ => {}
+        });
+        let wave_level = vector && uses_vgpr && !reads_lane;
+        let per_lane = function
+            .regs
+            .iter()
+            .map(|r| {
+                if !vector || r.role != RegRole::Operand {
+                    return false;
+                }
+                if FIELD_OPERANDS.contains(&r.name.as_str()) || r.name.starts_with("INST.") {
+                    return false;
+                }
+                match inst.and_then(|i| operand_kind(i, &r.name)) {
+                    Some(kind) => !kind.starts_with("OPR_S"),
+                    // VOPC writes its lane mask to D0 (VCC); it is one value for the wave.
+                    None => !(encoding == "VOPC" && r.name == "D0"),
+                }
+            })
+            .collect();
+        let round_reg = function.reg("ROUND_MODE");
+        Prepared {
+            arch,
+            name: function.name.clone(),
+            encoding: encoding.to_string(),
+            function,
+            per_lane,
+            vector,
+            wave_level,
+            round_reg,
+        }
+    }
+
+    /// Whether the text calls a built-in the hardware only approximates.
+    pub fn is_approximate(&self) -> bool {
+        let mut approx = false;
+        walk_exprs(&self.function.body, &mut |e| {
+            if let ExprKind::Call { builtin, .. } = &e.kind {
+                approx |= crate::builtins::is_approximate(builtin.func);
+            }
+        });
+        approx
+    }
+}
+
+/// Compiles and binds an instruction of the spec.
+///
+/// # Errors
+/// The front-end failure, if its text does not compile.
+pub fn prepare(arch: Arch, inst: &Instruction) -> Result<Prepared, FrontError> {
+    let c = frontend::compile_instruction(arch, inst)?;
+    Ok(Prepared::new(
+        Some(arch),
+        &inst.encoding,
+        c.function,
+        Some(inst),
+    ))
+}
+
+/// A machine state for executing single instructions: named operand and register values,
+/// the register files and memory.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// 32 or 64.
+    pub wave_size: u32,
+    /// Values by pseudocode name (`S0`, `D0`, `SCC`, `EXEC`, `WAVE_MODE.IEEE`, ...).
+    pub values: BTreeMap<String, RegValue>,
+    /// VGPRs: (lane, register) → value.
+    pub vgpr: HashMap<(u32, u32), u32>,
+    /// SGPRs by index.
+    pub sgpr: HashMap<u32, u32>,
+    /// Hardware registers by id.
+    pub hwreg: HashMap<u32, u32>,
+    /// Byte-addressed memory.
+    pub mem: HashMap<u64, u8>,
+}
+
+/// The result of running an instruction: every register it writes, in the function's
+/// order, with its final value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outputs {
+    /// `(name, value)` pairs.
+    pub values: Vec<(String, RegValue)>,
+}
+
+impl Machine {
+    /// An empty machine of the given wave size.
+    pub fn new(wave_size: u32) -> Machine {
+        Machine {
+            wave_size,
+            values: BTreeMap::new(),
+            vgpr: HashMap::new(),
+            sgpr: HashMap::new(),
+            hwreg: HashMap::new(),
+            mem: HashMap::new(),
+        }
+    }
+
+    /// The EXEC mask of a full wave.
+    pub fn full_exec(&self) -> u64 {
+        if self.wave_size >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.wave_size) - 1
+        }
+    }
+
+    /// The default value of a register the caller did not set.
+    fn default_value(&self, name: &str, width: u32) -> Bits {
+        let v = match name {
+            "EXEC" => self.full_exec(),
+            "EXEC_LO" => self.full_exec() & 0xffff_ffff,
+            "EXEC_HI" => self.full_exec() >> 32,
+            "WAVE32" | "wave32" => (self.wave_size == 32) as u64,
+            "WAVE64" | "wave64" => (self.wave_size == 64) as u64,
+            // Compute kernels run with IEEE mode on.
+            "WAVE_MODE.IEEE" => 1,
+            "EXECZ" => (self.value_u64("EXEC").unwrap_or(self.full_exec()) == 0) as u64,
+            "VCCZ" => (self.value_u64("VCC").unwrap_or(0) == 0) as u64,
+            _ => 0,
+        };
+        Bits::from_u64(width, v)
+    }
+
+    fn value_u64(&self, name: &str) -> Option<u64> {
+        match self.values.get(name)? {
+            RegValue::Uniform(b) => Some(b.low_u64()),
+            RegValue::Lanes(v) => v.first().map(Bits::low_u64),
+        }
+    }
+}
+
+struct MachineMemory<'a> {
+    vgpr: &'a mut HashMap<(u32, u32), u32>,
+    sgpr: &'a mut HashMap<u32, u32>,
+    hwreg: &'a mut HashMap<u32, u32>,
+    mem: &'a mut HashMap<u64, u8>,
+    wave_size: u32,
+}
+
+impl Memory for MachineMemory<'_> {
+    fn load(&mut self, space: Space, lane: u32, addr: u64, width: u32) -> Result<Bits, String> {
+        let words = width.div_ceil(32) as u64;
+        let read32 = |i: u64| -> Result<u32, String> {
+            match space {
+                Space::Vgpr => {
+                    if lane >= self.wave_size {
+                        return Err(format!("lane {lane} of a wave{}", self.wave_size));
+                    }
+                    Ok(self
+                        .vgpr
+                        .get(&(lane, (addr + i) as u32))
+                        .copied()
+                        .unwrap_or(0))
+                }
+                Space::Sgpr => Ok(self.sgpr.get(&((addr + i) as u32)).copied().unwrap_or(0)),
+                Space::HwReg => Ok(self.hwreg.get(&((addr + i) as u32)).copied().unwrap_or(0)),
+                Space::Mem => {
+                    let mut v = 0u32;
+                    for b in 0..4 {
+                        let a = addr.wrapping_add(i * 4 + b);
+                        v |= (self.mem.get(&a).copied().unwrap_or(0) as u32) << (8 * b);
+                    }
+                    Ok(v)
+                }
+            }
+        };
+        let mut out = Vec::with_capacity(words as usize);
+        for i in 0..words {
+            out.push(read32(i)?);
+        }
+        let words64: Vec<u64> = out
+            .chunks(2)
+            .map(|c| c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32)
+            .collect();
+        Ok(Bits::from_words(width, &words64))
+    }
+
+    fn store(&mut self, space: Space, lane: u32, addr: u64, value: &Bits) -> Result<(), String> {
+        let width = value.width();
+        if space == Space::Mem {
+            for b in 0..width.div_ceil(8) as u64 {
+                let byte = value.extract(b * 8, 8).low_u64() as u8;
+                self.mem.insert(addr.wrapping_add(b), byte);
+            }
+            return Ok(());
+        }
+        for i in 0..width.div_ceil(32) as u64 {
+            let word = value.extract(i * 32, 32).low_u64() as u32;
+            let key = (addr + i) as u32;
+            match space {
+                Space::Vgpr => {
+                    if lane >= self.wave_size {
+                        return Err(format!("lane {lane} of a wave{}", self.wave_size));
+                    }
+                    // A store narrower than 32 bits keeps the register's other bits.
+                    let old = self.vgpr.get(&(lane, key)).copied().unwrap_or(0);
+                    let bits = width.saturating_sub(i as u32 * 32).min(32);
+                    let mask = if bits >= 32 {
+                        u32::MAX
+                    } else {
+                        (1u32 << bits) - 1
+                    };
+                    self.vgpr.insert((lane, key), (old & !mask) | (word & mask));
+                }
+                Space::Sgpr => {
+                    self.sgpr.insert(key, word);
+                }
+                Space::HwReg => {
+                    self.hwreg.insert(key, word);
+                }
+                Space::Mem => unreachable!("bug: handled above"),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Registers given per lane but bound as one value (or the reverse) are adapted: a uniform
+/// value fills every lane; a per-lane list bound to a scalar takes lane 0.
+fn bind(
+    value: Option<&RegValue>,
+    per_lane: bool,
+    width: u32,
+    lanes: u32,
+    default: Bits,
+) -> RegValue {
+    let fit = |b: &Bits| b.zext(width);
+    match (value, per_lane) {
+        (None, false) => RegValue::Uniform(default),
+        (None, true) => RegValue::Lanes(vec![default; lanes as usize]),
+        (Some(RegValue::Uniform(b)), false) => RegValue::Uniform(fit(b)),
+        (Some(RegValue::Uniform(b)), true) => RegValue::Lanes(vec![fit(b); lanes as usize]),
+        (Some(RegValue::Lanes(v)), false) => {
+            RegValue::Uniform(v.first().map(fit).unwrap_or(default))
+        }
+        (Some(RegValue::Lanes(v)), true) => RegValue::Lanes(
+            (0..lanes as usize)
+                .map(|i| v.get(i).map(fit).unwrap_or_else(|| default.clone()))
+                .collect(),
+        ),
+    }
+}
+
+/// Runs a prepared instruction with the interpreter, updating `m` with everything it writes.
+///
+/// # Errors
+/// A runtime fault, with the span of the IR node.
+pub fn run_interp(p: &Prepared, m: &mut Machine) -> Result<Outputs, ExecError> {
+    let f = &p.function;
+    let lanes = m.wave_size;
+    // Vector operands held in VGPRs: give entries that address the register file a
+    // register number for each operand, holding the operand's per-lane values.
+    let mut virtual_vgprs: Vec<(String, u32)> = Vec::new();
+    let uses_vgpr_numbers =
+        p.wave_level || f.regs.iter().any(|r| r.name == "VDST" || r.name == "SRC0");
+    if uses_vgpr_numbers {
+        for (i, (field, operand)) in [
+            ("SRC0", "S0"),
+            ("SRC1", "S1"),
+            ("SRC2", "S2"),
+            ("VDST", "D0"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            if f.reg(field).is_some() && !m.values.contains_key(*field) {
+                let num = 0x1000 + i as u32;
+                m.values.insert(
+                    field.to_string(),
+                    RegValue::Uniform(Bits::from_u64(32, num as u64)),
+                );
+                if let Some(v) = m.values.get(*operand) {
+                    for lane in 0..lanes {
+                        let x = match v {
+                            RegValue::Uniform(b) => b.low_u64(),
+                            RegValue::Lanes(l) => l.get(lane as usize).map_or(0, Bits::low_u64),
+                        };
+                        m.vgpr.insert((lane, num), x as u32);
+                    }
+                }
+                virtual_vgprs.push((operand.to_string(), num));
+            }
+        }
+    }
+    let mut regs: Vec<RegValue> = f
+        .regs
+        .iter()
+        .zip(&p.per_lane)
+        .map(|(r, &pl)| {
+            let d = m.default_value(&r.name, r.width);
+            bind(m.values.get(&r.name), pl, r.width, lanes, d)
+        })
+        .collect();
+    let exec = match m.values.get("EXEC") {
+        Some(RegValue::Uniform(b)) => b.low_u64(),
+        Some(RegValue::Lanes(v)) => v.first().map_or(0, Bits::low_u64),
+        None => m.full_exec(),
+    } & m.full_exec();
+    {
+        let mut memory = MachineMemory {
+            vgpr: &mut m.vgpr,
+            sgpr: &mut m.sgpr,
+            hwreg: &mut m.hwreg,
+            mem: &mut m.mem,
+            wave_size: lanes,
+        };
+        let mut frame = Frame {
+            regs: &mut regs,
+            memory: &mut memory,
+        };
+        if p.vector && !p.wave_level {
+            for lane in 0..lanes {
+                if exec >> lane & 1 == 1 {
+                    interp::run_lane(f, &mut frame, lane, p.round_reg)?;
+                }
+            }
+        } else {
+            interp::run_lane(f, &mut frame, 0, p.round_reg)?;
+        }
+    }
+    let mut outputs = Vec::new();
+    for (r, value) in f.regs.iter().zip(regs) {
+        if r.written {
+            outputs.push((r.name.clone(), value.clone()));
+            m.values.insert(r.name.clone(), value);
+        }
+    }
+    // Operands written through the register file come back as per-lane values.
+    for (operand, num) in virtual_vgprs {
+        if operand == "D0" && !outputs.iter().any(|(n, _)| n == "D0") {
+            let vals: Vec<Bits> = (0..lanes)
+                .map(|l| Bits::from_u64(32, m.vgpr.get(&(l, num)).copied().unwrap_or(0) as u64))
+                .collect();
+            let any = (0..lanes).any(|l| m.vgpr.contains_key(&(l, num)));
+            if any {
+                let v = RegValue::Lanes(vals);
+                outputs.push(("D0".to_string(), v.clone()));
+                m.values.insert("D0".to_string(), v);
+            }
+        }
+    }
+    Ok(Outputs { values: outputs })
+}
+
+/// Describes an [`ExecError`] as `arch:INST:line:col: message`.
+pub fn describe_error(p: &Prepared, text: &str, e: &ExecError) -> String {
+    let (l, c) = crate::diag::line_col(text, e.span.start as usize);
+    let arch = p.arch.map(|a| a.name()).unwrap_or("text");
+    format!("{arch}:{}:{l}:{c}: {e}", p.name)
+}
+
+/// The error kind for callers that want to match on it.
+pub fn is_budget(e: &ExecError) -> bool {
+    e.kind == ExecErrorKind::StepBudget
+}
