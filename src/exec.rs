@@ -577,3 +577,204 @@ pub fn describe_error(p: &Prepared, text: &str, e: &ExecError) -> String {
 pub fn is_budget(e: &ExecError) -> bool {
     e.kind == ExecErrorKind::StepBudget
 }
+
+/// A small deterministic generator (xorshift64*) for random operand sweeps.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A value of `width` bits, biased toward edge cases: zero, all ones, the sign bit alone,
+    /// one, small numbers, and the float specials of 16/32/64-bit formats.
+    pub fn edge_value(&mut self, width: u32) -> Bits {
+        let words: Vec<u64> = (0..width.div_ceil(64)).map(|_| self.next_u64()).collect();
+        let random = Bits::from_words(width, &words);
+        let pick = self.next_u64() % 16;
+        let top = |w: u32| Bits::from_u64(width, 1).shl(w as u64 - 1);
+        match pick {
+            0 => Bits::zero(width),
+            1 => Bits::zero(width).not(),
+            2 => top(width),
+            3 => Bits::from_u64(width, 1),
+            4 => Bits::from_u64(width, self.next_u64() % 64),
+            5 => top(width).not(),
+            6 if width >= 32 => {
+                // f32 specials: +-0, +-inf, qNaN, sNaN, denormal, 1.0.
+                let specials = [
+                    0x8000_0000u64,
+                    0x7f80_0000,
+                    0xff80_0000,
+                    0x7fc0_0000,
+                    0x7fa0_0000,
+                    0x0000_0001,
+                    0x3f80_0000,
+                    0x807f_ffff,
+                ];
+                Bits::from_u64(width, specials[(self.next_u64() % 8) as usize])
+            }
+            7 if width >= 64 => {
+                let specials = [
+                    0x8000_0000_0000_0000u64,
+                    0x7ff0_0000_0000_0000,
+                    0xfff0_0000_0000_0000,
+                    0x7ff8_0000_0000_0000,
+                    0x7ff4_0000_0000_0000,
+                    0x0000_0000_0000_0001,
+                    0x3ff0_0000_0000_0000,
+                ];
+                Bits::from_u64(width, specials[(self.next_u64() % 7) as usize])
+            }
+            8 if width >= 16 => {
+                let specials = [0x8000u64, 0x7c00, 0xfc00, 0x7e00, 0x7d00, 0x0001, 0x3c00];
+                let lo = specials[(self.next_u64() % 7) as usize];
+                let hi = specials[(self.next_u64() % 7) as usize];
+                Bits::from_u64(width, lo | hi << 16)
+            }
+            _ => random,
+        }
+    }
+}
+
+/// Runs a prepared instruction on `cases` random operand sets (random EXEC masks for vector
+/// instructions, wave32 and wave64 alternating) and reports the first runtime fault.
+///
+/// # Errors
+/// The first fault, with the case number.
+pub fn random_sweep(p: &Prepared, cases: u32, seed: u64) -> Result<(), (u32, ExecError)> {
+    let mut rng = Rng::new(seed);
+    for case in 0..cases {
+        // CDNA has only wave64.
+        let wave = if case % 2 == 0 && p.arch != Some(Arch::Cdna) {
+            32
+        } else {
+            64
+        };
+        let mut m = Machine::new(wave);
+        for (r, &pl) in p.function.regs.iter().zip(&p.per_lane) {
+            if !r.read || matches!(r.role, RegRole::Lane | RegRole::Mode) {
+                continue;
+            }
+            // Register numbers keep their virtual defaults so VGPR-file entries read
+            // the operands.
+            if matches!(r.name.as_str(), "SRC0" | "SRC1" | "SRC2" | "VDST") {
+                continue;
+            }
+            let v = if pl {
+                RegValue::Lanes((0..wave).map(|_| rng.edge_value(r.width)).collect())
+            } else {
+                RegValue::Uniform(rng.edge_value(r.width))
+            };
+            m.values.insert(r.name.clone(), v);
+        }
+        if p.vector {
+            let exec = rng.next_u64() & m.full_exec();
+            m.values
+                .insert("EXEC".into(), RegValue::Uniform(Bits::from_u64(64, exec)));
+        }
+        run_interp(p, &mut m).map_err(|e| (case, e))?;
+    }
+    Ok(())
+}
+
+/// Execution coverage of one arch's ALU entries.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct AluStats {
+    /// Entries of the ALU encodings ([`ALU_ENCODINGS`]).
+    pub alu_total: usize,
+    /// Of those, entries that ran on every random operand set without a runtime error.
+    pub executes: usize,
+    /// How many random operand sets each entry ran on.
+    pub samples: u32,
+    /// Executing entries that call a built-in the hardware only approximates.
+    pub approximate: Vec<String>,
+    /// Entries that did not execute, with the reason.
+    pub exec_failures: Vec<ExecFailure>,
+}
+
+/// An ALU entry that does not execute.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ExecFailure {
+    /// The instruction.
+    pub inst: String,
+    /// Why: the compile error or the first runtime fault.
+    pub error: String,
+}
+
+/// Runs every ALU entry of `db` on `samples` random operand sets (in parallel threads).
+pub fn alu_stats(db: &crate::spec::SpecDb, samples: u32) -> AluStats {
+    let arch = db.arch();
+    let insts: Vec<&Instruction> = db
+        .with_pcode()
+        .filter(|i| ALU_ENCODINGS.contains(&i.encoding.as_str()))
+        .collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let chunk = insts.len().div_ceil(threads).max(1);
+    let results: Vec<(String, Result<bool, String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = insts
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|inst| {
+                            let r = match prepare(arch, inst) {
+                                Err(e) => {
+                                    Err(format!("does not compile: {}", e.diagnostic.summary()))
+                                }
+                                Ok(p) => {
+                                    let text = frontend::entry_text(arch, inst)
+                                        .map(|t| t.0)
+                                        .unwrap_or_default();
+                                    match random_sweep(&p, samples, 0x5eed) {
+                                        Ok(()) => Ok(p.is_approximate()),
+                                        Err((case, e)) => Err(format!(
+                                            "case {case}: {}",
+                                            describe_error(&p, &text, &e)
+                                        )),
+                                    }
+                                }
+                            };
+                            (inst.name.clone(), r)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut stats = AluStats {
+        alu_total: insts.len(),
+        samples,
+        ..AluStats::default()
+    };
+    for (name, r) in results {
+        match r {
+            Ok(approx) => {
+                stats.executes += 1;
+                if approx {
+                    stats.approximate.push(name);
+                }
+            }
+            Err(error) => stats.exec_failures.push(ExecFailure { inst: name, error }),
+        }
+    }
+    stats
+}

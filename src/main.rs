@@ -100,6 +100,9 @@ enum SpecCommand {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Random operand sets each ALU entry runs on for the `executes` count (0 skips).
+        #[arg(long, default_value_t = 100)]
+        samples: u32,
     },
     /// The instruction database of one arch.
     List {
@@ -171,14 +174,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Command::Spec {
-            command: SpecCommand::Stats { arch, json },
+            command:
+                SpecCommand::Stats {
+                    arch,
+                    json,
+                    samples,
+                },
         } => {
             let archs = match arch {
                 Some(a) => vec![parse_arch(&a)?],
                 None => Arch::ALL.to_vec(),
             };
             let spec = load_spec(&cli.spec, cli.offline)?;
-            stats(&spec, &archs, json)
+            stats(&spec, &archs, json, samples)
         }
         Command::Spec {
             command: SpecCommand::List { arch, json },
@@ -363,17 +371,35 @@ fn eval_case(
     Ok(out.values)
 }
 
-fn stats(spec: &Spec, archs: &[Arch], json: bool) -> Result<(), Failure> {
+fn stats(spec: &Spec, archs: &[Arch], json: bool, samples: u32) -> Result<(), Failure> {
     let mut all = serde_json::Map::new();
     let mut text = String::new();
     for &arch in archs {
         let s = frontend::arch_stats(spec.db(arch));
+        let alu = (samples > 0).then(|| exec::alu_stats(spec.db(arch), samples));
         if json {
-            all.insert(
-                arch.name().to_string(),
-                serde_json::to_value(&s).map_err(|e| Failure(format!("error: {e}")))?,
-            );
+            let mut v = serde_json::to_value(&s).map_err(|e| Failure(format!("error: {e}")))?;
+            if let (Some(alu), Some(obj)) = (&alu, v.as_object_mut()) {
+                let a = serde_json::to_value(alu).map_err(|e| Failure(format!("error: {e}")))?;
+                if let Some(a) = a.as_object() {
+                    obj.extend(a.clone());
+                }
+            }
+            all.insert(arch.name().to_string(), v);
             continue;
+        }
+        if let Some(alu) = &alu {
+            text.push_str(&format!(
+                "{arch}: ALU entries {}, execute on {} random operand sets: {} ({:.1}%), approximate {}\n",
+                alu.alu_total,
+                alu.samples,
+                alu.executes,
+                100.0 * alu.executes as f64 / alu.alu_total.max(1) as f64,
+                alu.approximate.len()
+            ));
+            for f in &alu.exec_failures {
+                text.push_str(&format!("  NOEXEC {} {}\n", f.inst, f.error));
+            }
         }
         let c = &s.counts;
         let pct = |n: usize| 100.0 * n as f64 / c.total.max(1) as f64;

@@ -481,7 +481,13 @@ pub fn call(b: &Builtin, args: &[Bits], ret: Ty, fp: &mut FpEnv) -> Result<Bits,
                 x.trailing_zeros().map_or(u32::MAX as u64, |t| t as u64),
             ))
         }
-        Func::Prng => Err("v_prng_b32: AMD's text does not define the generator".into()),
+        Func::Prng => {
+            // The generator of AMD's own V_PRNG_B32 entry: shift left, xor 197 (0xc5) when
+            // the bit shifted out is set.
+            let x = arg(args, 0)?.low_u64() as u32;
+            let r = (x << 1) ^ if x >> 31 == 1 { 197 } else { 0 };
+            Ok(Bits::from_u64(32, r as u64))
+        }
         Func::Nop => Ok(Bits::zero(w)),
         Func::Machine(m) => Err(format!(
             "{m:?} is a memory/wave helper, not executed by the ALU model"

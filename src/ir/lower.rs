@@ -183,7 +183,12 @@ impl OperandWidths {
             if let Some(a) = alias {
                 t.set(a, bits);
             }
-            t.set(&field.to_ascii_uppercase(), bits);
+            // `SRC0`, `VDST`, ... name register numbers, not the operands' data: they keep the
+            // default width.
+            let register_number = alias.is_some() || field.starts_with("ssrc");
+            if !register_number {
+                t.set(&field.to_ascii_uppercase(), bits);
+            }
         }
         t
     }

@@ -7,7 +7,8 @@
 //! `str_pcode.py` then attach operand tables and pseudocode to those instructions, and
 //! `ins.py` gives the bit layout of each encoding.
 
-use std::io::{Cursor, Read, Seek};
+use std::fs::File;
+use std::io::{BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -458,38 +459,44 @@ pub struct Spec {
 
 impl Spec {
     /// Reads the wheel at `path` (a zip archive) and builds the database of every arch.
+    /// The arches are independent, so each is read and built on its own scoped thread.
     ///
     /// # Errors
     /// [`SpecError::Io`] or [`SpecError::Zip`] when the file cannot be read as a zip,
     /// [`SpecError::MissingMember`] when a generated module is absent, and any error of
     /// [`SpecDb::from_sources`].
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
-        let bytes = std::fs::read(path).map_err(|source| SpecError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let archive = zip::ZipArchive::new(Cursor::new(bytes.as_slice())).map_err(|source| {
-            SpecError::Zip {
+        let open = || -> Result<zip::ZipArchive<BufReader<File>>, SpecError> {
+            let file = File::open(path).map_err(|source| SpecError::Io {
                 path: path.to_path_buf(),
                 source,
-            }
-        })?;
-        // The three arches are independent, so build them on separate threads; a clone of
-        // the archive shares the parsed central directory and only copies the cursor.
+            })?;
+            zip::ZipArchive::new(BufReader::new(file)).map_err(|source| SpecError::Zip {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        // Fail early, on this thread, when the file is not a readable zip.
+        let first = open()?;
+        // The three arches are independent, so build them on separate threads, each with its
+        // own handle on the file (a shared handle would share the seek position).
         let results: Vec<Result<SpecDb, SpecError>> = std::thread::scope(|scope| {
+            let mut first = Some(first);
             let handles: Vec<_> = Arch::ALL
                 .iter()
                 .map(|&arch| {
-                    let archive = archive.clone();
+                    let reuse = first.take();
                     let work = move || {
-                        let mut archive = archive;
+                        let mut archive = match reuse {
+                            Some(archive) => archive,
+                            None => open()?,
+                        };
                         load_arch(&mut archive, path, arch)
                     };
-                    // If no thread can be started, do the work on this one instead.
                     std::thread::Builder::new()
                         .name(format!("spec-{arch}"))
-                        .spawn_scoped(scope, work.clone())
-                        .map_err(|_| work)
+                        .spawn_scoped(scope, work)
+                        .map_err(|_| arch)
                 })
                 .collect();
             handles
@@ -498,7 +505,8 @@ impl Spec {
                     Ok(handle) => handle
                         .join()
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                    Err(work) => work(),
+                    // No thread could be started: do the work on this one instead.
+                    Err(arch) => open().and_then(|mut archive| load_arch(&mut archive, path, arch)),
                 })
                 .collect()
         });
@@ -823,6 +831,74 @@ PCODE = {
             matches!(&err, SpecError::Shape { file, line: 3, .. } if file == "rdna4/enum.py"),
             "{err:?}"
         );
+    }
+
+    /// Writes a zip at a fresh temp path with the given members, returning its path.
+    fn write_zip(tag: &str, members: &[(String, &str)]) -> PathBuf {
+        use std::io::Write;
+        let path =
+            std::env::temp_dir().join(format!("amdpcode-db-{}-{tag}.whl", std::process::id()));
+        let file = File::create(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut zip = zip::ZipWriter::new(file);
+        for (name, text) in members {
+            zip.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
+                .unwrap_or_else(|e| panic!("{e}"));
+            zip.write_all(text.as_bytes())
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        zip.finish().unwrap_or_else(|e| panic!("{e}"));
+        path
+    }
+
+    fn synthetic_members(arches: &[Arch]) -> Vec<(String, &'static str)> {
+        let mut members = Vec::new();
+        for arch in arches {
+            for (name, text) in [
+                ("enum.py", ENUM_PY),
+                ("ins.py", INS_PY),
+                ("operands.py", OPERANDS_PY),
+                ("str_pcode.py", PCODE_PY),
+            ] {
+                members.push((format!("{AUTOGEN_DIR}/{arch}/{name}"), text));
+            }
+        }
+        members
+    }
+
+    #[test]
+    fn load_reads_every_arch_from_a_zip() {
+        let path = write_zip("full", &synthetic_members(&Arch::ALL));
+        let spec = Spec::load(&path);
+        let _ = std::fs::remove_file(&path);
+        let spec = spec.unwrap_or_else(|e| panic!("{e}"));
+        for arch in Arch::ALL {
+            let db = spec.db(arch);
+            assert_eq!(db.arch(), arch);
+            assert_eq!(
+                db.get("V_ADD_F32").map(summary),
+                Some(("V_ADD_F32_E32", "VOP2", 3))
+            );
+        }
+    }
+
+    #[test]
+    fn load_errors() {
+        let path = write_zip("partial", &synthetic_members(&[Arch::Rdna3, Arch::Rdna4]));
+        let err = Spec::load(&path).unwrap_err();
+        let _ = std::fs::remove_file(&path);
+        assert!(
+            matches!(&err, SpecError::MissingMember { member, .. }
+                if member == "tinygrad/runtime/autogen/amd/cdna/enum.py"),
+            "{err:?}"
+        );
+        let missing = std::env::temp_dir().join("amdpcode-db-does-not-exist.whl");
+        assert!(matches!(Spec::load(&missing), Err(SpecError::Io { .. })));
+        let not_zip =
+            std::env::temp_dir().join(format!("amdpcode-db-{}-notzip.whl", std::process::id()));
+        std::fs::write(&not_zip, b"plain text").unwrap_or_else(|e| panic!("{e}"));
+        let err = Spec::load(&not_zip).unwrap_err();
+        let _ = std::fs::remove_file(&not_zip);
+        assert!(matches!(err, SpecError::Zip { .. }), "{err:?}");
     }
 
     /// The pinned wheel as laid out in this repository's CI: `shared/` beside the checkout.

@@ -534,13 +534,6 @@ impl Stmt<'_> {
     }
 }
 
-/// A parsed module: its top-level statements and the line where the file ends.
-#[derive(Clone, Debug)]
-pub(crate) struct Module<'a> {
-    pub stmts: Vec<Stmt<'a>>,
-    pub end_line: usize,
-}
-
 struct Parser<'a> {
     file: &'a str,
     lexer: Lexer<'a>,
@@ -548,6 +541,77 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    fn new(file: &'a str, src: &'a str) -> Parser<'a> {
+        Parser {
+            file,
+            lexer: Lexer::new(file, src),
+            peeked: None,
+        }
+    }
+
+    /// See [`for_each_dict_entry`].
+    fn stream_dict(
+        &mut self,
+        name: &str,
+        f: &mut dyn FnMut(Expr<'a>, Expr<'a>) -> Result<(), SpecError>,
+    ) -> PResult<()> {
+        let mut found_line: Option<usize> = None;
+        loop {
+            let token = self.bump()?;
+            let line = token.line;
+            match token.tok {
+                Tok::Eof => {
+                    if found_line.is_none() {
+                        let message = format!("no `{name} = {{...}}` assignment in the file");
+                        return Err(self.err(line, message));
+                    }
+                    return Ok(());
+                }
+                _ if token.col != 0 => return Err(self.err(line, "unexpected indentation")),
+                Tok::Name("import" | "from") => {
+                    // Imports only bring names into scope; skip to the end of the line.
+                    while !matches!(self.bump()?.tok, Tok::Newline | Tok::Eof) {}
+                }
+                Tok::Name(target) if target == name => {
+                    if let Some(first_line) = found_line {
+                        return Err(Box::new(SpecError::Duplicate {
+                            file: self.file.to_string(),
+                            line,
+                            first_line,
+                            name: name.to_string(),
+                        }));
+                    }
+                    found_line = Some(line);
+                    self.expect_punct(b'=', &format!("after `{name}`"))?;
+                    self.expect_punct(b'{', &format!("to open the `{name}` dict"))?;
+                    loop {
+                        if self.peek_is(b'}')? {
+                            self.bump()?;
+                            break;
+                        }
+                        let key = self.expr(1)?;
+                        self.expect_punct(b':', "after a dict key")?;
+                        let value = self.expr(1)?;
+                        f(key, value).map_err(Box::new)?;
+                        if self.peek_is(b'}')? {
+                            self.bump()?;
+                            break;
+                        }
+                        self.expect_punct(b',', "between dict entries")?;
+                    }
+                    self.expect_newline("after the dict")?;
+                }
+                other => {
+                    let message = format!(
+                        "expected only imports and `{name} = {{...}}`, found {}",
+                        other.describe()
+                    );
+                    return Err(self.err(line, message));
+                }
+            }
+        }
+    }
+
     fn err(&self, line: usize, message: impl Into<String>) -> Box<SpecError> {
         Box::new(shape(self.file, line, message))
     }
@@ -612,8 +676,18 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Python rejects a class header without an indented body; so do we.
+    fn check_class_has_body(&self, stmts: &[Stmt<'a>]) -> PResult<()> {
+        match stmts.last() {
+            Some(Stmt::Class {
+                body, line, name, ..
+            }) if body.is_empty() => Err(self.err(*line, format!("class `{name}` has no body"))),
+            _ => Ok(()),
+        }
+    }
+
     /// Reads the whole module, nesting indented statements under the class above them.
-    fn module(&mut self) -> PResult<Module<'a>> {
+    fn module(&mut self) -> PResult<Vec<Stmt<'a>>> {
         let mut stmts: Vec<Stmt<'a>> = Vec::new();
         // The indentation of the open class's body, once its first statement is seen.
         let mut body_indent: Option<usize> = None;
@@ -621,27 +695,12 @@ impl<'a> Parser<'a> {
             let token = self.peek()?;
             let (indent, line, at_eof) = (token.col, token.line, token.tok == Tok::Eof);
             if at_eof {
-                let end_line = line;
-                if let Some(Stmt::Class {
-                    body, line, name, ..
-                }) = stmts.last()
-                {
-                    if body.is_empty() {
-                        return Err(self.err(*line, format!("class `{name}` has no body")));
-                    }
-                }
-                return Ok(Module { stmts, end_line });
+                self.check_class_has_body(&stmts)?;
+                return Ok(stmts);
             }
             let stmt = self.statement()?;
             if indent == 0 {
-                if let Some(Stmt::Class {
-                    body, line, name, ..
-                }) = stmts.last()
-                {
-                    if body.is_empty() {
-                        return Err(self.err(*line, format!("class `{name}` has no body")));
-                    }
-                }
+                self.check_class_has_body(&stmts)?;
                 body_indent = None;
                 stmts.push(stmt);
                 continue;
@@ -887,14 +946,9 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Parses a whole module into statements. `file` labels errors.
-pub(crate) fn parse_module<'a>(file: &'a str, src: &'a str) -> PResult<Module<'a>> {
-    Parser {
-        file,
-        lexer: Lexer::new(file, src),
-        peeked: None,
-    }
-    .module()
+/// Parses a whole module into its top-level statements. `file` labels errors.
+pub(crate) fn parse_module<'a>(file: &'a str, src: &'a str) -> PResult<Vec<Stmt<'a>>> {
+    Parser::new(file, src).module()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -925,7 +979,7 @@ pub(crate) struct EnumMember<'a> {
 pub(crate) fn read_enums<'a>(file: &'a str, src: &'a str) -> Result<Vec<EnumClass<'a>>, SpecError> {
     let module = parse_module(file, src).map_err(|e| *e)?;
     let mut classes = Vec::new();
-    for stmt in module.stmts {
+    for stmt in module {
         let (line, name, body) = match stmt {
             Stmt::Import { .. } => continue,
             Stmt::Class {
@@ -1016,59 +1070,18 @@ pub(crate) struct Keyed<'a, V> {
     pub value: V,
 }
 
-/// Finds the single `name = {...}` assignment of a data module (imports are skipped) and
-/// returns its entries.
-fn dict_assignment<'a>(
+/// Reads a data module made of imports and a single `name = {...}` dict, handing each entry
+/// to `f` as soon as it is read. Streaming keeps memory low: the operand and pseudocode
+/// dicts are large, and building them as trees first made loading measurably slower.
+fn for_each_dict_entry<'a>(
     file: &'a str,
     src: &'a str,
     name: &str,
-) -> Result<Vec<(Expr<'a>, Expr<'a>)>, SpecError> {
-    let module = parse_module(file, src).map_err(|e| *e)?;
-    let mut found: Option<(usize, Vec<(Expr<'a>, Expr<'a>)>)> = None;
-    for stmt in module.stmts {
-        match stmt {
-            Stmt::Import { .. } => {}
-            Stmt::Assign {
-                line,
-                target,
-                value,
-            } if target == name => {
-                if let Some((first_line, _)) = found {
-                    return Err(SpecError::Duplicate {
-                        file: file.to_string(),
-                        line,
-                        first_line,
-                        name: name.to_string(),
-                    });
-                }
-                let ExprKind::Dict(entries) = value.kind else {
-                    return Err(shape(
-                        file,
-                        line,
-                        format!(
-                            "expected `{name} = {{...}}`, found {}",
-                            value.kind.describe()
-                        ),
-                    ));
-                };
-                found = Some((line, entries));
-            }
-            other => {
-                return Err(shape(
-                    file,
-                    other.line(),
-                    format!("expected only imports and `{name} = {{...}}`"),
-                ))
-            }
-        }
-    }
-    found.map(|(_, entries)| entries).ok_or_else(|| {
-        shape(
-            file,
-            module.end_line,
-            format!("no `{name} = {{...}}` assignment in the file"),
-        )
-    })
+    mut f: impl FnMut(Expr<'a>, Expr<'a>) -> Result<(), SpecError>,
+) -> Result<(), SpecError> {
+    Parser::new(file, src)
+        .stream_dict(name, &mut f)
+        .map_err(|e| *e)
 }
 
 /// Splits a dict key `Class.MEMBER`. Repeated keys are caught by the caller, which also
@@ -1100,9 +1113,8 @@ pub(crate) fn read_pcode<'a>(
     file: &'a str,
     src: &'a str,
 ) -> Result<Vec<Keyed<'a, Cow<'a, str>>>, SpecError> {
-    let entries = dict_assignment(file, src, "PCODE")?;
-    let mut out = Vec::with_capacity(entries.len());
-    for (key, value) in entries {
+    let mut out = Vec::new();
+    for_each_dict_entry(file, src, "PCODE", |key, value| {
         let (line, class, member) = member_key(file, key)?;
         let ExprKind::Str(text) = value.kind else {
             return Err(shape(
@@ -1120,7 +1132,8 @@ pub(crate) fn read_pcode<'a>(
             member,
             value: text,
         });
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -1181,9 +1194,8 @@ pub(crate) fn read_operands<'a>(
     file: &'a str,
     src: &'a str,
 ) -> Result<Vec<Keyed<'a, Vec<OperandDef<'a>>>>, SpecError> {
-    let entries = dict_assignment(file, src, "OPERANDS")?;
-    let mut out = Vec::with_capacity(entries.len());
-    for (key, value) in entries {
+    let mut out = Vec::new();
+    for_each_dict_entry(file, src, "OPERANDS", |key, value| {
         let (line, class, member) = member_key(file, key)?;
         let ExprKind::Dict(fields) = value.kind else {
             return Err(shape(
@@ -1254,7 +1266,8 @@ pub(crate) fn read_operands<'a>(
             member,
             value: operands,
         });
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -1294,7 +1307,7 @@ pub(crate) fn read_ins<'a>(file: &'a str, src: &'a str) -> Result<Vec<InsClass<'
     let module = parse_module(file, src).map_err(|e| *e)?;
     let mut classes: Vec<InsClass<'a>> = Vec::new();
     let mut class_lines: FastMap<&'a str, usize> = FastMap::default();
-    for stmt in module.stmts {
+    for stmt in module {
         match stmt {
             Stmt::Import { .. } => {}
             Stmt::Assign {
@@ -1573,7 +1586,7 @@ mod tests {
         assert_eq!(string_value(r"r'a\nb\''"), "a\\nb\\'");
         let module = parse_module("t.py", "X = '''one\n'two'\n''' 'three'\nY = 2\n")
             .unwrap_or_else(|e| panic!("{e}"));
-        match &module.stmts[..] {
+        match &module[..] {
             [Stmt::Assign { value: x, .. }, Stmt::Assign { line, value: y, .. }] => {
                 assert_eq!(x.kind, ExprKind::Str(Cow::Borrowed("one\n'two'\nthree")));
                 assert_eq!(*line, 4);
@@ -1612,8 +1625,8 @@ mod tests {
     fn newlines_inside_brackets_are_joined() {
         let module = parse_module("t.py", "D = {\n  A.B: (1,\n   2),\n}\nE = 3\n")
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(module.stmts.len(), 2);
-        let Stmt::Assign { value, .. } = &module.stmts[0] else {
+        assert_eq!(module.len(), 2);
+        let Stmt::Assign { value, .. } = &module[0] else {
             panic!("expected an assignment");
         };
         let ExprKind::Dict(entries) = &value.kind else {

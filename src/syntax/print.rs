@@ -1,11 +1,13 @@
 //! A deterministic s-expression dump of the AST, for `amdpcode show --ast` and tests.
 //!
-//! Expressions print on one line: names and literals as themselves (`S0`, `60U`, `6'60U`,
-//! `0x1fffffffffffff`, `1.0F`, `16'0.5`), and every other node as `(head operands...)`:
-//! `(. S0 u64)`, `(index tmp i)`, `(slice x hi lo)`, `(part x start width)`, `(- x)` for
-//! unary and `(- a b)` for binary operators, `(? c a b)`, `(cast 32'U x)`, `(call f a b)`,
-//! `(concat a b)`. Statements print one per line, nested bodies indented by two spaces.
-//! Spans are not printed.
+//! Expressions print on one line. Names print as themselves; integers print in decimal up to
+//! 64 bits and in hex above, with their suffix (`60U`, `6'60U`, `8'255` for `8'0xff`); floats
+//! print with a fraction (`1.0F`, `16'0.5`). Every other node prints as `(head operands...)`:
+//! `(. S0 u64)`, `(index tmp i)`, `(slice x hi lo)`, `(part x start width)`, `(- x)` for unary
+//! and `(- a b)` for binary operators, `(? c a b)`, `(cast 32'U x)`, `(call f a b)`,
+//! `(concat a b)`. Statements print one per line, `(= target value)`, `(+= target value)`,
+//! `(declare name 32'B 64)`, `(expr call)`, ..., with nested bodies indented by two spaces
+//! and closed by a `)` on its own line. Spans are not printed.
 
 use std::fmt::Write;
 

@@ -1,15 +1,18 @@
 //! The tokens of AMD's pseudocode, recognised by a [`logos`] state machine, and [`LexError`].
 //!
 //! Numeric literals are decoded here, once: every literal token carries its value, and a
-//! literal whose value does not fit (a decimal wider than 128 bits, `8'256`, `0x1_0000_0000U`)
+//! literal whose value does not fit (a decimal wider than 128 bits, `8'256`, `0x100000000U`)
 //! is a [`LexErrorKind::LiteralOverflow`], never a panic.
 //!
 //! Sized forms are single tokens: `6'60U` and `8'0xff` are [`Token::Int`], `16'1.0` is a
 //! [`Token::Float`] and `32'U` or `16'BF` (the type form, with no digit after the tick) is a
 //! [`Token::Type`]. A field access `.u32` is one [`Token::Field`], so `x . y` and a
-//! sentence-ending `.` are not field accesses. `INF` and `NAN` are ordinary identifiers, `// ...` comments are skipped and a
-//! line break is a [`Token::Newline`]; the lexer adapter (`lexer.rs`) decides which line breaks
-//! separate statements.
+//! sentence-ending `.` are not field accesses. `INF` and `NAN` are ordinary identifiers.
+//! `// ...` comments are skipped and a line break is a [`Token::Newline`]; the lexer adapter
+//! (`lexer.rs`) decides which line breaks separate statements.
+//!
+//! Integer limits: a `U` literal must fit in 32 bits, `LL` and `ULL` in 64, a bare one in 128,
+//! and a sized one (`w'...`) in its width `w`, which must be at least 1.
 
 use logos::Logos;
 
@@ -46,7 +49,7 @@ pub struct LexError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IntLit<'src> {
     /// The value's low and high 64 bits (two words rather than a `u128`, whose 16-byte
-    /// alignment would make every token twice as costly to move).
+    /// alignment makes every token bigger and costlier to move).
     value: [u64; 2],
     /// The significant hex digits of a sized hex literal wider than 128 bits, else empty.
     pub wide: &'src str,
@@ -157,19 +160,17 @@ pub enum Token<'src> {
     /// Holds the name without the dot; any word works, keywords included.
     #[regex(r"\.[A-Za-z_][A-Za-z0-9_]*", |lex| &lex.slice()[1..])]
     Field(&'src str),
+    /// The logos entry point for numeric literals; never yielded. Its callback scans the
+    /// whole literal by hand (logos 0.15 mis-handles backtracking between overlapping literal
+    /// patterns, calling one pattern's callback on another's text) and yields a
+    /// [`Token::Int`], [`Token::Float`] or [`Token::Type`] instead.
+    #[regex(r"[0-9]+", lex_number)]
+    Number,
     /// An integer literal, plain (`63`, `0xffU`, `1ULL`) or sized (`6'60U`, `8'0xff`, `3'0`).
-    #[regex(r"[0-9]+(U|LL|ULL)?", lex_int)]
-    #[regex(r"0[xX][0-9a-fA-F]+(U|LL|ULL)?", lex_int)]
-    #[regex(r"[0-9]+'[0-9]+[UIB]?", lex_sized_int)]
-    #[regex(r"[0-9]+'0[xX][0-9a-fA-F]+[UI]?", lex_sized_int)]
     Int(IntLit<'src>),
     /// A float literal: `0.5`, `1.0F`, `1.5e-3`, `1e-3`, `16'1.0`.
-    #[regex(r"[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?F?", lex_float)]
-    #[regex(r"[0-9]+[eE][+-]?[0-9]+F?", lex_float)]
-    #[regex(r"[0-9]+'[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?", lex_sized_float)]
     Float(FloatLit),
     /// A sized type: `32'U`, `32'I`, `32'B`, `64'F`, `16'BF`.
-    #[regex(r"[0-9]+'(U|I|B|F|BF)", lex_type)]
     Type(TypeSpec),
 
     /// `+`
@@ -319,6 +320,9 @@ fn split_suffix(text: &str) -> (&str, IntSuffix) {
 
 /// Decodes decimal digits, failing when the value needs more than 128 bits.
 fn decimal(digits: &str) -> Result<u128, LexErrorKind> {
+    if digits.is_empty() || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+        return Err(LexErrorKind::InvalidToken);
+    }
     digits.bytes().try_fold(0u128, |acc, digit| {
         acc.checked_mul(10)
             .and_then(|acc| acc.checked_add(u128::from(digit - b'0')))
@@ -371,9 +375,145 @@ fn width(text: &str) -> Result<u32, LexErrorKind> {
     }
 }
 
+/// The length of the run of bytes at the start of `text` that satisfy `pred`.
+fn run(text: &[u8], pred: impl Fn(u8) -> bool) -> usize {
+    text.iter().take_while(|&&byte| pred(byte)).count()
+}
+
+/// The length of a complete exponent `[eE][+-]?[0-9]+` at the start of `text`, or 0.
+fn exponent(text: &[u8]) -> usize {
+    if !matches!(text.first(), Some(b'e' | b'E')) {
+        return 0;
+    }
+    let sign = usize::from(matches!(text.get(1), Some(b'+' | b'-')));
+    match run(&text[1 + sign..], |byte| byte.is_ascii_digit()) {
+        0 => 0,
+        digits => 1 + sign + digits,
+    }
+}
+
+/// The length of `.digits` at the start of `text`, or 0.
+fn fraction(text: &[u8]) -> usize {
+    if text.first() != Some(&b'.') {
+        return 0;
+    }
+    match run(&text[1..], |byte| byte.is_ascii_digit()) {
+        0 => 0,
+        digits => 1 + digits,
+    }
+}
+
+/// The length of a `ULL`, `LL` or `U` suffix at the start of `text`, or 0.
+fn int_suffix(text: &[u8]) -> usize {
+    if text.starts_with(b"ULL") {
+        3
+    } else if text.starts_with(b"LL") {
+        2
+    } else {
+        usize::from(text.first() == Some(&b'U'))
+    }
+}
+
+/// What the numeric literal at the lexer's position turned out to be.
+enum Shape {
+    /// `4`, `0xff`, `1ULL`.
+    Int,
+    /// `6'60U`, `8'0xff`, `3'0`.
+    SizedInt,
+    /// `0.5`, `1.0F`, `1e-3`.
+    Float,
+    /// `16'1.0`.
+    SizedFloat,
+    /// `32'U`.
+    Type,
+}
+
+/// Finds the longest numeric literal that starts with `digits` (the decimal digits logos
+/// matched) and continues into `rest`, by these patterns:
+///
+/// ```text
+/// int         [0-9]+(U|LL|ULL)?   |   0[xX][0-9a-fA-F]+(U|LL|ULL)?
+/// sized int   [0-9]+'[0-9]+[UIB]?  |   [0-9]+'0[xX][0-9a-fA-F]+[UI]?
+/// float       [0-9]+\.[0-9]+E?F?   |   [0-9]+EF?        where E = [eE][+-]?[0-9]+
+/// sized float [0-9]+'[0-9]+\.[0-9]+E?
+/// type        [0-9]+'(U|I|B|F|BF)
+/// ```
+///
+/// Returns the shape and how many bytes of `rest` belong to the literal.
+fn scan_number(digits: &[u8], rest: &[u8]) -> (Shape, usize) {
+    let is_hex_start =
+        |text: &[u8]| matches!(text, [b'0', b'x' | b'X', digit, ..] if digit.is_ascii_hexdigit());
+    if let Some(after) = rest.strip_prefix(b"'") {
+        if is_hex_start(after) {
+            let hex_digits = run(&after[2..], |byte| byte.is_ascii_hexdigit());
+            let end = 3 + hex_digits;
+            let suffix = usize::from(matches!(after.get(2 + hex_digits), Some(b'U' | b'I')));
+            return (Shape::SizedInt, end + suffix);
+        }
+        let value_digits = run(after, |byte| byte.is_ascii_digit());
+        if value_digits > 0 {
+            let fraction = fraction(&after[value_digits..]);
+            if fraction > 0 {
+                let end = value_digits + fraction;
+                return (Shape::SizedFloat, 1 + end + exponent(&after[end..]));
+            }
+            let letter = usize::from(matches!(after.get(value_digits), Some(b'U' | b'I' | b'B')));
+            return (Shape::SizedInt, 1 + value_digits + letter);
+        }
+        if after.starts_with(b"BF") {
+            return (Shape::Type, 3);
+        }
+        if matches!(after.first(), Some(b'U' | b'I' | b'B' | b'F')) {
+            return (Shape::Type, 2);
+        }
+        // A lone tick: the literal ends before it, and the tick is an invalid token.
+        return (Shape::Int, 0);
+    }
+    if digits == b"0" && matches!(rest, [b'x' | b'X', digit, ..] if digit.is_ascii_hexdigit()) {
+        let hex_digits = run(&rest[1..], |byte| byte.is_ascii_hexdigit());
+        return (
+            Shape::Int,
+            1 + hex_digits + int_suffix(&rest[1 + hex_digits..]),
+        );
+    }
+    let fraction = fraction(rest);
+    if fraction > 0 {
+        let end = fraction + exponent(&rest[fraction..]);
+        return (
+            Shape::Float,
+            end + usize::from(rest.get(end) == Some(&b'F')),
+        );
+    }
+    let exponent = exponent(rest);
+    if exponent > 0 {
+        return (
+            Shape::Float,
+            exponent + usize::from(rest.get(exponent) == Some(&b'F')),
+        );
+    }
+    (Shape::Int, int_suffix(rest))
+}
+
+/// Lexes a whole numeric literal starting with the digits logos matched (see
+/// [`scan_number`]), and decodes it.
+fn lex_number<'src>(
+    lex: &mut logos::Lexer<'src, Token<'src>>,
+) -> Result<Token<'src>, LexErrorKind> {
+    let (shape, extra) = scan_number(lex.slice().as_bytes(), lex.remainder().as_bytes());
+    lex.bump(extra);
+    let text = lex.slice();
+    match shape {
+        Shape::Int => lex_int(text).map(Token::Int),
+        Shape::SizedInt => lex_sized_int(text).map(Token::Int),
+        Shape::Float => lex_float(text).map(Token::Float),
+        Shape::SizedFloat => lex_sized_float(text).map(Token::Float),
+        Shape::Type => lex_type(text).map(Token::Type),
+    }
+}
+
 /// `[0-9]+(U|LL|ULL)?` and `0x[0-9a-f]+(U|LL|ULL)?`.
-fn lex_int<'src>(lex: &mut logos::Lexer<'src, Token<'src>>) -> Result<IntLit<'src>, LexErrorKind> {
-    let (digits, suffix) = split_suffix(lex.slice());
+fn lex_int(text: &str) -> Result<IntLit<'_>, LexErrorKind> {
+    let (digits, suffix) = split_suffix(text);
     let (value, bits) = match digits.get(..2) {
         Some("0x" | "0X") => {
             let hex = hex(&digits[2..]);
@@ -396,10 +536,7 @@ fn lex_int<'src>(lex: &mut logos::Lexer<'src, Token<'src>>) -> Result<IntLit<'sr
 }
 
 /// `6'60U`, `3'0`, `8'0xff`: the value must fit in the width.
-fn lex_sized_int<'src>(
-    lex: &mut logos::Lexer<'src, Token<'src>>,
-) -> Result<IntLit<'src>, LexErrorKind> {
-    let text = lex.slice();
+fn lex_sized_int(text: &str) -> Result<IntLit<'_>, LexErrorKind> {
     let (width_text, rest) = text.split_once('\'').ok_or(LexErrorKind::InvalidToken)?;
     let width = width(width_text)?;
     let (digits, letter) = match rest.as_bytes().last() {
@@ -438,8 +575,7 @@ fn float_value(text: &str) -> Result<f64, LexErrorKind> {
 }
 
 /// `0.5`, `1.0F`.
-fn lex_float<'src>(lex: &mut logos::Lexer<'src, Token<'src>>) -> Result<FloatLit, LexErrorKind> {
-    let text = lex.slice();
+fn lex_float(text: &str) -> Result<FloatLit, LexErrorKind> {
     let (digits, width) = match text.strip_suffix('F') {
         Some(digits) => (digits, Some(32)),
         None => (text, None),
@@ -451,13 +587,8 @@ fn lex_float<'src>(lex: &mut logos::Lexer<'src, Token<'src>>) -> Result<FloatLit
 }
 
 /// `16'1.0`.
-fn lex_sized_float<'src>(
-    lex: &mut logos::Lexer<'src, Token<'src>>,
-) -> Result<FloatLit, LexErrorKind> {
-    let (width_text, digits) = lex
-        .slice()
-        .split_once('\'')
-        .ok_or(LexErrorKind::InvalidToken)?;
+fn lex_sized_float(text: &str) -> Result<FloatLit, LexErrorKind> {
+    let (width_text, digits) = text.split_once('\'').ok_or(LexErrorKind::InvalidToken)?;
     Ok(FloatLit {
         width: Some(width(width_text)?),
         value: float_value(digits)?,
@@ -465,11 +596,8 @@ fn lex_sized_float<'src>(
 }
 
 /// `32'U`, `16'BF`.
-fn lex_type<'src>(lex: &mut logos::Lexer<'src, Token<'src>>) -> Result<TypeSpec, LexErrorKind> {
-    let (width_text, letter) = lex
-        .slice()
-        .split_once('\'')
-        .ok_or(LexErrorKind::InvalidToken)?;
+fn lex_type(text: &str) -> Result<TypeSpec, LexErrorKind> {
+    let (width_text, letter) = text.split_once('\'').ok_or(LexErrorKind::InvalidToken)?;
     let letter = match letter {
         "U" => TypeLetter::U,
         "I" => TypeLetter::I,
