@@ -235,7 +235,10 @@ impl Prepared {
                     return false;
                 }
                 match inst.and_then(|i| operand_kind(i, &r.name)) {
-                    Some(kind) => !kind.starts_with("OPR_S"),
+                    // Vector sources (`OPR_SRC*`: a VGPR, or an SGPR/constant broadcast) and
+                    // VGPRs hold one value per lane; SGPR kinds (`OPR_SREG`, `OPR_SSRC`,
+                    // `OPR_SDST`, ...) and immediates one per wave.
+                    Some(kind) => kind.starts_with("OPR_SRC") || kind.contains("VGPR"),
                     // VOPC writes its lane mask to D0 (VCC); it is one value for the wave.
                     None => !(encoding == "VOPC" && r.name == "D0"),
                 }

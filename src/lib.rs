@@ -14,6 +14,7 @@ pub mod frontend;
 pub mod inputs;
 pub mod interp;
 pub mod ir;
+pub mod isa;
 pub mod spec;
 pub mod syntax;
 pub mod value;

@@ -88,6 +88,37 @@ enum Command {
         #[arg(long, default_value = "interp", value_parser = ["interp"])]
         engine: String,
     },
+    /// Assemble LLVM-syntax AMDGPU assembly into machine code.
+    Asm {
+        /// rdna3, rdna4 or cdna.
+        #[arg(long)]
+        arch: String,
+        /// The input file ('-' or absent: standard input).
+        file: Option<PathBuf>,
+        /// Print each instruction with its encoding, as llvm-mc -show-encoding does.
+        #[arg(long)]
+        show_encoding: bool,
+        /// Write the machine code to this file.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+    },
+    /// Disassemble machine code into LLVM-syntax assembly.
+    Disasm {
+        /// rdna3, rdna4 or cdna.
+        #[arg(long)]
+        arch: String,
+        /// The bytes as hex text, e.g. '00 1d 80 be'.
+        #[arg(long, conflicts_with = "file")]
+        hex: Option<String>,
+        /// A binary file ('-' for standard input).
+        file: Option<PathBuf>,
+        /// Print each instruction's encoding.
+        #[arg(long)]
+        show_encoding: bool,
+        /// Also print the spec name, format and operand fields of each instruction.
+        #[arg(long)]
+        fields: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -166,6 +197,42 @@ fn print_out(text: &str) -> Result<(), Failure> {
 
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
+        Command::Asm {
+            arch,
+            file,
+            show_encoding,
+            output,
+        } => {
+            let opts = amdpcode::isa::cli::AsmOptions {
+                arch,
+                input: file,
+                show_encoding,
+                output,
+            };
+            let wheel = amdpcode::isa::cli::find_wheel(cli.spec.clone(), cli.offline)
+                .map_err(|e| Failure(e.0))?;
+            let text = amdpcode::isa::cli::run_asm(&opts, &wheel).map_err(|e| Failure(e.0))?;
+            print_out(&text)
+        }
+        Command::Disasm {
+            arch,
+            hex,
+            file,
+            show_encoding,
+            fields,
+        } => {
+            let opts = amdpcode::isa::cli::DisasmOptions {
+                arch,
+                hex,
+                input: file,
+                show_encoding,
+                fields,
+            };
+            let wheel = amdpcode::isa::cli::find_wheel(cli.spec.clone(), cli.offline)
+                .map_err(|e| Failure(e.0))?;
+            let text = amdpcode::isa::cli::run_disasm(&opts, &wheel).map_err(|e| Failure(e.0))?;
+            print_out(&text)
+        }
         Command::Spec {
             command: SpecCommand::Fetch,
         } => {

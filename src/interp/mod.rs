@@ -691,20 +691,41 @@ impl Interp<'_, '_, '_> {
                 let (Ty::F(f), Ty::F(g)) = (from, to) else {
                     unreachable!("bug: verified conversion")
                 };
+                let (ff, gf) = (f.format(), g.format());
+                let x = a.low_u64();
+                if crate::float::is_nan(ff, x) {
+                    return Bits::from_u64(w, convert_nan(ff, gf, x));
+                }
                 let rm = self.fp.round;
-                Bits::from_u64(
-                    w,
-                    crate::float::convert(
-                        f.format(),
-                        g.format(),
-                        a.low_u64(),
-                        rm,
-                        &mut self.fp.flags,
-                    ),
-                )
+                Bits::from_u64(w, crate::float::convert(ff, gf, x, rm, &mut self.fp.flags))
             }
         }
     }
+}
+
+/// A NaN converted between float formats keeps its sign, its quiet bit and the top of its
+/// payload: the pseudocode classifies NaNs after widening them (`isSignalNAN(64'F(S0.f32))`),
+/// so the conversion must not quieten them. A payload that narrows to zero becomes the quiet
+/// NaN; formats without NaN take their default.
+fn convert_nan(from: crate::float::Format, to: crate::float::Format, x: u64) -> u64 {
+    use crate::float::SpecialKind;
+    if to.kind != SpecialKind::Ieee || from.kind != SpecialKind::Ieee {
+        return crate::float::convert(from, to, x, Round::NearestEven, &mut Default::default());
+    }
+    let sign = (x >> (from.exp_bits + from.man_bits)) & 1;
+    let payload = x & ((1u64 << from.man_bits) - 1);
+    let payload = if to.man_bits >= from.man_bits {
+        payload << (to.man_bits - from.man_bits)
+    } else {
+        payload >> (from.man_bits - to.man_bits)
+    };
+    let payload = if payload == 0 {
+        1 << (to.man_bits - 1)
+    } else {
+        payload
+    };
+    let exp = ((1u64 << to.exp_bits) - 1) << to.man_bits;
+    (sign << (to.exp_bits + to.man_bits)) | exp | payload
 }
 
 fn shift_amount(b: &Bits) -> u64 {

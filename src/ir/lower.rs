@@ -727,13 +727,17 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// An operand is as wide as the instruction's operand table says (a wider view reads it
+    /// zero-extended); operands the table does not list are as wide as the widest view the
+    /// text takes of them, at least the default.
     fn operand_reg(&mut self, name: &str) -> RegId {
-        let table = self
-            .operands
-            .get(name)
-            .unwrap_or(self.operands.default_width);
         let view = self.view_widths.get(name).copied().unwrap_or(0);
-        self.reg(name, table.max(view), RegRole::Operand)
+        let width = match self.operands.get(name) {
+            Some(table) if table >= 8 => table,
+            Some(table) => table.max(view),
+            None => self.operands.default_width.max(view),
+        };
+        self.reg(name, width, RegRole::Operand)
     }
 
     /// Resolves a name that is not bound locally to a state register.

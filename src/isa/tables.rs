@@ -63,6 +63,8 @@ pub struct Format {
     pub size: usize,
     /// The number of fixed bits inside the first dword, used to order decoding attempts.
     pub fixed_bits: u32,
+    /// For a base format: the opcodes accepted by it or any of its variants.
+    pub family_opcodes: HashSet<u32>,
 }
 
 impl Format {
@@ -229,7 +231,15 @@ impl Tables {
                 opcodes: enc.opcodes.iter().copied().collect(),
                 size,
                 fixed_bits,
+                family_opcodes: HashSet::new(),
             });
+        }
+        for i in 0..formats.len() {
+            let family = formats[i].family.clone();
+            let ops: Vec<u32> = formats[i].opcodes.iter().copied().collect();
+            if let Some(base) = formats.iter_mut().find(|f| f.name == family) {
+                base.family_opcodes.extend(ops);
+            }
         }
         let mut decode_order: Vec<usize> = (0..formats.len())
             .filter(|&i| formats[i].name == formats[i].family)
@@ -281,13 +291,17 @@ impl Tables {
             .into_iter()
             .filter_map(|r| r.into_iter().next())
             .collect();
-        let (hwreg, msg) = match enum_py {
-            Some(text) => (
-                read_enum_class(text, "HWREG"),
-                read_enum_class(text, "MSG"),
-            ),
+        let (hwreg, mut msg) = match enum_py {
+            Some(text) => (read_enum_class(text, "HWREG"), read_enum_class(text, "MSG")),
             None => (Vec::new(), Vec::new()),
         };
+        for row in alias_rows("Message names", arch) {
+            if let [name, id, ..] = row.as_slice() {
+                if let Ok(id) = id.parse::<u32>() {
+                    msg.push((name.clone(), id));
+                }
+            }
+        }
         Tables {
             arch,
             formats,

@@ -1,0 +1,191 @@
+//! Bytes → [`Inst`]: find the format whose fixed bits match, read the opcode, pick the
+//! variant (`_LIT` when a source field holds the literal code), then read every field.
+
+use super::operands::{self, Reg, LITERAL};
+use super::tables::{Format, InstInfo, Tables};
+use super::{DecodeError, Inst, Operand, Value};
+
+/// Reads up to 16 bytes little-endian.
+fn read_bits(bytes: &[u8]) -> u128 {
+    let mut buf = [0u8; 16];
+    let n = bytes.len().min(16);
+    buf[..n].copy_from_slice(&bytes[..n]);
+    u128::from_le_bytes(buf)
+}
+
+/// The instruction of `fmt` (a base format) encoded in `bits`, if the opcode is valid.
+fn lookup<'t>(tables: &'t Tables, fmt: &Format, bits: u128) -> Option<&'t InstInfo> {
+    let op = fmt.field("op")?.get(bits) as u32;
+    if !fmt.family_opcodes.is_empty() && !fmt.family_opcodes.contains(&op) {
+        return None;
+    }
+    let &idx = tables.by_opcode.get(&(fmt.family.clone(), op))?;
+    Some(&tables.insts[idx])
+}
+
+/// Whether `info` reads a literal dword when encoded with these fields.
+pub(crate) fn takes_literal(info: &InstInfo, fmt: &Format, bits: u128) -> bool {
+    if info.family == "SOPK" {
+        return info.name.contains("IMM32");
+    }
+    if super::layout::has_literal_k(info) {
+        return true;
+    }
+    info.operands.iter().any(|op| {
+        if op.kind == "SENDMSG_RTN" || op.kind.starts_with("SIMM") {
+            return false;
+        }
+        let Some(f) = fmt.field(&op.field) else {
+            return false;
+        };
+        matches!(f.kind.as_str(), "SSrcField" | "SrcField") && f.get(bits) as u32 == LITERAL
+    })
+}
+
+pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), DecodeError> {
+    if bytes.len() < 4 {
+        return Err(DecodeError::Truncated {
+            needed: 4,
+            available: bytes.len(),
+        });
+    }
+    let bits = read_bits(bytes);
+    let word = bits as u32;
+    for &fi in &tables.decode_order {
+        let fmt = &tables.formats[fi];
+        if !fmt.matches(bits, 32) {
+            continue;
+        }
+        if fmt.size > bytes.len() {
+            // The first dword matches: the rest is missing.
+            if lookup(tables, fmt, bits).is_some() || fmt.field("op").is_none() {
+                return Err(DecodeError::Truncated {
+                    needed: fmt.size,
+                    available: bytes.len(),
+                });
+            }
+            continue;
+        }
+        if !fmt.matches(bits, 128) {
+            continue;
+        }
+        let Some(info) = lookup(tables, fmt, bits) else {
+            continue;
+        };
+        let mut used = fmt;
+        let mut size = fmt.size;
+        let mut literal = None;
+        if takes_literal(info, fmt, bits) {
+            if let Some(lit_fmt) = tables.variant(&fmt.family, "_LIT", info.opcode) {
+                used = lit_fmt;
+            }
+            let at = fmt.size;
+            if bytes.len() < at + 4 {
+                return Err(DecodeError::Truncated {
+                    needed: at + 4,
+                    available: bytes.len(),
+                });
+            }
+            literal = Some(u32::from_le_bytes([
+                bytes[at],
+                bytes[at + 1],
+                bytes[at + 2],
+                bytes[at + 3],
+            ]));
+            size = at + 4;
+        }
+        let fields: Vec<(String, u64)> = fmt
+            .fields
+            .iter()
+            .filter(|f| f.fixed.is_none() && f.name != "op")
+            .map(|f| (f.name.clone(), f.get(bits)))
+            .collect();
+        let operands = info
+            .operands
+            .iter()
+            .filter_map(|op| {
+                let raw = fields.iter().find(|(n, _)| *n == op.field)?.1;
+                Some(Operand {
+                    field: op.field.clone(),
+                    value: value_of(tables, fmt, &op.field, op.bits, raw, literal),
+                })
+            })
+            .collect();
+        return Ok((
+            Inst {
+                name: info.name.clone(),
+                family: fmt.family.clone(),
+                format: used.name.clone(),
+                opcode: info.opcode,
+                fields,
+                operands,
+                literal,
+                size,
+            },
+            size,
+        ));
+    }
+    Err(DecodeError::Unknown { word })
+}
+
+/// The structured value of a field.
+fn value_of(
+    tables: &Tables,
+    fmt: &Format,
+    field: &str,
+    bits: u32,
+    raw: u64,
+    literal: Option<u32>,
+) -> Value {
+    let kind = fmt.field(field).map(|f| f.kind.as_str()).unwrap_or("");
+    let regs = bits.div_ceil(32).max(1) as u8;
+    let code = raw as u32;
+    match kind {
+        "VGPRField" => Value::Reg(Reg::Vgpr {
+            index: code as u16,
+            count: regs,
+        }),
+        "SBaseField" => scalar_value(tables, code * 2, regs),
+        "SSrcField" | "SGPRField" | "SrcField" => {
+            if code >= 256 {
+                return Value::Reg(Reg::Vgpr {
+                    index: (code - 256) as u16,
+                    count: regs,
+                });
+            }
+            if code == LITERAL {
+                return Value::Literal(literal.unwrap_or(0));
+            }
+            if let Some(v) = operands::inline_int(code) {
+                return Value::InlineInt(v);
+            }
+            if (240..=248).contains(&code) {
+                return Value::InlineFloat(code);
+            }
+            scalar_value(tables, code, regs)
+        }
+        _ => Value::Imm(raw as i64),
+    }
+}
+
+fn scalar_value(tables: &Tables, code: u32, regs: u8) -> Value {
+    let limit = operands::sgpr_limit(tables.arch);
+    if code < limit {
+        Value::Reg(Reg::Sgpr {
+            index: code as u16,
+            count: regs,
+        })
+    } else if (108..124).contains(&code) {
+        Value::Reg(Reg::Ttmp {
+            index: (code - 108) as u16,
+            count: regs,
+        })
+    } else if operands::sreg_text(tables.arch, code, 1).is_some() {
+        Value::Reg(Reg::Special {
+            code: code as u16,
+            count: regs,
+        })
+    } else {
+        Value::Unknown(code)
+    }
+}

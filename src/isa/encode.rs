@@ -1,0 +1,758 @@
+//! Assembly text → bytes. Two passes: encode every line (branch targets that name labels
+//! are left as fixups), then patch the fixups once every label's offset is known.
+
+use std::collections::HashMap;
+
+use super::layout::{self, Slot};
+use super::operands::{self, LITERAL};
+use super::print::{DELAY_INSTID, DELAY_SKIP, DEPCTR};
+use super::syntax::{self, Arg, Expr, Modifier, Statement};
+use super::tables::{Format, InstInfo, Tables};
+use super::{AsmError, Assembled};
+use crate::spec::Arch;
+
+/// A branch offset to fill in once labels are known.
+struct Fixup {
+    index: usize,
+    label: String,
+    line: usize,
+    col: usize,
+    field_lo: u32,
+}
+
+/// The encoder's working state for one instruction.
+struct Enc<'t> {
+    tables: &'t Tables,
+    fmt: &'t Format,
+    bits: u128,
+    literal: Option<u32>,
+    line: usize,
+    label: Option<(String, usize)>,
+}
+
+impl<'t> Enc<'t> {
+    fn err(&self, col: usize, message: impl Into<String>) -> AsmError {
+        AsmError {
+            line: self.line,
+            col,
+            message: message.into(),
+        }
+    }
+
+    fn set(&mut self, field: &str, value: u64) {
+        if let Some(f) = self.fmt.field(field) {
+            f.set(&mut self.bits, value);
+        }
+    }
+
+    fn set_literal(&mut self, value: u32, col: usize) -> Result<(), AsmError> {
+        match self.literal {
+            Some(v) if v != value => {
+                Err(self.err(col, "only one unique literal operand is allowed"))
+            }
+            _ => {
+                self.literal = Some(value);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The register code and count of a scalar register expression.
+fn scalar_reg(arch: Arch, expr: &Expr) -> Option<(u32, u32)> {
+    match expr {
+        Expr::Reg {
+            file,
+            lo,
+            hi,
+            half: None,
+        } if hi >= lo => {
+            let count = hi - lo + 1;
+            let (base, limit) = match file.as_str() {
+                "s" => (0, operands::sgpr_limit(arch)),
+                "ttmp" => (108, 124),
+                _ => return None,
+            };
+            let code = base + lo;
+            if code + count > limit {
+                return None;
+            }
+            // Tuples are aligned: 2 for 64-bit, 4 for wider.
+            let align = if count >= 4 { 4 } else { count.min(2) };
+            if count > 1 && lo % align != 0 {
+                return None;
+            }
+            Some((code, count))
+        }
+        Expr::Ident(name) => operands::special_code(arch, &name.to_ascii_lowercase()),
+        _ => None,
+    }
+}
+
+/// Codes that name one register whatever the operand size (`null`, `src_scc`, ...).
+fn any_size(arch: Arch, code: u32) -> bool {
+    code >= 235 || operands::special_code(arch, "null").map(|c| c.0) == Some(code)
+}
+
+fn int_in(v: i64, lo: i64, hi: i64) -> bool {
+    (lo..=hi).contains(&v)
+}
+
+/// Encodes a scalar source operand: returns the code (and may set the literal).
+fn encode_ssrc(e: &mut Enc<'_>, arg: &Arg, bits: u32, float: bool) -> Result<u32, AsmError> {
+    let arch = e.tables.arch;
+    let regs = bits.div_ceil(32).max(1);
+    match &arg.expr {
+        Expr::Int(v) => {
+            let v = *v;
+            if let Some(code) = operands::int_code(v) {
+                return Ok(code);
+            }
+            let pattern = if bits == 64 {
+                if !int_in(v, i64::from(i32::MIN), i64::from(u32::MAX)) {
+                    // A full 64-bit pattern is only accepted when it is an inline float.
+                    if let Some(code) = operands::literal_inline_code(v as u64, 64) {
+                        return Ok(code);
+                    }
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
+                v as u32
+            } else {
+                if !int_in(v, i64::from(i32::MIN), i64::from(u32::MAX)) {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
+                v as u32
+            };
+            if bits <= 32 {
+                if let Some(code) = operands::literal_inline_code(u64::from(pattern), bits.max(32))
+                {
+                    return Ok(code);
+                }
+            }
+            e.set_literal(pattern, arg.col)?;
+            Ok(LITERAL)
+        }
+        Expr::Float(f) => {
+            if let Some(code) = operands::float_code(*f) {
+                return Ok(code);
+            }
+            if bits == 64 {
+                let b = f.to_bits();
+                if float && b & 0xffff_ffff == 0 {
+                    e.set_literal((b >> 32) as u32, arg.col)?;
+                    return Ok(LITERAL);
+                }
+                return Err(e.err(arg.col, "invalid operand for instruction"));
+            }
+            e.set_literal((*f as f32).to_bits(), arg.col)?;
+            Ok(LITERAL)
+        }
+        Expr::Call { name, args } if name == "lit" && args.len() == 1 => {
+            let v = match &args[0] {
+                Expr::Int(v) if int_in(*v, i64::from(i32::MIN), i64::from(u32::MAX)) => *v as u32,
+                Expr::Float(f) => (*f as f32).to_bits(),
+                _ => return Err(e.err(arg.col, "invalid literal")),
+            };
+            e.set_literal(v, arg.col)?;
+            Ok(LITERAL)
+        }
+        other => {
+            let Some((code, count)) = scalar_reg(arch, other) else {
+                return Err(e.err(arg.col, "invalid operand for instruction"));
+            };
+            if !any_size(arch, code) && count != regs {
+                return Err(e.err(arg.col, "invalid register size for operand"));
+            }
+            Ok(code)
+        }
+    }
+}
+
+fn encode_sreg(e: &Enc<'_>, arg: &Arg, regs: u32) -> Result<u32, AsmError> {
+    let Some((code, count)) = scalar_reg(e.tables.arch, &arg.expr) else {
+        return Err(e.err(arg.col, "invalid operand for instruction"));
+    };
+    if count != regs && !any_size(e.tables.arch, code) {
+        return Err(e.err(arg.col, "invalid register size for operand"));
+    }
+    Ok(code)
+}
+
+fn expect_int(e: &Enc<'_>, arg: &Arg, lo: i64, hi: i64) -> Result<i64, AsmError> {
+    match &arg.expr {
+        Expr::Int(v) if int_in(*v, lo, hi) => Ok(*v),
+        Expr::Int(_) => Err(e.err(arg.col, "immediate out of range")),
+        _ => Err(e.err(arg.col, "expected an integer")),
+    }
+}
+
+fn call_args(expr: &Expr) -> Vec<&Expr> {
+    match expr {
+        Expr::Chain(items) => items.iter().collect(),
+        other => vec![other],
+    }
+}
+
+fn named_int(e: &Enc<'_>, col: usize, expr: &Expr, names: &[&str]) -> Result<u64, AsmError> {
+    match expr {
+        Expr::Int(v) if *v >= 0 => Ok(*v as u64),
+        Expr::Ident(n) => names
+            .iter()
+            .position(|x| x.eq_ignore_ascii_case(n))
+            .map(|p| p as u64)
+            .ok_or_else(|| e.err(col, format!("unknown value `{n}`"))),
+        _ => Err(e.err(col, "expected a value")),
+    }
+}
+
+/// Encodes the symbolic 16-bit operands (`hwreg`, `sendmsg`, counters) or a plain integer.
+fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, AsmError> {
+    let arch = e.tables.arch;
+    let first = &args[0];
+    if args.len() == 1 {
+        if let Expr::Int(v) = first.expr {
+            if !int_in(v, -32768, 65535) {
+                return Err(e.err(first.col, "immediate out of range"));
+            }
+            return Ok(v as u64 & 0xffff);
+        }
+    }
+    let calls: Vec<(&Expr, usize)> = args
+        .iter()
+        .flat_map(|a| call_args(&a.expr).into_iter().map(move |c| (c, a.col)))
+        .collect();
+    match slot {
+        Slot::Hwreg => {
+            let [(Expr::Call { name, args: hargs }, col)] = calls.as_slice() else {
+                return Err(e.err(first.col, "expected hwreg(...)"));
+            };
+            if name != "hwreg" || hargs.is_empty() || hargs.len() > 3 {
+                return Err(e.err(*col, "expected hwreg(...)"));
+            }
+            let id = match &hargs[0] {
+                Expr::Int(v) if int_in(*v, 0, 63) => *v as u64,
+                Expr::Ident(n) => e
+                    .tables
+                    .hwreg
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(n))
+                    .map(|(_, v)| u64::from(*v))
+                    .ok_or_else(|| e.err(*col, format!("unknown hardware register `{n}`")))?,
+                _ => return Err(e.err(*col, "invalid hardware register")),
+            };
+            let (offset, size) = match &hargs[1..] {
+                [] => (0, 32),
+                [Expr::Int(o), Expr::Int(s)] if int_in(*o, 0, 31) && int_in(*s, 1, 32) => {
+                    (*o as u64, *s as u64)
+                }
+                _ => return Err(e.err(*col, "invalid bit offset or size")),
+            };
+            Ok(id | (offset << 6) | ((size - 1) << 11))
+        }
+        Slot::Sendmsg | Slot::SendmsgRtn => {
+            let [(Expr::Call { name, args: margs }, col)] = calls.as_slice() else {
+                return Err(e.err(first.col, "expected sendmsg(...)"));
+            };
+            if name != "sendmsg" || margs.is_empty() || margs.len() > 3 {
+                return Err(e.err(*col, "expected sendmsg(...)"));
+            }
+            let id = match &margs[0] {
+                Expr::Int(v) if *v >= 0 => *v as u64,
+                Expr::Ident(n) => e
+                    .tables
+                    .msg
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(n))
+                    .map(|(_, v)| u64::from(*v))
+                    .ok_or_else(|| e.err(*col, format!("unknown message `{n}`")))?,
+                _ => return Err(e.err(*col, "invalid message id")),
+            };
+            let mut rest = [0u64; 2];
+            for (i, a) in margs[1..].iter().enumerate() {
+                match a {
+                    Expr::Int(v) if *v >= 0 => rest[i] = *v as u64,
+                    _ => return Err(e.err(*col, "invalid message operation")),
+                }
+            }
+            Ok(if arch == Arch::Cdna {
+                id | (rest[0] << 4) | (rest[1] << 8)
+            } else {
+                id
+            })
+        }
+        Slot::Waitcnt => {
+            let fields = super::print::waitcnt_fields(arch);
+            let mut v: u64 = 0;
+            for &(_, lo, w) in fields {
+                v |= ((1 << w) - 1) << lo;
+            }
+            if arch == Arch::Cdna {
+                v |= 3 << 14;
+            }
+            for (c, col) in calls {
+                let Expr::Call { name, args } = c else {
+                    return Err(e.err(col, "expected a counter"));
+                };
+                let Some(&(_, lo, w)) = fields.iter().find(|f| f.0 == name) else {
+                    return Err(e.err(col, format!("unknown counter `{name}`")));
+                };
+                let [Expr::Int(n)] = args.as_slice() else {
+                    return Err(e.err(col, "expected a count"));
+                };
+                let max = if arch == Arch::Cdna && name == "vmcnt" {
+                    63
+                } else {
+                    (1 << w) - 1
+                };
+                if !int_in(*n, 0, max) {
+                    return Err(e.err(col, "too large value for counter"));
+                }
+                let n = *n as u64;
+                v &= !(((1 << w) - 1) << lo);
+                v |= (n & ((1 << w) - 1)) << lo;
+                if arch == Arch::Cdna && name == "vmcnt" {
+                    v &= !(3 << 14);
+                    v |= (n >> 4) << 14;
+                }
+            }
+            Ok(v)
+        }
+        Slot::DelayAlu => {
+            let mut v = 0u64;
+            for (c, col) in calls {
+                let Expr::Call { name, args } = c else {
+                    return Err(e.err(col, "expected instid0/instskip/instid1"));
+                };
+                let [arg] = args.as_slice() else {
+                    return Err(e.err(col, "expected one value"));
+                };
+                match name.as_str() {
+                    "instid0" => v |= named_int(e, col, arg, &DELAY_INSTID)? & 0xf,
+                    "instskip" => v |= (named_int(e, col, arg, &DELAY_SKIP)? & 7) << 4,
+                    "instid1" => v |= (named_int(e, col, arg, &DELAY_INSTID)? & 0xf) << 7,
+                    _ => return Err(e.err(col, format!("unknown field `{name}`"))),
+                }
+            }
+            Ok(v)
+        }
+        Slot::Depctr => {
+            let mut v: u64 = DEPCTR
+                .iter()
+                .map(|&(_, lo, w)| ((1u64 << w) - 1) << lo)
+                .sum();
+            for (c, col) in calls {
+                let Expr::Call { name, args } = c else {
+                    return Err(e.err(col, "expected a depctr counter"));
+                };
+                let Some(&(_, lo, w)) = DEPCTR.iter().find(|f| f.0 == name) else {
+                    return Err(e.err(col, format!("unknown counter `{name}`")));
+                };
+                let [Expr::Int(n)] = args.as_slice() else {
+                    return Err(e.err(col, "expected a count"));
+                };
+                if !int_in(*n, 0, (1 << w) - 1) {
+                    return Err(e.err(col, "invalid value for counter"));
+                }
+                v &= !(((1 << w) - 1) << lo);
+                v |= (*n as u64) << lo;
+            }
+            Ok(v)
+        }
+        _ => Err(e.err(first.col, "expected an integer")),
+    }
+}
+
+fn encode_scalar(
+    e: &mut Enc<'_>,
+    info: &InstInfo,
+    stmt: &Statement,
+    slots: &[layout::Pos<'_>],
+) -> Result<(), AsmError> {
+    if let Some(m) = stmt.mods.first() {
+        return Err(e.err(m.col, "invalid operand for instruction"));
+    }
+    let args = &stmt.args;
+    // SOPP instructions without a listed operand take an optional immediate (`s_endpgm 3`).
+    if slots.is_empty() {
+        if info.family == "SOPP" && args.len() == 1 {
+            let v = expect_int(e, &args[0], 0, 65535)?;
+            e.set("simm16", v as u64);
+            return Ok(());
+        }
+        if let Some(a) = args.first() {
+            return Err(e.err(a.col, "invalid operand for instruction"));
+        }
+        return Ok(());
+    }
+    let rest_slot = matches!(
+        slots.last().map(|p| p.slot),
+        Some(Slot::Waitcnt | Slot::Depctr | Slot::DelayAlu)
+    );
+    if args.len() < slots.len() {
+        let col = args.last().map_or(stmt.col, |a| a.col);
+        return Err(e.err(col, "too few operands for instruction"));
+    }
+    if args.len() > slots.len() && !rest_slot {
+        return Err(e.err(args[slots.len()].col, "invalid operand for instruction"));
+    }
+    for (i, pos) in slots.iter().enumerate() {
+        let arg = &args[i];
+        match pos.slot {
+            Slot::SReg { regs } => {
+                let code = encode_sreg(e, arg, regs)?;
+                e.set(pos.field, u64::from(code));
+            }
+            Slot::SSrc { bits, float } => {
+                let code = encode_ssrc(e, arg, bits, float)?;
+                e.set(pos.field, u64::from(code));
+            }
+            Slot::ImmHex | Slot::ImmSmall => {
+                let v = expect_int(e, arg, -32768, 65535)?;
+                e.set(pos.field, v as u64 & 0xffff);
+            }
+            Slot::Label => match &arg.expr {
+                Expr::Ident(name) => e.label = Some((name.clone(), arg.col)),
+                _ => {
+                    let v = expect_int(e, arg, -32768, 65535)?;
+                    e.set(pos.field, v as u64 & 0xffff);
+                }
+            },
+            Slot::Literal32 | Slot::LiteralK => {
+                let v = match &arg.expr {
+                    Expr::Float(f) => (*f as f32).to_bits(),
+                    _ => expect_int(e, arg, i64::from(i32::MIN), i64::from(u32::MAX))? as u32,
+                };
+                e.set_literal(v, arg.col)?;
+            }
+            Slot::Hwreg | Slot::Sendmsg | Slot::SendmsgRtn => {
+                if pos.slot == Slot::SendmsgRtn {
+                    if let Expr::Int(_) = arg.expr {
+                        let v = expect_int(e, arg, 0, 255)?;
+                        e.set(pos.field, v as u64);
+                        continue;
+                    }
+                }
+                let v = encode_symbolic(e, pos.slot, std::slice::from_ref(arg))?;
+                e.set(pos.field, v);
+            }
+            Slot::Waitcnt | Slot::Depctr | Slot::DelayAlu => {
+                let v = encode_symbolic(e, pos.slot, &args[i..])?;
+                e.set(pos.field, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn mod_int(e: &Enc<'_>, m: &Modifier, lo: i64, hi: i64) -> Result<i64, AsmError> {
+    match &m.value {
+        Some(Expr::Int(v)) if int_in(*v, lo, hi) => Ok(*v),
+        Some(Expr::Int(_)) => Err(e.err(m.col, "offset out of range")),
+        _ => Err(e.err(m.col, "expected an integer value")),
+    }
+}
+
+fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), AsmError> {
+    let arch = e.tables.arch;
+    let null = operands::special_code(arch, "null").map(|c| c.0);
+    let args = &stmt.args;
+    let mut i = 0;
+    let line = e.line;
+    let next = |i: &mut usize| -> Result<&Arg, AsmError> {
+        let a = args.get(*i).ok_or_else(|| AsmError {
+            line,
+            col: stmt.col,
+            message: "too few operands for instruction".into(),
+        })?;
+        *i += 1;
+        Ok(a)
+    };
+    let (off_lo, off_hi, off_field) = match arch {
+        Arch::Rdna3 => (-(1 << 20), (1 << 20) - 1, "offset"),
+        Arch::Rdna4 => (-(1 << 23), (1 << 23) - 1, "ioffset"),
+        Arch::Cdna => (-(1 << 20), (1 << 20) - 1, "offset"),
+    };
+    let prefetch = info.operand("sdata").is_some_and(|o| o.kind == "SIMM5");
+    let pc_rel = info.name.ends_with("_PC_REL");
+    let sdata = |e: &mut Enc<'_>, a: &Arg| -> Result<(), AsmError> {
+        let op = info.operand("sdata").expect("bug: sdata checked");
+        let code = match op.kind.as_str() {
+            "SIMM8" => expect_int(e, a, 0, 255)? as u32,
+            "SIMM5" => expect_int(e, a, 0, 31)? as u32,
+            _ => encode_sreg(e, a, op.bits.div_ceil(32))?,
+        };
+        e.set("sdata", u64::from(code));
+        Ok(())
+    };
+    let sbase = |e: &mut Enc<'_>, a: &Arg| -> Result<(), AsmError> {
+        let regs = info.operand("sbase").map_or(2, |o| o.bits.div_ceil(32));
+        let code = encode_sreg(e, a, regs)?;
+        e.set("sbase", u64::from(code / 2));
+        Ok(())
+    };
+    let mut offset_mod: Option<i64> = None;
+    let mut soffset_reg: Option<u32> = None;
+    let mut imm_offset: Option<i64> = None;
+    if prefetch {
+        if !pc_rel {
+            sbase(e, next(&mut i)?)?;
+        }
+        let a = next(&mut i)?;
+        imm_offset = Some(expect_int(e, a, off_lo, off_hi)?);
+        let a = next(&mut i)?;
+        let code = encode_sreg(e, a, 1)?;
+        soffset_reg = Some(code);
+        sdata(e, next(&mut i)?)?;
+    } else {
+        if info.operand("sdata").is_some() {
+            sdata(e, next(&mut i)?)?;
+        }
+        if info.operand("sbase").is_some() {
+            sbase(e, next(&mut i)?)?;
+        }
+        if info.operand("soffset").is_some() {
+            let a = next(&mut i)?;
+            match &a.expr {
+                Expr::Int(v) => {
+                    if !int_in(
+                        *v,
+                        off_lo,
+                        off_hi.max(if arch == Arch::Rdna4 {
+                            0
+                        } else {
+                            (1 << 21) - 1
+                        }),
+                    ) {
+                        return Err(e.err(a.col, "offset out of range"));
+                    }
+                    imm_offset = Some(*v);
+                }
+                _ => soffset_reg = Some(encode_sreg(e, a, 1)?),
+            }
+        }
+    }
+    if let Some(a) = args.get(i) {
+        return Err(e.err(a.col, "invalid operand for instruction"));
+    }
+    for m in &stmt.mods {
+        match (arch, m.name.as_str()) {
+            (_, "offset") if soffset_reg.is_some() && !prefetch => {
+                offset_mod = Some(mod_int(e, m, off_lo, off_hi)?)
+            }
+            (Arch::Rdna3 | Arch::Cdna, "glc") if m.value.is_none() => e.set("glc", 1),
+            (Arch::Rdna3, "dlc") if m.value.is_none() => e.set("dlc", 1),
+            (Arch::Rdna4 | Arch::Cdna, "nv") if m.value.is_none() => e.set("nv", 1),
+            (Arch::Rdna4, "th") => {
+                let v = match &m.value {
+                    Some(x) => named_int(
+                        e,
+                        m.col,
+                        x,
+                        &["TH_LOAD_RT", "TH_LOAD_NT", "TH_LOAD_HT", "TH_LOAD_LU"],
+                    )?,
+                    None => return Err(e.err(m.col, "expected a value")),
+                };
+                if v > 3 {
+                    return Err(e.err(m.col, "invalid th value"));
+                }
+                e.set("th", v);
+            }
+            (Arch::Rdna4, "scope") => {
+                let v = match &m.value {
+                    Some(x) => named_int(
+                        e,
+                        m.col,
+                        x,
+                        &["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"],
+                    )?,
+                    None => return Err(e.err(m.col, "expected a value")),
+                };
+                if v > 3 {
+                    return Err(e.err(m.col, "invalid scope value"));
+                }
+                e.set("scope", v);
+            }
+            _ => return Err(e.err(m.col, "invalid modifier for instruction")),
+        }
+    }
+    let mask = |v: i64, w: u32| (v as u64) & ((1u64 << w) - 1);
+    match arch {
+        Arch::Rdna3 | Arch::Rdna4 => {
+            let w = if arch == Arch::Rdna3 { 21 } else { 24 };
+            if let Some(v) = imm_offset {
+                e.set(off_field, mask(v, w));
+                if !prefetch {
+                    e.set("soffset", u64::from(null.unwrap_or(124)));
+                }
+            }
+            if let Some(r) = soffset_reg {
+                e.set("soffset", u64::from(r));
+                if !prefetch {
+                    e.set(off_field, mask(offset_mod.unwrap_or(0), w));
+                }
+            }
+        }
+        Arch::Cdna => {
+            if let Some(v) = imm_offset {
+                e.set("imm", 1);
+                e.set("offset", mask(v, 21));
+            }
+            if let Some(r) = soffset_reg {
+                match offset_mod {
+                    Some(off) => {
+                        e.set("imm", 1);
+                        e.set("soffset_en", 1);
+                        e.set("soffset", u64::from(r));
+                        e.set("offset", mask(off, 21));
+                    }
+                    None => e.set("offset", u64::from(r)),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Encodes one instruction as `info`.
+fn encode_as(
+    tables: &Tables,
+    info: &InstInfo,
+    stmt: &Statement,
+    line: usize,
+) -> Result<(Vec<u8>, Option<(String, usize)>), AsmError> {
+    let Some(fmt) = tables.format(&info.family) else {
+        return Err(AsmError {
+            line,
+            col: stmt.col,
+            message: format!("format {} is not supported", info.family),
+        });
+    };
+    let mut e = Enc {
+        tables,
+        fmt,
+        bits: 0,
+        literal: None,
+        line,
+        label: None,
+    };
+    for f in &fmt.fields {
+        if let Some(v) = f.fixed {
+            f.set(&mut e.bits, v);
+        }
+    }
+    e.set("op", u64::from(info.opcode));
+    let hex = tables.hex_imm.contains(&info.mnemonic);
+    if let Some(slots) = layout::scalar_layout(info, hex) {
+        encode_scalar(&mut e, info, stmt, &slots)?;
+    } else if info.family == "SMEM" {
+        encode_smem(&mut e, info, stmt)?;
+    } else {
+        return Err(e.err(
+            stmt.col,
+            format!(
+                "{} instructions are not supported by the assembler yet",
+                info.family
+            ),
+        ));
+    }
+    let mut bytes = e.bits.to_le_bytes()[..fmt.size].to_vec();
+    if let Some(lit) = e.literal {
+        bytes.extend_from_slice(&lit.to_le_bytes());
+    } else if super::decode::takes_literal(info, fmt, e.bits) {
+        bytes.extend_from_slice(&0u32.to_le_bytes());
+    }
+    Ok((bytes, e.label))
+}
+
+/// Encodes one statement, trying every instruction its mnemonic names.
+fn encode_stmt(
+    tables: &Tables,
+    stmt: &Statement,
+    line: usize,
+) -> Result<(Vec<u8>, Option<(String, usize)>), AsmError> {
+    let Some(cands) = tables.by_mnemonic.get(&stmt.mnemonic) else {
+        return Err(AsmError {
+            line,
+            col: stmt.col,
+            message: format!("unknown instruction `{}`", stmt.mnemonic),
+        });
+    };
+    let mut first_err = None;
+    for &idx in cands {
+        match encode_as(tables, &tables.insts[idx], stmt, line) {
+            Ok(v) => return Ok(v),
+            Err(err) => {
+                first_err.get_or_insert(err);
+            }
+        }
+    }
+    Err(first_err.unwrap_or(AsmError {
+        line,
+        col: stmt.col,
+        message: "invalid instruction".into(),
+    }))
+}
+
+pub(crate) fn assemble(tables: &Tables, text: &str) -> Result<Vec<Assembled>, AsmError> {
+    let mut out: Vec<Assembled> = Vec::new();
+    let mut labels: HashMap<String, usize> = HashMap::new();
+    let mut fixups: Vec<Fixup> = Vec::new();
+    let mut offset = 0usize;
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let parsed = syntax::parse_line(raw, line_no)?;
+        for (name, col) in parsed.labels {
+            if labels.insert(name.clone(), offset).is_some() {
+                return Err(AsmError {
+                    line: line_no,
+                    col,
+                    message: format!("label `{name}` is defined twice"),
+                });
+            }
+        }
+        let Some(stmt) = parsed.stmt else { continue };
+        if stmt.mnemonic.starts_with('.') {
+            continue;
+        }
+        let (bytes, label) = encode_stmt(tables, &stmt, line_no)?;
+        if let Some((label, col)) = label {
+            fixups.push(Fixup {
+                index: out.len(),
+                label,
+                line: line_no,
+                col,
+                field_lo: 0,
+            });
+        }
+        let len = bytes.len();
+        out.push(Assembled {
+            line: line_no,
+            offset,
+            bytes,
+        });
+        offset += len;
+    }
+    for fix in fixups {
+        let Some(&target) = labels.get(&fix.label) else {
+            return Err(AsmError {
+                line: fix.line,
+                col: fix.col,
+                message: format!("undefined label `{}`", fix.label),
+            });
+        };
+        let inst = &mut out[fix.index];
+        let delta = (target as i64 - (inst.offset as i64 + 4)) / 4;
+        if !int_in(delta, -32768, 32767) {
+            return Err(AsmError {
+                line: fix.line,
+                col: fix.col,
+                message: "branch target is out of range".into(),
+            });
+        }
+        let v = (delta as u16).to_le_bytes();
+        let at = (fix.field_lo / 8) as usize;
+        inst.bytes[at] = v[0];
+        inst.bytes[at + 1] = v[1];
+    }
+    Ok(out)
+}

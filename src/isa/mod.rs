@@ -1,0 +1,277 @@
+//! Binary encodings, decoder, assembler and disassembler for RDNA 3, RDNA 4 and CDNA 4.
+//!
+//! Everything about *which* instructions exist, their opcodes, bit fields and operand sizes
+//! comes from the spec database ([`crate::spec::SpecDb`]); [`tables`] turns it into lookup
+//! tables. What the spec does not say is the *textual* syntax LLVM uses, which lives in three
+//! places: [`layout`] (operand order and spelling per format family), [`operands`] (the
+//! scalar and source operand code space) and `semantics/ALIASES.md` (mnemonic aliases and
+//! a few printing choices, checked against `llvm-mc`).
+//!
+//! ```no_run
+//! use amdpcode::isa::Isa;
+//! use amdpcode::spec::{self, Arch, Spec};
+//! let spec = Spec::load(&spec::find_wheel(&spec::Locate::default()).unwrap()).unwrap();
+//! let isa = Isa::new(spec.db(Arch::Rdna3));
+//! let bytes = isa.assemble("s_wqm_b64 s[0:1], 0").unwrap();
+//! assert_eq!(bytes, [0x80, 0x1d, 0x80, 0xbe]);
+//! let (inst, len) = isa.decode(&bytes).unwrap();
+//! assert_eq!((inst.name.as_str(), len), ("S_WQM_B64", 4));
+//! assert_eq!(isa.print(&inst), "s_wqm_b64 s[0:1], 0");
+//! ```
+
+use std::fmt;
+
+use crate::spec::{Arch, SpecDb};
+
+pub mod cli;
+mod decode;
+mod encode;
+pub mod layout;
+pub mod operands;
+mod print;
+pub mod syntax;
+pub mod tables;
+
+pub use operands::Reg;
+pub use tables::Tables;
+
+/// The value of one decoded operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A register or register range.
+    Reg(Reg),
+    /// An inline integer constant (source codes 128..=208).
+    InlineInt(i64),
+    /// An inline float constant, by source code (240..=248).
+    InlineFloat(u32),
+    /// A 32-bit literal constant that followed the instruction.
+    Literal(u32),
+    /// An immediate field (offsets, `simm16`, counters).
+    Imm(i64),
+    /// A source code with no known meaning on this arch.
+    Unknown(u32),
+}
+
+/// One operand of a decoded instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operand {
+    /// The encoding field it came from, e.g. `sdst`, `ssrc0`, `simm16`.
+    pub field: String,
+    /// Its value.
+    pub value: Value,
+}
+
+/// A decoded instruction: the data the executor reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    /// The spec's canonical name, e.g. `S_WQM_B64`.
+    pub name: String,
+    /// The format family, e.g. `SOP1`.
+    pub family: String,
+    /// The exact `ins.py` class, e.g. `SOP1_LIT`.
+    pub format: String,
+    /// The opcode.
+    pub opcode: u32,
+    /// Every non-fixed bit field with its raw value, in `ins.py` order.
+    pub fields: Vec<(String, u64)>,
+    /// The operands in printed order.
+    pub operands: Vec<Operand>,
+    /// The literal constant, if one followed the instruction word(s).
+    pub literal: Option<u32>,
+    /// The encoded size in bytes.
+    pub size: usize,
+}
+
+impl Inst {
+    /// The raw value of field `name`.
+    pub fn field(&self, name: &str) -> Option<u64> {
+        self.fields.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
+    }
+}
+
+/// Why bytes could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// Fewer bytes than the instruction needs.
+    Truncated {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes available.
+        available: usize,
+    },
+    /// No format and opcode of this arch matches the word.
+    Unknown {
+        /// The first instruction dword.
+        word: u32,
+    },
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::Truncated { needed, available } => write!(
+                f,
+                "truncated instruction: needs {needed} bytes, {available} available"
+            ),
+            DecodeError::Unknown { word } => write!(f, "invalid instruction word 0x{word:08x}"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// An assembly error at a line and column (both 1-based).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsmError {
+    /// The line.
+    pub line: usize,
+    /// The column.
+    pub col: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for AsmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.message)
+    }
+}
+
+impl std::error::Error for AsmError {}
+
+/// One assembled instruction with its source position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assembled {
+    /// The 1-based source line.
+    pub line: usize,
+    /// The byte offset of the instruction in the output.
+    pub offset: usize,
+    /// The encoded bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// The assembler and disassembler of one arch.
+#[derive(Clone, Debug)]
+pub struct Isa {
+    tables: Tables,
+}
+
+impl Isa {
+    /// Builds the tables of `db`'s arch (without symbolic `hwreg` names).
+    pub fn new(db: &SpecDb) -> Isa {
+        Isa {
+            tables: Tables::build(db, None),
+        }
+    }
+
+    /// Builds the tables of `db`'s arch; `enum_py` is the arch's `enum.py` text, which adds
+    /// the symbolic `HWREG` names.
+    pub fn with_enum_py(db: &SpecDb, enum_py: &str) -> Isa {
+        Isa {
+            tables: Tables::build(db, Some(enum_py)),
+        }
+    }
+
+    /// Builds the tables of `arch` from the spec wheel at `wheel`, symbolic names included.
+    ///
+    /// # Errors
+    /// Any [`crate::spec::SpecError`] from loading the wheel.
+    pub fn from_wheel(wheel: &std::path::Path, arch: Arch) -> Result<Isa, crate::spec::SpecError> {
+        let spec = crate::spec::Spec::load(wheel)?;
+        let enum_py = read_wheel_member(
+            wheel,
+            &format!("tinygrad/runtime/autogen/amd/{}/enum.py", arch.name()),
+        );
+        Ok(match enum_py {
+            Some(text) => Isa::with_enum_py(spec.db(arch), &text),
+            None => Isa::new(spec.db(arch)),
+        })
+    }
+
+    /// The arch.
+    pub fn arch(&self) -> Arch {
+        self.tables.arch
+    }
+
+    /// The tables.
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
+    /// Decodes one instruction from the start of `bytes`, returning it and its size.
+    ///
+    /// # Errors
+    /// [`DecodeError::Truncated`] or [`DecodeError::Unknown`].
+    pub fn decode(&self, bytes: &[u8]) -> Result<(Inst, usize), DecodeError> {
+        decode::decode(&self.tables, bytes)
+    }
+
+    /// Prints a decoded instruction in LLVM syntax.
+    pub fn print(&self, inst: &Inst) -> String {
+        print::print(&self.tables, inst)
+    }
+
+    /// Decodes a whole stream into `(offset, text, bytes)` lines; undecodable words print as
+    /// `.long 0x...` and decoding resumes at the next dword.
+    pub fn disassemble(&self, bytes: &[u8]) -> Vec<(usize, String, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut pos = 0;
+        while pos < bytes.len() {
+            match self.decode(&bytes[pos..]) {
+                Ok((inst, len)) => {
+                    out.push((pos, self.print(&inst), bytes[pos..pos + len].to_vec()));
+                    pos += len;
+                }
+                Err(_) => {
+                    let end = (pos + 4).min(bytes.len());
+                    let mut word = [0u8; 4];
+                    word[..end - pos].copy_from_slice(&bytes[pos..end]);
+                    out.push((
+                        pos,
+                        format!(".long 0x{:08x}", u32::from_le_bytes(word)),
+                        bytes[pos..end].to_vec(),
+                    ));
+                    pos = end;
+                }
+            }
+        }
+        out
+    }
+
+    /// Assembles a whole program (labels, comments, several lines) into bytes.
+    ///
+    /// # Errors
+    /// The first [`AsmError`], with its line and column.
+    pub fn assemble(&self, text: &str) -> Result<Vec<u8>, AsmError> {
+        Ok(self
+            .assemble_lines(text)?
+            .into_iter()
+            .flat_map(|a| a.bytes)
+            .collect())
+    }
+
+    /// Assembles a program and keeps the per-instruction split (for `--show-encoding`).
+    ///
+    /// # Errors
+    /// The first [`AsmError`], with its line and column.
+    pub fn assemble_lines(&self, text: &str) -> Result<Vec<Assembled>, AsmError> {
+        encode::assemble(&self.tables, text)
+    }
+}
+
+/// Reads a text member of the wheel (a zip archive).
+fn read_wheel_member(wheel: &std::path::Path, member: &str) -> Option<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(wheel).ok()?;
+    let mut archive = zip::ZipArchive::new(file).ok()?;
+    let mut entry = archive.by_name(member).ok()?;
+    let mut text = String::new();
+    entry.read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
+/// Formats bytes as llvm-mc does: `[0x80,0x1d,0x80,0xbe]`.
+pub fn encoding_text(bytes: &[u8]) -> String {
+    let parts: Vec<String> = bytes.iter().map(|b| format!("0x{b:02x}")).collect();
+    format!("[{}]", parts.join(","))
+}

@@ -1,0 +1,378 @@
+//! [`Inst`] → LLVM-syntax text.
+
+use super::layout::{self, Slot};
+use super::operands::{self, LITERAL};
+use super::tables::{InstInfo, Tables};
+use super::Inst;
+use crate::spec::Arch;
+
+/// `0x1f`, or `-0x1f` for negative values.
+pub(crate) fn signed_hex(v: i64) -> String {
+    if v < 0 {
+        format!("-0x{:x}", v.unsigned_abs())
+    } else {
+        format!("0x{v:x}")
+    }
+}
+
+fn sign_extend(v: u64, width: u32) -> i64 {
+    let shift = 64 - width;
+    ((v << shift) as i64) >> shift
+}
+
+/// A scalar register operand (or its raw code when it names nothing).
+pub(crate) fn sreg(tables: &Tables, code: u32, regs: u32) -> String {
+    operands::sreg_text(tables.arch, code, regs)
+        .or_else(|| operands::inline_text(code))
+        .unwrap_or_else(|| format!("{code}"))
+}
+
+/// A scalar or vector source operand.
+pub(crate) fn src(tables: &Tables, code: u32, bits: u32, literal: Option<u32>) -> String {
+    let regs = bits.div_ceil(32).max(1);
+    if code >= 256 {
+        let v = code - 256;
+        return if regs == 1 {
+            format!("v{v}")
+        } else {
+            format!("v[{}:{}]", v, v + regs - 1)
+        };
+    }
+    if code == LITERAL {
+        return format!("0x{:x}", literal.unwrap_or(0));
+    }
+    if let Some(t) = operands::inline_text(code) {
+        return t;
+    }
+    sreg(tables, code, regs)
+}
+
+fn hwreg_text(tables: &Tables, v: u64) -> String {
+    let id = (v & 0x3f) as u32;
+    let offset = (v >> 6) & 0x1f;
+    let size = ((v >> 11) & 0x1f) + 1;
+    match tables.hwreg.iter().find(|(_, i)| *i == id) {
+        Some((name, _)) if offset == 0 && size == 32 => format!("hwreg({name})"),
+        Some((name, _)) => format!("hwreg({name}, {offset}, {size})"),
+        None => format!("hwreg({id}, {offset}, {size})"),
+    }
+}
+
+/// (name, low bit, width) of each `s_waitcnt` counter.
+pub(crate) fn waitcnt_fields(arch: Arch) -> &'static [(&'static str, u32, u32)] {
+    match arch {
+        Arch::Cdna => &[("vmcnt", 0, 4), ("expcnt", 4, 3), ("lgkmcnt", 8, 4)],
+        _ => &[("vmcnt", 10, 6), ("expcnt", 0, 3), ("lgkmcnt", 4, 6)],
+    }
+}
+
+fn waitcnt_text(arch: Arch, v: u64) -> String {
+    // GFX9 bits outside the counters cannot be spelled symbolically: keep the number.
+    if arch == Arch::Cdna && v & !0xcf7f != 0 {
+        return format!("0x{v:x}");
+    }
+    let mut parts = Vec::new();
+    let mut all = Vec::new();
+    for &(name, lo, width) in waitcnt_fields(arch) {
+        let mut val = (v >> lo) & ((1 << width) - 1);
+        let mut max = (1u64 << width) - 1;
+        if arch == Arch::Cdna && name == "vmcnt" {
+            val |= ((v >> 14) & 3) << 4;
+            max = 63;
+        }
+        let text = format!("{name}({val})");
+        if val != max {
+            parts.push(text.clone());
+        }
+        all.push(text);
+    }
+    if parts.is_empty() {
+        all.join(" ")
+    } else {
+        parts.join(" ")
+    }
+}
+
+pub(crate) const DELAY_INSTID: [&str; 12] = [
+    "NO_DEP",
+    "VALU_DEP_1",
+    "VALU_DEP_2",
+    "VALU_DEP_3",
+    "VALU_DEP_4",
+    "TRANS32_DEP_1",
+    "TRANS32_DEP_2",
+    "TRANS32_DEP_3",
+    "FMA_ACCUM_CYCLE_1",
+    "SALU_CYCLE_1",
+    "SALU_CYCLE_2",
+    "SALU_CYCLE_3",
+];
+pub(crate) const DELAY_SKIP: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
+
+fn delay_text(v: u64) -> String {
+    if v == 0 {
+        return "0".into();
+    }
+    let id0 = (v & 0xf) as usize;
+    let skip = ((v >> 4) & 7) as usize;
+    let id1 = ((v >> 7) & 0xf) as usize;
+    if v >> 11 != 0 || id0 >= DELAY_INSTID.len() || id1 >= DELAY_INSTID.len() || skip >= 6 {
+        return format!("0x{v:x}");
+    }
+    let mut parts = Vec::new();
+    if id0 != 0 {
+        parts.push(format!("instid0({})", DELAY_INSTID[id0]));
+    }
+    if skip != 0 {
+        parts.push(format!("instskip({})", DELAY_SKIP[skip]));
+    }
+    if id1 != 0 {
+        parts.push(format!("instid1({})", DELAY_INSTID[id1]));
+    }
+    parts.join(" | ")
+}
+
+/// (name, low bit, width) of each `s_waitcnt_depctr` counter, in printed order.
+pub(crate) const DEPCTR: [(&str, u32, u32); 7] = [
+    ("depctr_hold_cnt", 7, 1),
+    ("depctr_sa_sdst", 0, 1),
+    ("depctr_va_vdst", 12, 4),
+    ("depctr_va_sdst", 9, 3),
+    ("depctr_va_ssrc", 8, 1),
+    ("depctr_va_vcc", 1, 1),
+    ("depctr_vm_vsrc", 2, 3),
+];
+
+fn depctr_text(v: u64) -> String {
+    let known: u64 = DEPCTR
+        .iter()
+        .map(|&(_, lo, w)| ((1u64 << w) - 1) << lo)
+        .sum();
+    if v & !known & 0xffff != 0 {
+        return format!("0x{v:x}");
+    }
+    let mut parts = Vec::new();
+    let mut all = Vec::new();
+    for &(name, lo, w) in &DEPCTR {
+        let val = (v >> lo) & ((1 << w) - 1);
+        let text = format!("{name}({val})");
+        if val != (1 << w) - 1 {
+            parts.push(text.clone());
+        }
+        all.push(text);
+    }
+    if parts.is_empty() {
+        all.join(" ")
+    } else {
+        parts.join(" ")
+    }
+}
+
+fn sendmsg_text(tables: &Tables, v: u64) -> String {
+    if tables.arch == Arch::Cdna {
+        let id = v & 0xf;
+        let op = (v >> 4) & 7;
+        let stream = (v >> 8) & 3;
+        if v >> 10 != 0 {
+            return v.to_string();
+        }
+        return format!("sendmsg({id}, {op}, {stream})");
+    }
+    if v > 0xff {
+        return v.to_string();
+    }
+    match tables.msg.iter().find(|(_, i)| u64::from(*i) == v) {
+        Some((name, _)) => format!("sendmsg({name})"),
+        None => format!("sendmsg({v}, 0, 0)"),
+    }
+}
+
+fn imm_small(v: u64) -> String {
+    if v <= 64 {
+        v.to_string()
+    } else {
+        format!("0x{v:x}")
+    }
+}
+
+fn slot_text(tables: &Tables, inst: &Inst, field: &str, slot: Slot) -> String {
+    let raw = if field == "literal" {
+        u64::from(inst.literal.unwrap_or(0))
+    } else {
+        inst.field(field).unwrap_or(0)
+    };
+    match slot {
+        Slot::SReg { regs } => sreg(tables, raw as u32, regs),
+        Slot::SSrc { bits, .. } => src(tables, raw as u32, bits, inst.literal),
+        Slot::ImmHex => format!("0x{raw:x}"),
+        Slot::ImmSmall => imm_small(raw),
+        Slot::Label => sign_extend(raw, 16).to_string(),
+        Slot::Hwreg => hwreg_text(tables, raw),
+        Slot::Waitcnt => waitcnt_text(tables.arch, raw),
+        Slot::DelayAlu => delay_text(raw),
+        Slot::Depctr => depctr_text(raw),
+        Slot::Sendmsg => sendmsg_text(tables, raw),
+        Slot::SendmsgRtn => match tables.msg.iter().find(|(_, i)| u64::from(*i) == raw) {
+            Some((name, _)) => format!("sendmsg({name})"),
+            None => format!("0x{raw:x}"),
+        },
+        Slot::LiteralK => format!("0x{raw:x}"),
+        Slot::Literal32 => {
+            let v = raw as u32;
+            match operands::inline_int(operands::int_code(i64::from(v as i32)).unwrap_or(0)) {
+                Some(_) if (0..=64).contains(&(v as i32)) => v.to_string(),
+                _ => format!("0x{v:x}"),
+            }
+        }
+    }
+}
+
+pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
+    let Some(&idx) = tables.by_opcode.get(&(inst.family.clone(), inst.opcode)) else {
+        return format!("; unknown {} opcode {}", inst.family, inst.opcode);
+    };
+    let info = &tables.insts[idx];
+    let hex = tables.hex_imm.contains(&info.mnemonic);
+    if let Some(slots) = layout::scalar_layout(info, hex) {
+        let ops: Vec<String> = slots
+            .iter()
+            .map(|p| slot_text(tables, inst, p.field, p.slot))
+            .collect();
+        // A SOPP immediate the spec does not list (`s_endpgm 3`) is printed when non-zero.
+        let mut text = info.mnemonic.clone();
+        if !ops.is_empty() {
+            text.push(' ');
+            text.push_str(&ops.join(", "));
+        } else if info.family == "SOPP" {
+            let v = inst.field("simm16").unwrap_or(0);
+            if v != 0 {
+                text.push(' ');
+                text.push_str(&imm_small(v));
+            }
+        }
+        return text;
+    }
+    if info.family == "SMEM" {
+        return print_smem(tables, info, inst);
+    }
+    let fields: Vec<String> = inst
+        .fields
+        .iter()
+        .map(|(n, v)| format!("{n}={v:#x}"))
+        .collect();
+    format!("{} ; {}", info.mnemonic, fields.join(" "))
+}
+
+fn print_smem(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
+    let f = |n: &str| inst.field(n).unwrap_or(0);
+    let arch = tables.arch;
+    let null = operands::special_code(arch, "null").map(|c| c.0);
+    let mut ops: Vec<String> = Vec::new();
+    let mut mods: Vec<String> = Vec::new();
+    let prefetch = info.operand("sdata").is_some_and(|o| o.kind == "SIMM5");
+    let pc_rel = info.name.ends_with("_PC_REL");
+    let sbase_regs = info
+        .operand("sbase")
+        .map(|o| o.bits.div_ceil(32))
+        .unwrap_or(2);
+    let sdata_text = |ops: &mut Vec<String>| {
+        if let Some(op) = info.operand("sdata") {
+            let v = f("sdata");
+            ops.push(match op.kind.as_str() {
+                "SIMM8" | "SIMM5" if arch == Arch::Cdna => format!("0x{v:x}"),
+                "SIMM8" | "SIMM5" => v.to_string(),
+                _ => sreg(tables, v as u32, op.bits.div_ceil(32)),
+            });
+        }
+    };
+    if prefetch {
+        if !pc_rel {
+            ops.push(sreg(tables, f("sbase") as u32 * 2, sbase_regs));
+        }
+        ops.push(signed_hex(sign_extend(f("ioffset"), 24)));
+        ops.push(sreg(tables, f("soffset") as u32, 1));
+        sdata_text(&mut ops);
+    } else {
+        sdata_text(&mut ops);
+        if info.operand("sbase").is_some() {
+            ops.push(sreg(tables, f("sbase") as u32 * 2, sbase_regs));
+        }
+        if info.operand("soffset").is_some() {
+            match arch {
+                Arch::Rdna3 | Arch::Rdna4 => {
+                    let (off, width) = if arch == Arch::Rdna3 {
+                        (f("offset"), 21)
+                    } else {
+                        (f("ioffset"), 24)
+                    };
+                    let off = sign_extend(off, width);
+                    let so = f("soffset") as u32;
+                    if Some(so) == null {
+                        ops.push(signed_hex(off));
+                    } else {
+                        ops.push(sreg(tables, so, 1));
+                        if off != 0 || arch == Arch::Rdna4 {
+                            mods.push(format!("offset:{}", signed_hex(off)));
+                        }
+                    }
+                }
+                Arch::Cdna => {
+                    let imm = f("imm") != 0;
+                    let soe = f("soffset_en") != 0;
+                    let off = sign_extend(f("offset"), 21);
+                    match (imm, soe) {
+                        (true, false) => ops.push(signed_hex(off)),
+                        (false, false) => ops.push(sreg(tables, f("offset") as u32 & 0x7f, 1)),
+                        (_, true) => {
+                            ops.push(sreg(tables, f("soffset") as u32, 1));
+                            if imm {
+                                mods.push(format!("offset:{}", signed_hex(off)));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    match arch {
+        Arch::Rdna3 => {
+            if f("glc") != 0 {
+                mods.push("glc".into());
+            }
+            if f("dlc") != 0 {
+                mods.push("dlc".into());
+            }
+        }
+        Arch::Rdna4 => {
+            const TH: [&str; 4] = ["TH_LOAD_RT", "TH_LOAD_NT", "TH_LOAD_HT", "TH_LOAD_LU"];
+            const SCOPE: [&str; 4] = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"];
+            if f("th") != 0 {
+                mods.push(format!("th:{}", TH[f("th") as usize & 3]));
+            }
+            if f("scope") != 0 {
+                mods.push(format!("scope:{}", SCOPE[f("scope") as usize & 3]));
+            }
+            if f("nv") != 0 {
+                mods.push("nv".into());
+            }
+        }
+        Arch::Cdna => {
+            if f("glc") != 0 {
+                mods.push("glc".into());
+            }
+            if f("nv") != 0 {
+                mods.push("nv".into());
+            }
+        }
+    }
+    let mut text = info.mnemonic.clone();
+    if !ops.is_empty() {
+        text.push(' ');
+        text.push_str(&ops.join(", "));
+    }
+    for m in mods {
+        text.push(' ');
+        text.push_str(&m);
+    }
+    text
+}

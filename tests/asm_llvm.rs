@@ -1,0 +1,209 @@
+//! Differential test against `llvm-mc-22` (skipped with a message when it is absent).
+//!
+//! Random dwords are decoded by our decoder; every instruction it accepts in a format the
+//! assembler supports is (a) disassembled by llvm-mc from the same bytes, and the texts are
+//! compared, and (b) our printed text is assembled by llvm-mc, and the bytes are compared.
+//! Agreement is reported per format:
+//! `cargo test --release --test asm_llvm -- --nocapture`.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use amdpcode::isa::Isa;
+use amdpcode::spec::{self, Arch};
+
+const PER_ARCH: usize = 20_000;
+const FAMILIES: [&str; 6] = ["SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM"];
+
+fn llvm_mc() -> Option<String> {
+    ["llvm-mc-22", "/usr/lib/llvm-22/bin/llvm-mc"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .map(str::to_string)
+}
+
+fn mcpu(arch: Arch) -> &'static str {
+    match arch {
+        Arch::Rdna3 => "gfx1100",
+        Arch::Rdna4 => "gfx1200",
+        Arch::Cdna => "gfx950",
+    }
+}
+
+/// Runs llvm-mc over `input` (one item per line); returns per line `Some(stdout line)` or
+/// `None` when llvm-mc reported an error or warning for that line.
+fn run_mc(mc: &str, arch: Arch, disassemble: bool, input: &[String]) -> Vec<Option<String>> {
+    let mut cmd = Command::new(mc);
+    cmd.args(["-triple=amdgcn", &format!("-mcpu={}", mcpu(arch)), "-show-encoding"]);
+    if disassemble {
+        cmd.arg("-disassemble");
+    }
+    let Ok(mut child) = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        return vec![None; input.len()];
+    };
+    let text = input.join("\n") + "\n";
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    let Ok(out) = child.wait_with_output() else {
+        return vec![None; input.len()];
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let mut bad = std::collections::HashSet::new();
+    for l in stderr.lines() {
+        if let Some(rest) = l.strip_prefix("<stdin>:") {
+            if let Some(n) = rest.split(':').next().and_then(|n| n.parse::<usize>().ok()) {
+                bad.insert(n);
+            }
+        }
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut lines = stdout
+        .lines()
+        .filter(|l| l.contains("encoding:"))
+        .map(|l| l.trim().to_string());
+    (1..=input.len())
+        .map(|n| if bad.contains(&n) { None } else { lines.next() })
+        .collect()
+}
+
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn parse_encoding(line: &str) -> Option<Vec<u8>> {
+    let inner = line.split("encoding: [").nth(1)?.split(']').next()?;
+    inner
+        .split(',')
+        .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).ok())
+        .collect()
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 16) as u32
+    }
+}
+
+/// Random instructions of the supported families, spread evenly over the families.
+fn generate(isa: &Isa, seed: u64) -> Vec<(String, Vec<u8>, String)> {
+    let mut rng = Rng(seed);
+    let mut per_family: BTreeMap<String, Vec<(String, Vec<u8>, String)>> = BTreeMap::new();
+    let quota = PER_ARCH / FAMILIES.len() + 1;
+    let prefixes: Vec<u32> = isa
+        .tables()
+        .formats
+        .iter()
+        .filter(|f| FAMILIES.contains(&f.name.as_str()))
+        .filter_map(|f| {
+            let e = f.field("encoding")?;
+            Some((e.fixed? as u32) << e.lo)
+        })
+        .collect();
+    let mut tries = 0;
+    while per_family.values().map(Vec::len).sum::<usize>() < PER_ARCH && tries < 5_000_000 {
+        tries += 1;
+        let mut bytes = [0u8; 12];
+        for c in bytes.chunks_mut(4) {
+            c.copy_from_slice(&rng.next().to_le_bytes());
+        }
+        // Steer the first word into a scalar format: keep the random low bits.
+        let p = prefixes[rng.next() as usize % prefixes.len()];
+        let top_bits = 32 - p.trailing_zeros().min(31);
+        let mask = !0u32 >> top_bits.min(31);
+        let word = (u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) & mask) | p;
+        bytes[..4].copy_from_slice(&word.to_le_bytes());
+        let Ok((inst, len)) = isa.decode(&bytes) else { continue };
+        if !FAMILIES.contains(&inst.family.as_str()) {
+            continue;
+        }
+        let list = per_family.entry(inst.family.clone()).or_default();
+        if list.len() < quota {
+            list.push((inst.family.clone(), bytes[..len].to_vec(), isa.print(&inst)));
+        }
+    }
+    per_family.into_values().flatten().collect()
+}
+
+#[test]
+fn issue_5_differential_llvm_mc() {
+    let Some(mc) = llvm_mc() else {
+        eprintln!("skipped: llvm-mc-22 not found (apt-get install -y llvm-22)");
+        return;
+    };
+    let Ok(wheel) = spec::find_wheel(&spec::Locate {
+        explicit: None,
+        offline: true,
+    }) else {
+        eprintln!("skipped: spec wheel not found");
+        return;
+    };
+    let verbose = std::env::var_os("ASM_VERBOSE").is_some();
+    let mut worst = 100.0f64;
+    for (i, arch) in Arch::ALL.into_iter().enumerate() {
+        let isa = Isa::from_wheel(&wheel, arch).expect("wheel loads");
+        let cases = generate(&isa, 0x1234_5678_9abc_def0 ^ (i as u64 + 1));
+        let hex_lines: Vec<String> = cases
+            .iter()
+            .map(|(_, b, _)| {
+                b.iter()
+                    .map(|x| format!("0x{x:02x}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        let texts: Vec<String> = cases.iter().map(|(_, _, t)| t.clone()).collect();
+        let dis = run_mc(&mc, arch, true, &hex_lines);
+        let asm = run_mc(&mc, arch, false, &texts);
+        // family → (cases, llvm accepts bytes, decode agrees, encode agrees)
+        let mut stats: BTreeMap<&str, [usize; 4]> = BTreeMap::new();
+        for (k, (family, bytes, ours)) in cases.iter().enumerate() {
+            let s = stats.entry(family.as_str()).or_default();
+            s[0] += 1;
+            if let Some(line) = &dis[k] {
+                s[1] += 1;
+                let theirs = line.split(';').next().unwrap_or("");
+                if squash(theirs) == squash(ours) {
+                    s[2] += 1;
+                } else if verbose {
+                    eprintln!("DIS {arch} {} ours `{ours}` llvm `{}`", hex_lines[k], squash(theirs));
+                }
+                // Encoding: llvm-mc assembles our text to the same bytes.
+                match asm[k].as_deref().and_then(parse_encoding) {
+                    Some(b) if &b == bytes => s[3] += 1,
+                    other => {
+                        if verbose {
+                            eprintln!("ASM {arch} `{ours}` llvm {other:x?} want {}", hex_lines[k]);
+                        }
+                    }
+                }
+            }
+        }
+        for (family, [n, valid, dec, enc]) in &stats {
+            let pct = |a: usize| 100.0 * a as f64 / (*valid).max(1) as f64;
+            eprintln!(
+                "{arch:<5} {family:<5} cases {n:>5} llvm-valid {valid:>5} decode-agree {:>6.2}% encode-agree {:>6.2}%",
+                pct(*dec),
+                pct(*enc)
+            );
+            worst = worst.min(pct(*dec)).min(pct(*enc));
+        }
+    }
+    eprintln!("worst per-format agreement: {worst:.2}%");
+}
