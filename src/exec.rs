@@ -468,11 +468,10 @@ fn bind(
     }
 }
 
-/// Runs a prepared instruction with the interpreter, updating `m` with everything it writes.
-///
-/// # Errors
-/// A runtime fault, with the span of the IR node.
-pub fn run_interp(p: &Prepared, m: &mut Machine) -> Result<Outputs, ExecError> {
+/// Binds a machine's named values to a prepared function's registers (defaults for the ones
+/// not set), and gives register-file entries virtual VGPR numbers for their operands.
+/// Returns the register values and the `(operand, vgpr)` pairs of virtual registers.
+pub fn bind_inputs(p: &Prepared, m: &mut Machine) -> (Vec<RegValue>, Vec<(String, u32)>) {
     let f = &p.function;
     let lanes = m.wave_size;
     // Vector operands held in VGPRs: give entries that address the register file a
@@ -509,7 +508,7 @@ pub fn run_interp(p: &Prepared, m: &mut Machine) -> Result<Outputs, ExecError> {
             }
         }
     }
-    let mut regs: Vec<RegValue> = f
+    let regs = f
         .regs
         .iter()
         .zip(&p.per_lane)
@@ -518,19 +517,68 @@ pub fn run_interp(p: &Prepared, m: &mut Machine) -> Result<Outputs, ExecError> {
             bind(m.values.get(&r.name), pl, r.width, lanes, d)
         })
         .collect();
+    (regs, virtual_vgprs)
+}
+
+/// The EXEC mask a machine starts the instruction with.
+pub fn exec_mask(m: &Machine) -> u64 {
     let exec = match m.values.get("EXEC") {
         Some(RegValue::Uniform(b)) => b.low_u64(),
         Some(RegValue::Lanes(v)) => v.first().map_or(0, Bits::low_u64),
         None => m.full_exec(),
-    } & m.full_exec();
+    };
+    exec & m.full_exec()
+}
+
+/// The machine's memories as the executors address them.
+pub fn machine_memory(m: &mut Machine) -> impl Memory + '_ {
+    MachineMemory {
+        vgpr: &mut m.vgpr,
+        sgpr: &mut m.sgpr,
+        hwreg: &mut m.hwreg,
+        mem: &mut m.mem,
+        wave_size: m.wave_size,
+    }
+}
+
+/// Stores the written registers back into the machine, and reads operands written through
+/// virtual VGPRs back as per-lane values.
+pub fn finish_outputs(
+    m: &mut Machine,
+    mut outputs: Vec<(String, RegValue)>,
+    virtual_vgprs: Vec<(String, u32)>,
+) -> Outputs {
+    let lanes = m.wave_size;
+    for (name, value) in &outputs {
+        m.values.insert(name.clone(), value.clone());
+    }
+    for (operand, num) in virtual_vgprs {
+        if operand == "D0" && !outputs.iter().any(|(n, _)| n == "D0") {
+            let any = (0..lanes).any(|l| m.vgpr.contains_key(&(l, num)));
+            if any {
+                let vals: Vec<Bits> = (0..lanes)
+                    .map(|l| Bits::from_u64(32, m.vgpr.get(&(l, num)).copied().unwrap_or(0) as u64))
+                    .collect();
+                let v = RegValue::Lanes(vals);
+                outputs.push(("D0".to_string(), v.clone()));
+                m.values.insert("D0".to_string(), v);
+            }
+        }
+    }
+    Outputs { values: outputs }
+}
+
+/// Runs a prepared instruction with the interpreter, updating `m` with everything it writes.
+///
+/// # Errors
+/// A runtime fault, with the span of the IR node.
+pub fn run_interp(p: &Prepared, m: &mut Machine) -> Result<Outputs, ExecError> {
+    let f = &p.function;
+    let lanes = m.wave_size;
+    let (mut regs, virtual_vgprs) = bind_inputs(p, m);
+    let exec = exec_mask(m);
     {
-        let mut memory = MachineMemory {
-            vgpr: &mut m.vgpr,
-            sgpr: &mut m.sgpr,
-            hwreg: &mut m.hwreg,
-            mem: &mut m.mem,
-            wave_size: lanes,
-        };
+        let mut memory = machine_memory(m);
         let mut frame = Frame {
             regs: &mut regs,
             memory: &mut memory,
@@ -545,28 +593,14 @@ pub fn run_interp(p: &Prepared, m: &mut Machine) -> Result<Outputs, ExecError> {
             interp::run_lane(f, &mut frame, 0, p.round_reg)?;
         }
     }
-    let mut outputs = Vec::new();
-    for (r, value) in f.regs.iter().zip(regs) {
-        if r.written {
-            outputs.push((r.name.clone(), value.clone()));
-            m.values.insert(r.name.clone(), value);
-        }
-    }
-    // Operands written through the register file come back as per-lane values.
-    for (operand, num) in virtual_vgprs {
-        if operand == "D0" && !outputs.iter().any(|(n, _)| n == "D0") {
-            let vals: Vec<Bits> = (0..lanes)
-                .map(|l| Bits::from_u64(32, m.vgpr.get(&(l, num)).copied().unwrap_or(0) as u64))
-                .collect();
-            let any = (0..lanes).any(|l| m.vgpr.contains_key(&(l, num)));
-            if any {
-                let v = RegValue::Lanes(vals);
-                outputs.push(("D0".to_string(), v.clone()));
-                m.values.insert("D0".to_string(), v);
-            }
-        }
-    }
-    Ok(Outputs { values: outputs })
+    let outputs = f
+        .regs
+        .iter()
+        .zip(regs)
+        .filter(|(r, _)| r.written)
+        .map(|(r, v)| (r.name.clone(), v))
+        .collect();
+    Ok(finish_outputs(m, outputs, virtual_vgprs))
 }
 
 /// Describes an [`ExecError`] as `arch:INST:line:col: message`.
@@ -780,4 +814,30 @@ pub fn alu_stats(db: &crate::spec::SpecDb, samples: u32) -> AluStats {
         }
     }
     stats
+}
+
+/// A random machine state for `p`: every register it reads gets an edge-biased value (per
+/// lane for vector operands), and vector instructions get a random EXEC mask.
+pub fn random_machine(p: &Prepared, rng: &mut Rng, wave: u32) -> Machine {
+    let mut m = Machine::new(wave);
+    for (r, &pl) in p.function.regs.iter().zip(&p.per_lane) {
+        if !r.read || matches!(r.role, RegRole::Lane | RegRole::Mode) {
+            continue;
+        }
+        if matches!(r.name.as_str(), "SRC0" | "SRC1" | "SRC2" | "VDST") {
+            continue;
+        }
+        let v = if pl {
+            RegValue::Lanes((0..wave).map(|_| rng.edge_value(r.width)).collect())
+        } else {
+            RegValue::Uniform(rng.edge_value(r.width))
+        };
+        m.values.insert(r.name.clone(), v);
+    }
+    if p.vector {
+        let exec = rng.next_u64() & m.full_exec();
+        m.values
+            .insert("EXEC".into(), RegValue::Uniform(Bits::from_u64(64, exec)));
+    }
+    m
 }

@@ -15,6 +15,7 @@ pub mod inputs;
 pub mod interp;
 pub mod ir;
 pub mod isa;
+pub mod jit;
 pub mod spec;
 pub mod syntax;
 pub mod value;

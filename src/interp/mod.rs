@@ -477,12 +477,15 @@ impl Interp<'_, '_, '_> {
                 }
                 let a = self.eval(lhs)?;
                 let b = self.eval(rhs)?;
-                self.binary(*op, e.ty, &a, &b)
+                eval_binary(*op, e.ty, &a, &b, &mut self.fp)
             }
             ExprKind::Cmp { op, lhs, rhs } => {
                 let a = self.eval(lhs)?;
                 let b = self.eval(rhs)?;
-                Ok(Bits::from_u64(1, self.compare(*op, lhs.ty, &a, &b) as u64))
+                Ok(Bits::from_u64(
+                    1,
+                    eval_compare(*op, lhs.ty, &a, &b, &mut self.fp) as u64,
+                ))
             }
             ExprKind::Select {
                 cond,
@@ -497,7 +500,7 @@ impl Interp<'_, '_, '_> {
             }
             ExprKind::Convert { conv, arg } => {
                 let a = self.eval(arg)?;
-                Ok(self.convert(*conv, arg.ty, e.ty, &a))
+                Ok(eval_convert(*conv, arg.ty, e.ty, &a, &mut self.fp))
             }
             ExprKind::Slice {
                 arg,
@@ -543,162 +546,169 @@ impl Interp<'_, '_, '_> {
             }
         }
     }
+}
 
-    fn binary(&mut self, op: BinOp, ty: Ty, a: &Bits, b: &Bits) -> Result<Bits> {
-        if let Ty::F(f) = ty {
-            let fmt = f.format();
-            let (x, y) = (a.low_u64(), b.low_u64());
-            let rm = self.fp.round;
-            let fl = &mut self.fp.flags;
-            let r = match op {
-                BinOp::Add => crate::float::add(fmt, x, y, rm, fl),
-                BinOp::Sub => crate::float::sub(fmt, x, y, rm, fl),
-                BinOp::Mul => crate::float::mul(fmt, x, y, rm, fl),
-                BinOp::Div => crate::float::div(fmt, x, y, rm, fl),
-                BinOp::Pow => builtins::pow(f, x, y, &mut self.fp),
-                _ => {
-                    return fault(
-                        ExecErrorKind::Unsupported(format!("{op:?} on floats")),
-                        Span::default(),
-                    )
-                }
-            };
-            return Ok(Bits::from_u64(f.width(), r));
-        }
-        let signed = ty.is_signed();
-        Ok(match op {
-            BinOp::Add => a.add(b),
-            BinOp::Sub => a.sub(b),
-            BinOp::Mul => a.mul(b),
-            BinOp::Div => {
-                let r = if signed { a.sdivrem(b) } else { a.udivrem(b) };
-                match r {
-                    Some((q, _)) => q,
-                    None => Bits::zero(a.width()).not(),
-                }
-            }
-            BinOp::Rem => {
-                let r = if signed { a.sdivrem(b) } else { a.udivrem(b) };
-                match r {
-                    Some((_, r)) => r,
-                    None => a.clone(),
-                }
-            }
-            BinOp::Pow => {
+/// Evaluates a binary operator (not `And`/`Or`) on two values of type `ty`; shared by the
+/// interpreter and the JIT's helpers so both compute the same bits.
+///
+/// # Errors
+/// Operators that have no meaning on the type.
+pub fn eval_binary(op: BinOp, ty: Ty, a: &Bits, b: &Bits, fp: &mut FpEnv) -> Result<Bits> {
+    if let Ty::F(f) = ty {
+        let fmt = f.format();
+        let (x, y) = (a.low_u64(), b.low_u64());
+        let rm = fp.round;
+        let fl = &mut fp.flags;
+        let r = match op {
+            BinOp::Add => crate::float::add(fmt, x, y, rm, fl),
+            BinOp::Sub => crate::float::sub(fmt, x, y, rm, fl),
+            BinOp::Mul => crate::float::mul(fmt, x, y, rm, fl),
+            BinOp::Div => crate::float::div(fmt, x, y, rm, fl),
+            BinOp::Pow => builtins::pow(f, x, y, fp),
+            _ => {
                 return fault(
-                    ExecErrorKind::Unsupported("integer `**`".into()),
+                    ExecErrorKind::Unsupported(format!("{op:?} on floats")),
                     Span::default(),
                 )
             }
-            BinOp::Shl => a.shl(shift_amount(b)),
-            BinOp::Shr => {
-                if signed {
-                    a.ashr(shift_amount(b))
-                } else {
-                    a.lshr(shift_amount(b))
-                }
-            }
-            BinOp::BitAnd => a.and(b),
-            BinOp::BitOr => a.or(b),
-            BinOp::BitXor => a.xor(b),
-            BinOp::And | BinOp::Or => unreachable!("bug: logical operators handled before"),
-        })
+        };
+        return Ok(Bits::from_u64(f.width(), r));
     }
+    let signed = ty.is_signed();
+    Ok(match op {
+        BinOp::Add => a.add(b),
+        BinOp::Sub => a.sub(b),
+        BinOp::Mul => a.mul(b),
+        BinOp::Div => {
+            let r = if signed { a.sdivrem(b) } else { a.udivrem(b) };
+            match r {
+                Some((q, _)) => q,
+                None => Bits::zero(a.width()).not(),
+            }
+        }
+        BinOp::Rem => {
+            let r = if signed { a.sdivrem(b) } else { a.udivrem(b) };
+            match r {
+                Some((_, r)) => r,
+                None => a.clone(),
+            }
+        }
+        BinOp::Pow => {
+            return fault(
+                ExecErrorKind::Unsupported("integer `**`".into()),
+                Span::default(),
+            )
+        }
+        BinOp::Shl => a.shl(shift_amount(b)),
+        BinOp::Shr => {
+            if signed {
+                a.ashr(shift_amount(b))
+            } else {
+                a.lshr(shift_amount(b))
+            }
+        }
+        BinOp::BitAnd => a.and(b),
+        BinOp::BitOr => a.or(b),
+        BinOp::BitXor => a.xor(b),
+        BinOp::And | BinOp::Or => unreachable!("bug: logical operators handled before"),
+    })
+}
 
-    fn compare(&mut self, op: CmpOp, ty: Ty, a: &Bits, b: &Bits) -> bool {
-        if let Ty::F(f) = ty {
-            let fmt = f.format();
-            let (x, y) = (a.low_u64(), b.low_u64());
-            let fl = &mut self.fp.flags;
-            return match op {
-                CmpOp::Eq => crate::float::eq(fmt, x, y, fl),
-                CmpOp::Ne => !crate::float::eq(fmt, x, y, fl),
-                CmpOp::Lt => crate::float::lt(fmt, x, y, fl),
-                CmpOp::Le => crate::float::le(fmt, x, y, fl),
-                CmpOp::Gt => crate::float::lt(fmt, y, x, fl),
-                CmpOp::Ge => crate::float::le(fmt, y, x, fl),
+/// Evaluates a comparison of two values of type `ty`.
+pub fn eval_compare(op: CmpOp, ty: Ty, a: &Bits, b: &Bits, fp: &mut FpEnv) -> bool {
+    if let Ty::F(f) = ty {
+        let fmt = f.format();
+        let (x, y) = (a.low_u64(), b.low_u64());
+        let fl = &mut fp.flags;
+        return match op {
+            CmpOp::Eq => crate::float::eq(fmt, x, y, fl),
+            CmpOp::Ne => !crate::float::eq(fmt, x, y, fl),
+            CmpOp::Lt => crate::float::lt(fmt, x, y, fl),
+            CmpOp::Le => crate::float::le(fmt, x, y, fl),
+            CmpOp::Gt => crate::float::lt(fmt, y, x, fl),
+            CmpOp::Ge => crate::float::le(fmt, y, x, fl),
+        };
+    }
+    let ord = if ty.is_signed() { a.scmp(b) } else { a.ucmp(b) };
+    match op {
+        CmpOp::Eq => ord == Ordering::Equal,
+        CmpOp::Ne => ord != Ordering::Equal,
+        CmpOp::Lt => ord == Ordering::Less,
+        CmpOp::Le => ord != Ordering::Greater,
+        CmpOp::Gt => ord == Ordering::Greater,
+        CmpOp::Ge => ord != Ordering::Less,
+    }
+}
+
+/// Evaluates a conversion from `from` to `to`.
+pub fn eval_convert(conv: Conv, from: Ty, to: Ty, a: &Bits, fp: &mut FpEnv) -> Bits {
+    let w = to.width();
+    match conv {
+        Conv::Resize => a.resize(w, from.is_signed()),
+        Conv::Bitcast => a.zext(w),
+        Conv::FromBool => match to {
+            Ty::F(f) => {
+                let one = if a.is_zero() { 0 } else { 1 };
+                let rm = fp.round;
+                Bits::from_u64(
+                    w,
+                    crate::float::from_int(f.format(), one, rm, &mut fp.flags),
+                )
+            }
+            _ => Bits::from_u64(w, !a.is_zero() as u64),
+        },
+        Conv::ToBool => {
+            let nz = match from {
+                Ty::F(f) => !crate::float::is_zero(f.format(), a.low_u64()),
+                _ => !a.is_zero(),
             };
+            Bits::from_u64(1, nz as u64)
         }
-        let ord = if ty.is_signed() { a.scmp(b) } else { a.ucmp(b) };
-        match op {
-            CmpOp::Eq => ord == Ordering::Equal,
-            CmpOp::Ne => ord != Ordering::Equal,
-            CmpOp::Lt => ord == Ordering::Less,
-            CmpOp::Le => ord != Ordering::Greater,
-            CmpOp::Gt => ord == Ordering::Greater,
-            CmpOp::Ge => ord != Ordering::Less,
+        Conv::IntToFloat => {
+            let Ty::F(f) = to else {
+                unreachable!("bug: verified conversion")
+            };
+            let rm = fp.round;
+            let fl = &mut fp.flags;
+            let r = if from.is_signed() {
+                crate::float::from_int(f.format(), a.as_i128(), rm, fl)
+            } else if a.width() <= 128 {
+                crate::float::from_uint(f.format(), a.low_u128(), rm, fl)
+            } else {
+                // Wider than 128 bits: keep the top 128 significant bits (plus sticky).
+                let top = a.width() - 128;
+                let hi = a.lshr(top as u64).low_u128();
+                let v = crate::float::from_uint(f.format(), hi | 1, rm, fl);
+                crate::float::ldexp(f.format(), v, top as i32, rm, fl)
+            };
+            Bits::from_u64(w, r)
         }
-    }
-
-    fn convert(&mut self, conv: Conv, from: Ty, to: Ty, a: &Bits) -> Bits {
-        let w = to.width();
-        match conv {
-            Conv::Resize => a.resize(w, from.is_signed()),
-            Conv::Bitcast => a.zext(w),
-            Conv::FromBool => match to {
-                Ty::F(f) => {
-                    let one = if a.is_zero() { 0 } else { 1 };
-                    let rm = self.fp.round;
-                    Bits::from_u64(
-                        w,
-                        crate::float::from_int(f.format(), one, rm, &mut self.fp.flags),
-                    )
-                }
-                _ => Bits::from_u64(w, !a.is_zero() as u64),
-            },
-            Conv::ToBool => {
-                let nz = match from {
-                    Ty::F(f) => !crate::float::is_zero(f.format(), a.low_u64()),
-                    _ => !a.is_zero(),
-                };
-                Bits::from_u64(1, nz as u64)
+        Conv::FloatToInt => {
+            let Ty::F(f) = from else {
+                unreachable!("bug: verified conversion")
+            };
+            let width = w.min(64);
+            let r = crate::float::to_int(
+                f.format(),
+                a.low_u64(),
+                to.is_signed(),
+                width,
+                Round::TowardZero,
+                &mut fp.flags,
+            );
+            Bits::from_u64(width, r).resize(w, to.is_signed())
+        }
+        Conv::FloatToFloat => {
+            let (Ty::F(f), Ty::F(g)) = (from, to) else {
+                unreachable!("bug: verified conversion")
+            };
+            let (ff, gf) = (f.format(), g.format());
+            let x = a.low_u64();
+            if crate::float::is_nan(ff, x) {
+                return Bits::from_u64(w, convert_nan(ff, gf, x));
             }
-            Conv::IntToFloat => {
-                let Ty::F(f) = to else {
-                    unreachable!("bug: verified conversion")
-                };
-                let rm = self.fp.round;
-                let fl = &mut self.fp.flags;
-                let r = if from.is_signed() {
-                    crate::float::from_int(f.format(), a.as_i128(), rm, fl)
-                } else if a.width() <= 128 {
-                    crate::float::from_uint(f.format(), a.low_u128(), rm, fl)
-                } else {
-                    // Wider than 128 bits: keep the top 128 significant bits (plus sticky).
-                    let top = a.width() - 128;
-                    let hi = a.lshr(top as u64).low_u128();
-                    let v = crate::float::from_uint(f.format(), hi | 1, rm, fl);
-                    crate::float::ldexp(f.format(), v, top as i32, rm, fl)
-                };
-                Bits::from_u64(w, r)
-            }
-            Conv::FloatToInt => {
-                let Ty::F(f) = from else {
-                    unreachable!("bug: verified conversion")
-                };
-                let width = w.min(64);
-                let r = crate::float::to_int(
-                    f.format(),
-                    a.low_u64(),
-                    to.is_signed(),
-                    width,
-                    Round::TowardZero,
-                    &mut self.fp.flags,
-                );
-                Bits::from_u64(width, r).resize(w, to.is_signed())
-            }
-            Conv::FloatToFloat => {
-                let (Ty::F(f), Ty::F(g)) = (from, to) else {
-                    unreachable!("bug: verified conversion")
-                };
-                let (ff, gf) = (f.format(), g.format());
-                let x = a.low_u64();
-                if crate::float::is_nan(ff, x) {
-                    return Bits::from_u64(w, convert_nan(ff, gf, x));
-                }
-                let rm = self.fp.round;
-                Bits::from_u64(w, crate::float::convert(ff, gf, x, rm, &mut self.fp.flags))
-            }
+            let rm = fp.round;
+            Bits::from_u64(w, crate::float::convert(ff, gf, x, rm, &mut fp.flags))
         }
     }
 }

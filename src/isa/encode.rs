@@ -11,6 +11,9 @@ use super::tables::{Format, InstInfo, Tables};
 use super::{AsmError, Assembled};
 use crate::spec::Arch;
 
+/// Encoded bytes and the label a branch operand names, if any.
+type Encoded = (Vec<u8>, Option<(String, usize)>);
+
 /// A branch offset to fill in once labels are known.
 struct Fixup {
     index: usize,
@@ -619,7 +622,7 @@ fn encode_as(
     info: &InstInfo,
     stmt: &Statement,
     line: usize,
-) -> Result<(Vec<u8>, Option<(String, usize)>), AsmError> {
+) -> Result<Encoded, AsmError> {
     let Some(fmt) = tables.format(&info.family) else {
         return Err(AsmError {
             line,
@@ -665,11 +668,7 @@ fn encode_as(
 }
 
 /// Encodes one statement, trying every instruction its mnemonic names.
-fn encode_stmt(
-    tables: &Tables,
-    stmt: &Statement,
-    line: usize,
-) -> Result<(Vec<u8>, Option<(String, usize)>), AsmError> {
+fn encode_stmt(tables: &Tables, stmt: &Statement, line: usize) -> Result<Encoded, AsmError> {
     let Some(cands) = tables.by_mnemonic.get(&stmt.mnemonic) else {
         return Err(AsmError {
             line,

@@ -287,6 +287,6 @@ pub fn literal_inline_code(value: u64, bits: u32) -> Option<u32> {
 pub fn float_code(value: f64) -> Option<u32> {
     INLINE_FLOATS
         .iter()
-        .find(|f| f.1 == value || (f.0 == 248 && (value - f.1).abs() < 1e-7))
+        .find(|f| f.1.to_bits() == value.to_bits() || (f.0 == 248 && (value - f.1).abs() < 1e-7))
         .map(|f| f.0)
 }

@@ -430,11 +430,9 @@ pub fn parse_line(text: &str, line_no: usize) -> Result<Line, AsmError> {
                 // A modifier may directly follow the mnemonic (`s_endpgm` has none, but
                 // e.g. `s_load ... glc`); detect `ident:` or a bare known modifier later.
                 let save = cur.pos;
-                if cur.ident().is_some() {
-                    if cur.peek() == Some(b':') && stmt.args.is_empty() {
-                        cur.pos = save;
-                        break;
-                    }
+                if cur.ident().is_some() && cur.peek() == Some(b':') && stmt.args.is_empty() {
+                    cur.pos = save;
+                    break;
                 }
                 cur.pos = save;
                 let expr = cur.operand()?;

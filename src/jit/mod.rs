@@ -1,0 +1,311 @@
+//! The Cranelift JIT: compiles the typed IR into native kernels that agree bit for bit with the
+//! interpreter.
+//!
+//! A [`Jit`] owns one Cranelift JIT module; [`Jit::compile`] turns a [`Prepared`] instruction
+//! into a [`Kernel`] whose lifetime is tied to the `Jit`. Kernels run all lanes of a wave in
+//! one call, honouring EXEC in generated code (see `translate.rs` for the ABI). The cheap
+//! operations are inline; built-ins, soft-float formats, non-default rounding and memory go
+//! through `runtime::amdp_helper`, which evaluates with the interpreter's own functions.
+
+mod abi;
+pub mod runtime;
+mod translate;
+
+use std::sync::{Arc, Mutex};
+
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+
+use crate::exec::{Machine, Outputs, Prepared};
+use crate::interp::{ExecError, ExecErrorKind, RegValue};
+use crate::ir::RegRole;
+use crate::value::Bits;
+use runtime::{status, Ctx, Helper};
+pub use translate::Layout;
+
+/// Why an entry cannot be compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JitError {
+    /// An IR construct the JIT does not compile (named).
+    Unsupported(String),
+    /// Cranelift rejected the code or the module failed.
+    Codegen(String),
+    /// A bug in the translator.
+    Internal(String),
+}
+
+impl std::fmt::Display for JitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JitError::Unsupported(m) => write!(f, "the JIT does not compile {m}"),
+            JitError::Codegen(m) => write!(f, "code generation failed: {m}"),
+            JitError::Internal(m) => write!(f, "bug in the JIT: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for JitError {}
+
+/// A compiled instruction. It keeps the JIT module that owns its code alive.
+pub struct Kernel {
+    code: abi::KernelFn,
+    layout: Layout,
+    helpers: Vec<Helper>,
+    /// The instruction it runs.
+    pub prepared: Prepared,
+    /// Bytes of machine code.
+    pub code_size: usize,
+    /// The Cranelift IR, for `amdpcode jit --dump`.
+    pub clif: String,
+    _owner: Arc<Mutex<Inner>>,
+}
+
+struct Inner {
+    module: JITModule,
+    ctx: Context,
+    fctx: FunctionBuilderContext,
+    counter: u32,
+}
+
+/// A Cranelift JIT module. Kernels compiled by it share ownership of the module, so their
+/// code stays valid as long as any of them lives (the module never frees code).
+#[derive(Clone)]
+pub struct Jit {
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl Jit {
+    /// A JIT for the host machine.
+    ///
+    /// # Errors
+    /// [`JitError::Codegen`] when the host ISA is not supported.
+    pub fn new() -> Result<Jit, JitError> {
+        let mut flags = settings::builder();
+        let set = |f: &mut settings::Builder, k: &str, v: &str| {
+            f.set(k, v)
+                .map_err(|e| JitError::Codegen(format!("{k}={v}: {e}")))
+        };
+        set(&mut flags, "use_colocated_libcalls", "false")?;
+        set(&mut flags, "is_pic", "false")?;
+        set(&mut flags, "opt_level", "speed")?;
+        let isa_builder =
+            cranelift_native::builder().map_err(|e| JitError::Codegen(e.to_string()))?;
+        let isa = isa_builder
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+        builder.symbol("amdp_helper", runtime::amdp_helper as *const u8);
+        let module = JITModule::new(builder);
+        let ctx = module.make_context();
+        Ok(Jit {
+            inner: Arc::new(Mutex::new(Inner {
+                module,
+                ctx,
+                fctx: FunctionBuilderContext::new(),
+                counter: 0,
+            })),
+        })
+    }
+
+    /// Compiles a prepared instruction.
+    ///
+    /// # Errors
+    /// [`JitError`] naming the construct that cannot be compiled.
+    pub fn compile(&self, p: &Prepared) -> Result<Kernel, JitError> {
+        let mut guard = self
+            .inner
+            .lock()
+            .map_err(|_| JitError::Internal("a previous compile panicked".into()))?;
+        let inner = &mut *guard;
+        let f = &p.function;
+        for r in &f.regs {
+            if r.width > 128 {
+                return Err(JitError::Unsupported(format!(
+                    "the {}-bit register {}",
+                    r.width, r.name
+                )));
+            }
+        }
+        let layout = Layout::new(&p.per_lane);
+        let ptr = inner.module.target_config().pointer_type();
+        let cc = inner.module.target_config().default_call_conv;
+        inner.module.clear_context(&mut inner.ctx);
+        inner.ctx.func.signature = translate::kernel_signature(ptr, cc);
+        let helper_sig = translate::helper_signature(ptr, cc);
+        let helper_id = inner
+            .module
+            .declare_function("amdp_helper", Linkage::Import, &helper_sig)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        let helper_ref = inner
+            .module
+            .declare_func_in_func(helper_id, &mut inner.ctx.func);
+        let mut helpers = Vec::new();
+        {
+            let b = FunctionBuilder::new(&mut inner.ctx.func, &mut inner.fctx);
+            let cfg = inner.module.target_config();
+            let t = translate::Translator::new(b, f, &layout, &mut helpers, helper_ref, ptr, cfg);
+            if let Err(e) = t.translate() {
+                // A half-built function leaves the builder context dirty: start afresh.
+                inner.fctx = FunctionBuilderContext::new();
+                inner.module.clear_context(&mut inner.ctx);
+                return Err(e);
+            }
+        }
+        cranelift_codegen::verifier::verify_function(&inner.ctx.func, inner.module.isa())
+            .map_err(|e| JitError::Internal(format!("CLIF verifier: {e}")))?;
+        let clif = inner.ctx.func.display().to_string();
+        inner.counter += 1;
+        let name = format!("k{}_{}", inner.counter, p.name);
+        let id = inner
+            .module
+            .declare_function(&name, Linkage::Export, &inner.ctx.func.signature)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        inner
+            .module
+            .define_function(id, &mut inner.ctx)
+            .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+        let code_size = inner
+            .ctx
+            .compiled_code()
+            .map_or(0, |c| c.code_buffer().len());
+        inner.module.clear_context(&mut inner.ctx);
+        inner
+            .module
+            .finalize_definitions()
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        let ptr = inner.module.get_finalized_function(id);
+        Ok(Kernel {
+            // SAFETY: `ptr` is the finalized code of the function just built with the kernel
+            // signature; the module that owns it is kept alive by `_owner` and never frees code.
+            code: unsafe { abi::KernelFn::new(ptr) },
+            layout,
+            helpers,
+            prepared: p.clone(),
+            code_size,
+            clif,
+            _owner: Arc::clone(&self.inner),
+        })
+    }
+}
+
+fn write_slot(slots: &mut [u8], off: usize, b: &Bits) {
+    let w = b.words();
+    slots[off..off + 8].copy_from_slice(&w[0].to_le_bytes());
+    let hi = w.get(1).copied().unwrap_or(0);
+    slots[off + 8..off + 16].copy_from_slice(&hi.to_le_bytes());
+}
+
+fn read_slot(slots: &[u8], off: usize, width: u32) -> Bits {
+    let mut lo = [0u8; 8];
+    let mut hi = [0u8; 8];
+    lo.copy_from_slice(&slots[off..off + 8]);
+    hi.copy_from_slice(&slots[off + 8..off + 16]);
+    Bits::from_words(width, &[u64::from_le_bytes(lo), u64::from_le_bytes(hi)])
+}
+
+impl Kernel {
+    /// Runs the kernel on a machine, like `exec::run_interp`.
+    ///
+    /// # Errors
+    /// A runtime fault (step budget, index out of range, a helper's error).
+    pub fn run(&self, m: &mut Machine) -> Result<Outputs, ExecError> {
+        let p = &self.prepared;
+        let f = &p.function;
+        let lanes = m.wave_size;
+        let (regs, virtual_vgprs) = crate::exec::bind_inputs(p, m);
+        let mut slots = vec![0u8; self.layout.size];
+        for (i, (r, v)) in f.regs.iter().zip(&regs).enumerate() {
+            let off = self.layout.offsets[i] as usize;
+            match v {
+                RegValue::Uniform(b) => write_slot(&mut slots, off, b),
+                RegValue::Lanes(l) => {
+                    for (lane, b) in l.iter().enumerate() {
+                        write_slot(&mut slots, off + lane * translate::SLOT as usize, b);
+                    }
+                }
+            }
+            let _ = r;
+        }
+        let exec = crate::exec::exec_mask(m);
+        let (n, mask) = if p.vector && !p.wave_level {
+            (lanes, exec)
+        } else {
+            (1, 1)
+        };
+        let code = {
+            let mut memory = crate::exec::machine_memory(m);
+            let mut ctx = Ctx {
+                memory: &mut memory,
+                fp: Default::default(),
+                helpers: &self.helpers,
+                error: None,
+            };
+            let code = self
+                .code
+                .call(&mut slots, self.layout.size, &mut ctx, n, mask);
+            (code, ctx.error)
+        };
+        match code.0 {
+            status::OK => {}
+            status::BUDGET => {
+                return Err(ExecError {
+                    kind: ExecErrorKind::StepBudget,
+                    span: Default::default(),
+                })
+            }
+            status::OUT_OF_RANGE => {
+                return Err(ExecError {
+                    kind: ExecErrorKind::OutOfRange("array index".into()),
+                    span: Default::default(),
+                })
+            }
+            _ => {
+                return Err(ExecError {
+                    kind: ExecErrorKind::Unsupported(code.1.unwrap_or_default()),
+                    span: Default::default(),
+                })
+            }
+        }
+        let mut values = Vec::new();
+        for (i, r) in f.regs.iter().enumerate() {
+            if !r.written || r.role == RegRole::Lane {
+                continue;
+            }
+            let off = self.layout.offsets[i] as usize;
+            let v = if self.layout.per_lane[i] {
+                RegValue::Lanes(
+                    (0..lanes as usize)
+                        .map(|l| read_slot(&slots, off + l * translate::SLOT as usize, r.width))
+                        .collect(),
+                )
+            } else {
+                RegValue::Uniform(read_slot(&slots, off, r.width))
+            };
+            values.push((r.name.clone(), v));
+        }
+        Ok(crate::exec::finish_outputs(m, values, virtual_vgprs))
+    }
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Kernel({}, {} bytes)",
+            self.prepared.name, self.code_size
+        )
+    }
+}
+
+/// Compiles and runs in one step (a fresh module per call; for tests and the CLI).
+///
+/// # Errors
+/// A compile error (as text) or a runtime fault.
+pub fn run_once(p: &Prepared, m: &mut Machine) -> Result<Outputs, String> {
+    let jit = Jit::new().map_err(|e| e.to_string())?;
+    let k = jit.compile(p).map_err(|e| e.to_string())?;
+    k.run(m).map_err(|e| e.to_string())
+}
