@@ -12,7 +12,7 @@ use amdpcode::diag::Diagnostic;
 use amdpcode::ir::{self, OperandWidths};
 use amdpcode::spec::{self, Arch, Locate, Spec};
 use amdpcode::syntax;
-use amdpcode::{exec, frontend, inputs};
+use amdpcode::{exec, frontend, inputs, jit};
 
 #[derive(Parser)]
 #[command(
@@ -84,9 +84,24 @@ enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
-        /// The execution engine.
-        #[arg(long, default_value = "interp", value_parser = ["interp"])]
+        /// The execution engine: the interpreter, the Cranelift JIT, or the JIT with a
+        /// fallback to the interpreter for entries it cannot compile.
+        #[arg(long, default_value = "interp", value_parser = ["interp", "jit", "auto"])]
         engine: String,
+    },
+    /// Compile instructions with the Cranelift JIT: dump one, or pre-compile a whole arch.
+    Jit {
+        /// rdna3, rdna4 or cdna.
+        #[arg(long)]
+        arch: String,
+        /// The instruction (omit with --all).
+        inst: Option<String>,
+        /// Print the IR, the Cranelift IR and the machine-code size.
+        #[arg(long)]
+        dump: bool,
+        /// Compile every ALU entry of the arch and report.
+        #[arg(long, conflicts_with = "inst")]
+        all: bool,
     },
     /// Assemble LLVM-syntax AMDGPU assembly into machine code.
     Asm {
@@ -273,6 +288,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
             show(&spec, arch, &inst, ast, ir)
         }
         Command::CheckText { file } => check_text(&file),
+        Command::Jit {
+            arch,
+            inst,
+            dump,
+            all,
+        } => {
+            let arch = parse_arch(&arch)?;
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            jit_command(&spec, arch, inst.as_deref(), dump, all)
+        }
         Command::Eval {
             arch,
             inst,
@@ -282,7 +307,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             set,
             wave,
             json,
-            engine: _,
+            engine,
         } => {
             let mut values = Vec::new();
             for s in &set {
@@ -293,7 +318,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             if let Some(batch) = batch {
                 let spec = load_spec(&cli.spec, cli.offline)?;
-                return eval_batch(&spec, &batch);
+                return eval_batch(&spec, &batch, &engine);
             }
             let prepared = match (&text, &inst) {
                 (Some(file), _) => {
@@ -334,8 +359,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             for (name, v) in values {
                 m.values.insert(name, v);
             }
-            let out = exec::run_interp(&p, &mut m)
-                .map_err(|e| Failure(format!("error: {}", exec::describe_error(&p, &src, &e))))?;
+            let jit = jit::Jit::new().map_err(|e| Failure(format!("error: {e}")))?;
+            let out = run_engine(&engine, &jit, &p, &mut m)
+                .map_err(|e| Failure(format!("error: {}", e.describe(&p, &src))))?;
             if json {
                 let v = json!({ "outputs": inputs::outputs_json(&out.values) });
                 print_out(&format!("{v}\n"))
@@ -363,7 +389,7 @@ fn find_inst<'a>(
 }
 
 /// Runs JSON Lines cases; a bad case yields an `error` line and never stops the batch.
-fn eval_batch(spec: &Spec, path: &PathBuf) -> Result<(), Failure> {
+fn eval_batch(spec: &Spec, path: &PathBuf, engine: &str) -> Result<(), Failure> {
     use std::collections::HashMap;
     use std::io::BufRead;
     let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
@@ -373,8 +399,8 @@ fn eval_batch(spec: &Spec, path: &PathBuf) -> Result<(), Failure> {
             .map_err(|e| Failure(format!("error: cannot read {}: {e}", path.display())))?;
         Box::new(std::io::BufReader::new(f))
     };
-    let mut cache: HashMap<(Arch, String), Result<(exec::Prepared, String), String>> =
-        HashMap::new();
+    let mut cache: Cache = HashMap::new();
+    let jit = jit::Jit::new().map_err(|e| Failure(format!("error: {e}")))?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for (n, line) in reader.lines().enumerate() {
@@ -382,7 +408,8 @@ fn eval_batch(spec: &Spec, path: &PathBuf) -> Result<(), Failure> {
         if line.trim().is_empty() {
             continue;
         }
-        let result = eval_case(spec, &line, &mut cache).map_err(|e| format!("line {}: {e}", n + 1));
+        let result = eval_case(spec, &line, &mut cache, &jit, engine)
+            .map_err(|e| format!("line {}: {e}", n + 1));
         let v = match result {
             Ok(values) => json!({ "outputs": inputs::outputs_json(&values) }),
             Err(e) => json!({ "error": e }),
@@ -395,10 +422,55 @@ fn eval_batch(spec: &Spec, path: &PathBuf) -> Result<(), Failure> {
     Ok(())
 }
 
+type Cache = std::collections::HashMap<(Arch, String), Result<Entry, String>>;
+
+/// A batch cache entry: the prepared instruction, its text, and its kernel once compiled.
+struct Entry {
+    prepared: exec::Prepared,
+    text: String,
+    kernel: Option<Result<jit::Kernel, String>>,
+}
+
+/// Why running an instruction failed.
+enum RunError {
+    Exec(amdpcode::interp::ExecError),
+    Jit(String),
+}
+
+impl RunError {
+    fn describe(&self, p: &exec::Prepared, text: &str) -> String {
+        match self {
+            RunError::Exec(e) => exec::describe_error(p, text, e),
+            RunError::Jit(m) => format!("{}: {m}", p.name),
+        }
+    }
+}
+
+fn run_engine(
+    engine: &str,
+    jit: &jit::Jit,
+    p: &exec::Prepared,
+    m: &mut exec::Machine,
+) -> Result<exec::Outputs, RunError> {
+    if engine == "interp" {
+        return exec::run_interp(p, m).map_err(RunError::Exec);
+    }
+    match jit.compile(p) {
+        Ok(k) => k.run(m).map_err(RunError::Exec),
+        Err(e) if engine == "auto" => {
+            let _ = e;
+            exec::run_interp(p, m).map_err(RunError::Exec)
+        }
+        Err(e) => Err(RunError::Jit(e.to_string())),
+    }
+}
+
 fn eval_case(
     spec: &Spec,
     line: &str,
-    cache: &mut std::collections::HashMap<(Arch, String), Result<(exec::Prepared, String), String>>,
+    cache: &mut Cache,
+    jit: &jit::Jit,
+    engine: &str,
 ) -> Result<Vec<(String, amdpcode::interp::RegValue)>, String> {
     let case: serde_json::Value =
         serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
@@ -423,10 +495,14 @@ fn eval_case(
             .map(|t| t.0)
             .unwrap_or_default();
         exec::prepare(arch, inst)
-            .map(|p| (p, text))
+            .map(|p| Entry {
+                prepared: p,
+                text,
+                kernel: None,
+            })
             .map_err(|e| e.diagnostic.summary())
     });
-    let (p, text) = entry.as_ref().map_err(|e| e.clone())?;
+    let entry = entry.as_mut().map_err(|e| e.clone())?;
     let mut m = exec::Machine::new(wave);
     if let Some(set) = case["set"].as_object() {
         for (name, v) in set {
@@ -434,8 +510,75 @@ fn eval_case(
             m.values.insert(name.clone(), v);
         }
     }
-    let out = exec::run_interp(p, &mut m).map_err(|e| exec::describe_error(p, text, &e))?;
+    let p = &entry.prepared;
+    let text = &entry.text;
+    let out = if engine == "interp" {
+        exec::run_interp(p, &mut m).map_err(|e| exec::describe_error(p, text, &e))?
+    } else {
+        let kernel = entry
+            .kernel
+            .get_or_insert_with(|| jit.compile(p).map_err(|e| e.to_string()));
+        match kernel {
+            Ok(k) => k
+                .run(&mut m)
+                .map_err(|e| exec::describe_error(p, text, &e))?,
+            Err(_) if engine == "auto" => {
+                exec::run_interp(p, &mut m).map_err(|e| exec::describe_error(p, text, &e))?
+            }
+            Err(e) => return Err(format!("{}: {e}", p.name)),
+        }
+    };
     Ok(out.values)
+}
+
+fn jit_command(
+    spec: &Spec,
+    arch: Arch,
+    inst: Option<&str>,
+    dump: bool,
+    all: bool,
+) -> Result<(), Failure> {
+    let jit = jit::Jit::new().map_err(|e| Failure(format!("error: {e}")))?;
+    if all {
+        let start = std::time::Instant::now();
+        let (mut ok, mut total, mut bytes) = (0, 0, 0);
+        let mut text = String::new();
+        for i in spec.db(arch).with_pcode() {
+            if !exec::ALU_ENCODINGS.contains(&i.encoding.as_str()) {
+                continue;
+            }
+            total += 1;
+            match exec::prepare(arch, i) {
+                Err(e) => text.push_str(&format!("  {}: {}\n", i.name, e.diagnostic.summary())),
+                Ok(p) => match jit.compile(&p) {
+                    Ok(k) => {
+                        ok += 1;
+                        bytes += k.code_size;
+                    }
+                    Err(e) => text.push_str(&format!("  {}: {e}\n", i.name)),
+                },
+            }
+        }
+        text.push_str(&format!(
+            "{arch}: compiled {ok} of {total} ALU entries, {bytes} bytes of machine code, in {:.2?}\n",
+            start.elapsed()
+        ));
+        return print_out(&text);
+    }
+    let name = inst.ok_or_else(|| Failure("error: name an instruction, or give --all".into()))?;
+    let i = find_inst(spec, arch, name)?;
+    let p = exec::prepare(arch, i).map_err(render_front_error)?;
+    let k = jit
+        .compile(&p)
+        .map_err(|e| Failure(format!("error: {arch}:{}: {e}", i.name)))?;
+    let mut text = format!("{}: {} bytes of machine code\n", i.name, k.code_size);
+    if dump {
+        text.push_str("\n== IR\n");
+        text.push_str(&amdpcode::ir::print_function(&p.function));
+        text.push_str("\n== Cranelift IR\n");
+        text.push_str(&k.clif);
+    }
+    print_out(&text)
 }
 
 fn stats(spec: &Spec, archs: &[Arch], json: bool, samples: u32) -> Result<(), Failure> {
