@@ -841,3 +841,40 @@ pub fn random_machine(p: &Prepared, rng: &mut Rng, wave: u32) -> Machine {
     }
     m
 }
+
+/// A memory that serves nothing: for running ALU entries outside a machine (benches).
+pub struct NullMemory;
+
+impl Memory for NullMemory {
+    fn load(&mut self, space: Space, _lane: u32, addr: u64, _width: u32) -> Result<Bits, String> {
+        Err(format!("no {space:?} memory at {addr:#x}"))
+    }
+    fn store(&mut self, space: Space, _lane: u32, addr: u64, _value: &Bits) -> Result<(), String> {
+        Err(format!("no {space:?} memory at {addr:#x}"))
+    }
+}
+
+/// Runs the interpreter on registers already bound (see [`bind_inputs`]): the core of
+/// [`run_interp`] without the name lookups, for simulators and benches.
+///
+/// # Errors
+/// A runtime fault.
+pub fn run_bound_interp(
+    p: &Prepared,
+    regs: &mut [RegValue],
+    lanes: u32,
+    exec: u64,
+    memory: &mut dyn Memory,
+) -> Result<(), ExecError> {
+    let mut frame = Frame { regs, memory };
+    if p.vector && !p.wave_level {
+        for lane in 0..lanes {
+            if exec >> lane & 1 == 1 {
+                interp::run_lane(&p.function, &mut frame, lane, p.round_reg)?;
+            }
+        }
+        Ok(())
+    } else {
+        interp::run_lane(&p.function, &mut frame, 0, p.round_reg)
+    }
+}

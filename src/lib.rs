@@ -19,3 +19,4 @@ pub mod jit;
 pub mod spec;
 pub mod syntax;
 pub mod value;
+pub mod wave;

@@ -103,6 +103,32 @@ enum Command {
         #[arg(long, conflicts_with = "inst")]
         all: bool,
     },
+    /// Run a program of machine instructions on a modelled wavefront.
+    Run {
+        /// rdna3, rdna4 or cdna.
+        #[arg(long)]
+        arch: String,
+        /// Wave size, 32 or 64 (default: 32 on RDNA, 64 on CDNA).
+        #[arg(long)]
+        wave: Option<u32>,
+        /// The execution engine.
+        #[arg(long, default_value = "interp", value_parser = ["interp", "jit"])]
+        engine: String,
+        /// The initial state (JSON).
+        #[arg(long)]
+        state: Option<PathBuf>,
+        /// PROGRAM is hex bytes in memory order instead of assembly text.
+        #[arg(long)]
+        hex: bool,
+        /// Print each executed instruction with the registers it changed.
+        #[arg(long)]
+        trace: bool,
+        /// Print the final state as JSON.
+        #[arg(long)]
+        json: bool,
+        /// A file, '-' for standard input, or the program text itself.
+        program: String,
+    },
     /// Assemble LLVM-syntax AMDGPU assembly into machine code.
     Asm {
         /// rdna3, rdna4 or cdna.
@@ -212,6 +238,30 @@ fn print_out(text: &str) -> Result<(), Failure> {
 
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
+        Command::Run {
+            arch,
+            wave,
+            engine,
+            state,
+            hex,
+            trace,
+            json,
+            program,
+        } => {
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            let opts = amdpcode::wave::cli::RunOptions {
+                arch,
+                wave,
+                engine,
+                state,
+                hex,
+                trace,
+                json,
+                program,
+            };
+            let text = amdpcode::wave::cli::run(&spec, &opts).map_err(|e| Failure(e.0))?;
+            print_out(&text)
+        }
         Command::Asm {
             arch,
             file,

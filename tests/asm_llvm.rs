@@ -14,7 +14,12 @@ use amdpcode::isa::Isa;
 use amdpcode::spec::{self, Arch};
 
 const PER_ARCH: usize = 20_000;
-const FAMILIES: [&str; 6] = ["SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM"];
+/// Lines per llvm-mc run.
+const CHUNK: usize = 500;
+const FAMILIES: [&str; 12] = [
+    "SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM", "VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD",
+    "VOP3P",
+];
 
 fn llvm_mc() -> Option<String> {
     ["llvm-mc-22", "/usr/lib/llvm-22/bin/llvm-mc"]
@@ -36,9 +41,27 @@ fn mcpu(arch: Arch) -> &'static str {
     }
 }
 
-/// Runs llvm-mc over `input` (one item per line); returns per line `Some(stdout line)` or
-/// `None` when llvm-mc reported an error or warning for that line.
+/// Runs llvm-mc over `input` (one instruction per line); returns per line `Some(stdout line)`
+/// when llvm-mc encoded that line as exactly one instruction.
+///
+/// Each line is preceded by a numbered `s_nop k` and the output is grouped by those
+/// sentinels. (Counting error lines on stderr and pairing the rest in order, as this test
+/// once did, goes wrong as soon as llvm-mc *warns* about a line and still encodes it: every
+/// later line is then paired with its predecessor's encoding, which is how RDNA 4 showed 0%
+/// encode agreement.)
 fn run_mc(mc: &str, arch: Arch, input: &[String]) -> Vec<Option<String>> {
+    if input.len() > CHUNK {
+        return input
+            .chunks(CHUNK)
+            .flat_map(|c| run_mc(mc, arch, c))
+            .collect();
+    }
+    let mut lines = Vec::with_capacity(input.len() * 2 + 1);
+    for (k, l) in input.iter().enumerate() {
+        lines.push(format!("s_nop 0x{:x}", k & 0xffff));
+        lines.push(l.clone());
+    }
+    lines.push(format!("s_nop 0x{:x}", input.len() & 0xffff));
     let mut cmd = Command::new(mc);
     cmd.args([
         "-triple=amdgcn",
@@ -48,12 +71,12 @@ fn run_mc(mc: &str, arch: Arch, input: &[String]) -> Vec<Option<String>> {
     let Ok(mut child) = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
     else {
         return vec![None; input.len()];
     };
-    let text = input.join("\n") + "\n";
+    let text = lines.join("\n") + "\n";
     let writer = child.stdin.take().map(|mut stdin| {
         std::thread::spawn(move || {
             let _ = stdin.write_all(text.as_bytes());
@@ -65,22 +88,24 @@ fn run_mc(mc: &str, arch: Arch, input: &[String]) -> Vec<Option<String>> {
     if let Some(w) = writer {
         let _ = w.join();
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let mut bad = std::collections::HashSet::new();
-    for l in stderr.lines() {
-        if let Some(rest) = l.strip_prefix("<stdin>:") {
-            if let Some(n) = rest.split(':').next().and_then(|n| n.parse::<usize>().ok()) {
-                bad.insert(n);
-            }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut groups: Vec<Vec<String>> = vec![Vec::new(); input.len() + 1];
+    let mut current: Option<usize> = None;
+    for l in stdout.lines().filter(|l| l.contains("encoding:")) {
+        let enc = parse_encoding(l).unwrap_or_default();
+        if l.trim_start().starts_with("s_nop") && enc.len() == 4 {
+            current = Some(usize::from(enc[0]) | usize::from(enc[1]) << 8);
+        } else if let Some(g) = current.and_then(|c| groups.get_mut(c)) {
+            g.push(l.trim().to_string());
         }
     }
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut lines = stdout
-        .lines()
-        .filter(|l| l.contains("encoding:"))
-        .map(|l| l.trim().to_string());
-    (1..=input.len())
-        .map(|n| if bad.contains(&n) { None } else { lines.next() })
+    groups
+        .into_iter()
+        .take(input.len())
+        .map(|g| match g.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        })
         .collect()
 }
 
@@ -94,6 +119,13 @@ fn sentinel(k: usize) -> String {
 /// Disassembles each line separately (in one run): `Some(line)` when llvm-mc decodes the
 /// line's bytes as exactly one instruction covering all of them.
 fn disassemble(mc: &str, arch: Arch, lines: &[String]) -> Vec<Option<String>> {
+    // One llvm-mc run per chunk: a crash or a stuck stream costs one chunk, not the rest.
+    if lines.len() > CHUNK {
+        return lines
+            .chunks(CHUNK)
+            .flat_map(|c| disassemble(mc, arch, c))
+            .collect();
+    }
     let mut input = Vec::with_capacity(lines.len() * 2 + 1);
     for (k, l) in lines.iter().enumerate() {
         input.push(sentinel(k));
@@ -178,46 +210,78 @@ impl Rng {
     }
 }
 
+/// One generated case: family, bytes, our text.
+type Case = (String, Vec<u8>, String);
+
 /// Random instructions of the supported families, spread evenly over the families.
-fn generate(isa: &Isa, seed: u64) -> Vec<(String, Vec<u8>, String)> {
+///
+/// Random bytes steered into a family's encoding are decoded, printed and re-assembled by
+/// us; the re-assembled bytes are the case (so bits our printer does not spell, such as
+/// `neg` on an integer source, are dropped before llvm-mc sees them). Returns the cases and
+/// per family the number of printed texts our own assembler rejected.
+fn generate(isa: &Isa, seed: u64) -> (Vec<Case>, BTreeMap<String, usize>) {
     let mut rng = Rng(seed);
-    let mut per_family: BTreeMap<String, Vec<(String, Vec<u8>, String)>> = BTreeMap::new();
-    let quota = PER_ARCH / FAMILIES.len() + 1;
-    let prefixes: Vec<u32> = isa
+    let mut per_family: BTreeMap<String, Vec<Case>> = BTreeMap::new();
+    let mut own_fail: BTreeMap<String, usize> = BTreeMap::new();
+    let families: Vec<&str> = FAMILIES
+        .iter()
+        .copied()
+        .filter(|f| isa.tables().format(f).is_some())
+        .collect();
+    let quota = PER_ARCH / families.len() + 1;
+    let prefixes: Vec<(String, u32)> = isa
         .tables()
         .formats
         .iter()
-        .filter(|f| FAMILIES.contains(&f.name.as_str()))
+        .filter(|f| families.contains(&f.name.as_str()))
         .filter_map(|f| {
             let e = f.field("encoding")?;
-            Some((e.fixed? as u32) << e.lo)
+            Some((f.name.clone(), (e.fixed? as u32) << e.lo))
         })
         .collect();
     let mut tries = 0;
     while per_family.values().map(Vec::len).sum::<usize>() < PER_ARCH && tries < 5_000_000 {
         tries += 1;
-        let mut bytes = [0u8; 12];
+        let mut bytes = [0u8; 16];
         for c in bytes.chunks_mut(4) {
             c.copy_from_slice(&rng.next().to_le_bytes());
         }
-        // Steer the first word into a scalar format: keep the random low bits.
-        let p = prefixes[rng.next() as usize % prefixes.len()];
+        // Steer the first word into a format: keep the random low bits.
+        let (_, p) = &prefixes[rng.next() as usize % prefixes.len()];
+        let p = *p;
         let top_bits = 32 - p.trailing_zeros().min(31);
         let mask = !0u32 >> top_bits.min(31);
         let word = (u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) & mask) | p;
         bytes[..4].copy_from_slice(&word.to_le_bytes());
-        let Ok((inst, len)) = isa.decode(&bytes) else {
+        let Ok((inst, _)) = isa.decode(&bytes) else {
             continue;
         };
-        if !FAMILIES.contains(&inst.family.as_str()) || inst.name == "S_NOP" {
+        let family = inst.family.clone();
+        if !families.contains(&family.as_str()) || inst.name == "S_NOP" {
             continue;
         }
-        let list = per_family.entry(inst.family.clone()).or_default();
-        if list.len() < quota {
-            list.push((inst.family.clone(), bytes[..len].to_vec(), isa.print(&inst)));
+        if per_family.get(&family).map_or(0, Vec::len) >= quota {
+            continue;
         }
+        let text = isa.print(&inst);
+        let Ok(canon) = isa.assemble(&text) else {
+            *own_fail.entry(family).or_default() += 1;
+            continue;
+        };
+        let Ok((again, len)) = isa.decode(&canon) else {
+            *own_fail.entry(family).or_default() += 1;
+            continue;
+        };
+        if len != canon.len() || isa.print(&again) != text || again.family != family {
+            *own_fail.entry(family).or_default() += 1;
+            continue;
+        }
+        per_family
+            .entry(family.clone())
+            .or_default()
+            .push((family, canon, text));
     }
-    per_family.into_values().flatten().collect()
+    (per_family.into_values().flatten().collect(), own_fail)
 }
 
 #[test]
@@ -237,7 +301,7 @@ fn issue_5_differential_llvm_mc() {
     let mut worst = 100.0f64;
     for (i, arch) in Arch::ALL.into_iter().enumerate() {
         let isa = Isa::from_wheel(&wheel, arch).expect("wheel loads");
-        let cases = generate(&isa, 0x1234_5678_9abc_def0 ^ (i as u64 + 1));
+        let (cases, own_fail) = generate(&isa, 0x1234_5678_9abc_def0 ^ (i as u64 + 1));
         let hex_lines: Vec<String> = cases
             .iter()
             .map(|(_, b, _)| {
@@ -255,7 +319,9 @@ fn issue_5_differential_llvm_mc() {
         for (k, (family, bytes, ours)) in cases.iter().enumerate() {
             let s = stats.entry(family.as_str()).or_default();
             s[0] += 1;
-            if let Some(line) = &dis[k] {
+            // llvm-mc marks operands its register classes do not allow (odd VGPR pairs on
+            // gfx950, SGPRs where only VGPRs go) and still prints them: those are invalid.
+            if let Some(line) = dis[k].as_ref().filter(|l| !l.contains("/*Invalid")) {
                 s[1] += 1;
                 let theirs = line.split(';').next().unwrap_or("");
                 if squash(theirs) == squash(ours) {
@@ -281,9 +347,10 @@ fn issue_5_differential_llvm_mc() {
         for (family, [n, valid, dec, enc]) in &stats {
             let pct = |a: usize| 100.0 * a as f64 / (*valid).max(1) as f64;
             eprintln!(
-                "{arch:<5} {family:<5} cases {n:>5} llvm-valid {valid:>5} decode-agree {:>6.2}% encode-agree {:>6.2}%",
+                "{arch:<5} {family:<6} cases {n:>5} llvm-valid {valid:>5} decode-agree {:>6.2}% encode-agree {:>6.2}% (own re-assembly failures skipped: {})",
                 pct(*dec),
-                pct(*enc)
+                pct(*enc),
+                own_fail.get(*family).copied().unwrap_or(0)
             );
             worst = worst.min(pct(*dec)).min(pct(*enc));
         }

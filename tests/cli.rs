@@ -95,12 +95,20 @@ fn unknown_instruction_and_arch() {
 
 #[test]
 fn spec_stats_json_shape() {
-    let (code, out, err) = run(&["spec", "stats", "--json"]);
+    let (code, out, err) = run(&["spec", "stats", "--json", "--samples", "2"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     for arch in ["rdna3", "rdna4", "cdna"] {
         let a = &v["archs"][arch];
-        for key in ["total", "parsed", "typed", "lowered", "errata"] {
+        for key in [
+            "total",
+            "parsed",
+            "typed",
+            "lowered",
+            "errata",
+            "alu_total",
+            "executes",
+        ] {
             assert!(a[key].as_u64().is_some(), "{arch}.{key} missing");
         }
         let failures = a["failures"].as_array().expect("failures array");

@@ -140,3 +140,47 @@ fn issue_4_known_answers_through_the_jit() {
     );
     assert_eq!(run("S_BREV_B64", 1), 1 << 63);
 }
+
+#[test]
+fn issue_4_optimised_ir_agrees_with_unoptimised_ir() {
+    use amdpcode::ir::opt;
+    let mut checked = 0;
+    for arch in Arch::ALL {
+        let db = common::spec().db(arch);
+        for inst in db
+            .with_pcode()
+            .filter(|i| exec::ALU_ENCODINGS.contains(&i.encoding.as_str()))
+            .step_by(3)
+        {
+            let Ok(p) = exec::prepare(arch, inst) else {
+                continue;
+            };
+            if exec::random_sweep(&p, 1, 3).is_err() {
+                continue;
+            }
+            let mut q = p.clone();
+            q.function = opt::optimize(&p.function);
+            amdpcode::ir::verify(&q.function).expect("optimised IR verifies");
+            let mut rng = Rng::new(77);
+            for case in 0..8 {
+                let wave = if case % 2 == 0 && arch != Arch::Cdna {
+                    32
+                } else {
+                    64
+                };
+                let m0 = exec::random_machine(&p, &mut rng, wave);
+                let (mut a, mut b) = (m0.clone(), m0);
+                let ra = exec::run_interp(&p, &mut a).map(|o| o.values);
+                let rb = exec::run_interp(&q, &mut b).map(|o| o.values);
+                assert_eq!(
+                    ra.as_ref().ok(),
+                    rb.as_ref().ok(),
+                    "{arch} {} case {case}: optimisation changed the result",
+                    inst.name
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 900, "only {checked} entries checked");
+}

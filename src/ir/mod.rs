@@ -9,6 +9,7 @@
 
 pub mod builtins;
 mod lower;
+pub mod opt;
 mod print;
 pub mod types;
 mod verify;

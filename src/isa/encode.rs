@@ -24,8 +24,8 @@ struct Fixup {
 }
 
 /// The encoder's working state for one instruction.
-struct Enc<'t> {
-    tables: &'t Tables,
+pub(crate) struct Enc<'t> {
+    pub(crate) tables: &'t Tables,
     fmt: &'t Format,
     bits: u128,
     literal: Option<u32>,
@@ -34,7 +34,7 @@ struct Enc<'t> {
 }
 
 impl<'t> Enc<'t> {
-    fn err(&self, col: usize, message: impl Into<String>) -> AsmError {
+    pub(crate) fn err(&self, col: usize, message: impl Into<String>) -> AsmError {
         AsmError {
             line: self.line,
             col,
@@ -42,13 +42,13 @@ impl<'t> Enc<'t> {
         }
     }
 
-    fn set(&mut self, field: &str, value: u64) {
+    pub(crate) fn set(&mut self, field: &str, value: u64) {
         if let Some(f) = self.fmt.field(field) {
             f.set(&mut self.bits, value);
         }
     }
 
-    fn set_literal(&mut self, value: u32, col: usize) -> Result<(), AsmError> {
+    pub(crate) fn set_literal(&mut self, value: u32, col: usize) -> Result<(), AsmError> {
         match self.literal {
             Some(v) if v != value => {
                 Err(self.err(col, "only one unique literal operand is allowed"))
@@ -102,7 +102,12 @@ fn int_in(v: i64, lo: i64, hi: i64) -> bool {
 }
 
 /// Encodes a scalar source operand: returns the code (and may set the literal).
-fn encode_ssrc(e: &mut Enc<'_>, arg: &Arg, bits: u32, float: bool) -> Result<u32, AsmError> {
+pub(crate) fn encode_ssrc(
+    e: &mut Enc<'_>,
+    arg: &Arg,
+    bits: u32,
+    float: bool,
+) -> Result<u32, AsmError> {
     let arch = e.tables.arch;
     let regs = bits.div_ceil(32).max(1);
     match &arg.expr {
@@ -171,7 +176,7 @@ fn encode_ssrc(e: &mut Enc<'_>, arg: &Arg, bits: u32, float: bool) -> Result<u32
     }
 }
 
-fn encode_sreg(e: &Enc<'_>, arg: &Arg, regs: u32) -> Result<u32, AsmError> {
+pub(crate) fn encode_sreg(e: &Enc<'_>, arg: &Arg, regs: u32) -> Result<u32, AsmError> {
     let Some((code, count)) = scalar_reg(e.tables.arch, &arg.expr) else {
         return Err(e.err(arg.col, "invalid operand for instruction"));
     };
@@ -649,6 +654,8 @@ fn encode_as(
         encode_scalar(&mut e, info, stmt, &slots)?;
     } else if info.family == "SMEM" {
         encode_smem(&mut e, info, stmt)?;
+    } else if super::vop::is_vop(&info.family) {
+        super::vop::encode(&mut e, info, stmt)?;
     } else {
         return Err(e.err(
             stmt.col,
@@ -677,7 +684,10 @@ fn encode_stmt(tables: &Tables, stmt: &Statement, line: usize) -> Result<Encoded
         });
     };
     let mut first_err = None;
-    for &idx in cands {
+    // The 32-bit VALU forms first: LLVM picks `_e32` whenever the operands allow it.
+    let mut cands = cands.clone();
+    cands.sort_by_key(|&i| !matches!(tables.insts[i].family.as_str(), "VOP1" | "VOP2" | "VOPC"));
+    for &idx in &cands {
         match encode_as(tables, &tables.insts[idx], stmt, line) {
             Ok(v) => return Ok(v),
             Err(err) => {

@@ -31,6 +31,7 @@ pub mod operands;
 mod print;
 pub mod syntax;
 pub mod tables;
+mod vop;
 
 pub use operands::Reg;
 pub use tables::Tables;

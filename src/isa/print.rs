@@ -255,6 +255,9 @@ pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
     if info.family == "SMEM" {
         return print_smem(tables, info, inst);
     }
+    if let Some(text) = super::vop::print(tables, info, inst) {
+        return text;
+    }
     let fields: Vec<String> = inst
         .fields
         .iter()

@@ -134,6 +134,8 @@ pub struct Tables {
     pub by_opcode: HashMap<(String, u32), usize>,
     /// Mnemonics whose 16-bit immediate prints in hex even when small.
     pub hex_imm: HashSet<String>,
+    /// Vector mnemonics (without suffix) that LLVM prints without `_e32`/`_e64`.
+    pub no_suffix: HashSet<String>,
     /// `HWREG` names by id, when the arch's `enum.py` was supplied.
     pub hwreg: Vec<(String, u32)>,
     /// `MSG` names by id, when the arch's `enum.py` was supplied.
@@ -280,6 +282,24 @@ impl Tables {
                     .push(idx);
             }
         }
+        // The vector ALU forms are also reachable as `<name>_e32` / `<name>_e64` whatever the
+        // spec calls them (`V_ADD_CO_CI_U32` in VOP3SD is `v_add_co_ci_u32_e64`).
+        for (idx, ins) in insts.iter().enumerate() {
+            let suffix = match ins.family.as_str() {
+                "VOP1" | "VOP2" | "VOPC" => "_e32",
+                "VOP3" | "VOP3SD" => "_e64",
+                _ => continue,
+            };
+            let lower = ins.mnemonic.as_str();
+            let stem = lower
+                .strip_suffix("_e32")
+                .or_else(|| lower.strip_suffix("_e64"))
+                .unwrap_or(lower);
+            let list = by_mnemonic.entry(format!("{stem}{suffix}")).or_default();
+            if !list.contains(&idx) {
+                list.push(idx);
+            }
+        }
         for row in alias_rows("Mnemonic aliases", arch) {
             if let [alias, canonical, ..] = row.as_slice() {
                 if let Some(list) = by_mnemonic.get(canonical).cloned() {
@@ -287,6 +307,10 @@ impl Tables {
                 }
             }
         }
+        let no_suffix = alias_rows("Vector instructions printed without a suffix", arch)
+            .into_iter()
+            .filter_map(|r| r.into_iter().next())
+            .collect();
         let hex_imm = alias_rows("Immediates printed in hex even when zero", arch)
             .into_iter()
             .filter_map(|r| r.into_iter().next())
@@ -310,6 +334,7 @@ impl Tables {
             by_mnemonic,
             by_opcode,
             hex_imm,
+            no_suffix,
             hwreg,
             msg,
         }

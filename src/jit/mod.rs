@@ -143,6 +143,8 @@ impl Jit {
             .module
             .declare_func_in_func(helper_id, &mut inner.ctx.func);
         let mut helpers = Vec::new();
+        let optimized = crate::ir::opt::optimize(f);
+        let f = &optimized;
         {
             let b = FunctionBuilder::new(&mut inner.ctx.func, &mut inner.fctx);
             let cfg = inner.module.target_config();
@@ -191,6 +193,19 @@ impl Jit {
     }
 }
 
+fn status_to_result(code: u32, error: Option<String>) -> Result<(), ExecError> {
+    let kind = match code {
+        status::OK => return Ok(()),
+        status::BUDGET => ExecErrorKind::StepBudget,
+        status::OUT_OF_RANGE => ExecErrorKind::OutOfRange("array index".into()),
+        _ => ExecErrorKind::Unsupported(error.unwrap_or_default()),
+    };
+    Err(ExecError {
+        kind,
+        span: Default::default(),
+    })
+}
+
 fn write_slot(slots: &mut [u8], off: usize, b: &Bits) {
     let w = b.words();
     slots[off..off + 8].copy_from_slice(&w[0].to_le_bytes());
@@ -207,6 +222,69 @@ fn read_slot(slots: &[u8], off: usize, width: u32) -> Bits {
 }
 
 impl Kernel {
+    /// The slot buffer of this kernel's layout holding `regs` (from `exec::bind_inputs`).
+    pub fn slots(&self, regs: &[RegValue]) -> Vec<u8> {
+        let mut slots = vec![0u8; self.layout.size];
+        for (i, v) in regs.iter().enumerate() {
+            let off = self.layout.offsets[i] as usize;
+            match v {
+                RegValue::Uniform(b) => write_slot(&mut slots, off, b),
+                RegValue::Lanes(l) => {
+                    for (lane, b) in l.iter().enumerate().take(translate::MAX_LANES as usize) {
+                        write_slot(&mut slots, off + lane * translate::SLOT as usize, b);
+                    }
+                }
+            }
+        }
+        slots
+    }
+
+    /// Runs the kernel on a slot buffer made by [`Kernel::slots`]: the raw entry point for
+    /// simulators and benches. Vector kernels run lanes below `lanes` whose `exec` bit is set.
+    ///
+    /// # Errors
+    /// A runtime fault.
+    pub fn run_slots(
+        &self,
+        slots: &mut [u8],
+        lanes: u32,
+        exec: u64,
+        memory: &mut dyn crate::interp::Memory,
+    ) -> Result<(), ExecError> {
+        let p = &self.prepared;
+        let (n, mask) = if p.vector && !p.wave_level {
+            (lanes.min(64), exec)
+        } else {
+            (1, 1)
+        };
+        let mut ctx = Ctx {
+            memory,
+            fp: Default::default(),
+            helpers: &self.helpers,
+            error: None,
+        };
+        let code = self.code.call(slots, self.layout.size, &mut ctx, n, mask);
+        status_to_result(code, ctx.error)
+    }
+
+    /// Runs the kernel once per input set: `sets[i]` is a slot buffer from [`Kernel::slots`].
+    /// The batch entry point for validation sweeps; stops at the first fault.
+    ///
+    /// # Errors
+    /// The index of the failing set and its fault.
+    pub fn run_batch(
+        &self,
+        sets: &mut [Vec<u8>],
+        lanes: u32,
+        exec: u64,
+        memory: &mut dyn crate::interp::Memory,
+    ) -> Result<(), (usize, ExecError)> {
+        for (i, s) in sets.iter_mut().enumerate() {
+            self.run_slots(s, lanes, exec, memory).map_err(|e| (i, e))?;
+        }
+        Ok(())
+    }
+
     /// Runs the kernel on a machine, like `exec::run_interp`.
     ///
     /// # Errors
@@ -248,27 +326,7 @@ impl Kernel {
                 .call(&mut slots, self.layout.size, &mut ctx, n, mask);
             (code, ctx.error)
         };
-        match code.0 {
-            status::OK => {}
-            status::BUDGET => {
-                return Err(ExecError {
-                    kind: ExecErrorKind::StepBudget,
-                    span: Default::default(),
-                })
-            }
-            status::OUT_OF_RANGE => {
-                return Err(ExecError {
-                    kind: ExecErrorKind::OutOfRange("array index".into()),
-                    span: Default::default(),
-                })
-            }
-            _ => {
-                return Err(ExecError {
-                    kind: ExecErrorKind::Unsupported(code.1.unwrap_or_default()),
-                    span: Default::default(),
-                })
-            }
-        }
+        status_to_result(code.0, code.1)?;
         let mut values = Vec::new();
         for (i, r) in f.regs.iter().enumerate() {
             if !r.written || r.role == RegRole::Lane {

@@ -324,11 +324,15 @@ mod tests {
     impl TempDir {
         fn new() -> TempDir {
             static COUNTER: AtomicUsize = AtomicUsize::new(0);
-            let dir = std::env::temp_dir().join(format!(
-                "amdpcode-locate-{}-{}",
-                std::process::id(),
-                COUNTER.fetch_add(1, Ordering::Relaxed)
-            ));
+            // Nested one level down, so `../shared` of the root is inside our own folder and
+            // a `shared/` that happens to sit in the system temp dir cannot be found.
+            let dir = std::env::temp_dir()
+                .join(format!(
+                    "amdpcode-locate-{}-{}",
+                    std::process::id(),
+                    COUNTER.fetch_add(1, Ordering::Relaxed)
+                ))
+                .join("root");
             fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
             TempDir(dir)
         }
@@ -352,7 +356,7 @@ mod tests {
 
     impl Drop for TempDir {
         fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
+            let _ = fs::remove_dir_all(self.0.parent().unwrap_or(&self.0));
         }
     }
 

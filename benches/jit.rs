@@ -1,0 +1,226 @@
+//! Interpreter vs JIT vs hand-written Rust, per instruction, in one process.
+//!
+//! Each group runs the same instruction on the same inputs three ways: the interpreter on
+//! bound registers (`exec::run_bound_interp`), the JIT kernel on its slot buffer
+//! (`Kernel::run_slots`), and a Rust function written by hand for the instruction. Vector
+//! instructions run a full wave (V_ADD_F32 and V_FMA_F32 wave32, the VOPC compare wave64).
+//!
+//! Run: `cargo bench --bench jit`. The README quotes the ratios.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+use amdpcode::exec::{self, Machine, NullMemory};
+use amdpcode::interp::RegValue;
+use amdpcode::jit::Jit;
+use amdpcode::spec::{self, Arch, Locate, Spec};
+use amdpcode::value::Bits;
+
+fn wqm_rust(s0: u64) -> (u64, bool) {
+    // AMD's loop, written literally in Rust.
+    let mut tmp = 0u64;
+    for i in 0u32..64 {
+        if (s0 >> (i & 60)) & 0xf != 0 {
+            tmp |= 1 << i;
+        }
+    }
+    (tmp, tmp != 0)
+}
+
+fn andn2_wrexec_rust(s0: u64, exec: u64) -> (u64, u64, bool) {
+    let e = s0 & !exec;
+    (e, e, e != 0)
+}
+
+fn add_u32_rust(a: u32, b: u32) -> (u32, bool) {
+    let (r, c) = a.overflowing_add(b);
+    (r, c)
+}
+
+fn v_add_f32_rust(a: &[u32; 32], b: &[u32; 32], exec: u64, d: &mut [u32; 32]) {
+    for l in 0..32 {
+        if exec >> l & 1 == 1 {
+            d[l] = (f32::from_bits(a[l]) + f32::from_bits(b[l])).to_bits();
+        }
+    }
+}
+
+fn v_fma_f32_rust(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], exec: u64, d: &mut [u32; 32]) {
+    for l in 0..32 {
+        if exec >> l & 1 == 1 {
+            d[l] = f32::from_bits(a[l])
+                .mul_add(f32::from_bits(b[l]), f32::from_bits(c[l]))
+                .to_bits();
+        }
+    }
+}
+
+fn v_cmp_lt_f32_rust(a: &[u32; 64], b: &[u32; 64], exec: u64) -> u64 {
+    let mut m = 0;
+    for l in 0..64 {
+        if exec >> l & 1 == 1 && f32::from_bits(a[l]) < f32::from_bits(b[l]) {
+            m |= 1 << l;
+        }
+    }
+    m
+}
+
+struct Case {
+    arch: Arch,
+    inst: &'static str,
+    wave: u32,
+    set: Vec<(&'static str, RegValue)>,
+}
+
+fn uniform(v: u64) -> RegValue {
+    RegValue::Uniform(Bits::from_u64(64, v))
+}
+
+fn lanes(n: usize, f: impl Fn(usize) -> u64) -> RegValue {
+    RegValue::Lanes((0..n).map(|l| Bits::from_u64(64, f(l))).collect())
+}
+
+fn bench(c: &mut Criterion) {
+    let spec = Spec::load(&spec::find_wheel(&Locate::default()).expect("wheel")).expect("spec");
+    let jit = Jit::new().expect("jit");
+    let fa = |l: usize| (1.5f32 + l as f32).to_bits() as u64;
+    let fb = |l: usize| (0.25f32 * l as f32 - 3.0).to_bits() as u64;
+    let cases = vec![
+        Case {
+            arch: Arch::Rdna3,
+            inst: "S_WQM_B64",
+            wave: 64,
+            set: vec![("S0", uniform(0x0100_2000_0000_0012))],
+        },
+        Case {
+            arch: Arch::Rdna3,
+            inst: "S_AND_NOT1_WREXEC_B64",
+            wave: 64,
+            set: vec![
+                ("S0", uniform(0xff00_ff00_ff00_ff00)),
+                ("EXEC", uniform(0x0f0f_0f0f_0f0f_0f0f)),
+            ],
+        },
+        Case {
+            arch: Arch::Rdna3,
+            inst: "S_ADD_U32",
+            wave: 32,
+            set: vec![("S0", uniform(0xffff_fff0)), ("S1", uniform(0x20))],
+        },
+        Case {
+            arch: Arch::Rdna3,
+            inst: "S_BCNT1_I32_B64",
+            wave: 32,
+            set: vec![("S0", uniform(0x1234_5678_9abc_def0))],
+        },
+        Case {
+            arch: Arch::Rdna3,
+            inst: "S_BREV_B64",
+            wave: 32,
+            set: vec![("S0", uniform(0x1234_5678_9abc_def0))],
+        },
+        Case {
+            arch: Arch::Rdna3,
+            inst: "V_ADD_F32",
+            wave: 32,
+            set: vec![("S0", lanes(32, fa)), ("S1", lanes(32, fb))],
+        },
+        Case {
+            arch: Arch::Rdna3,
+            inst: "V_FMA_F32",
+            wave: 32,
+            set: vec![
+                ("S0", lanes(32, fa)),
+                ("S1", lanes(32, fb)),
+                ("S2", lanes(32, fa)),
+            ],
+        },
+        Case {
+            arch: Arch::Rdna3,
+            inst: "V_CMP_LT_F32",
+            wave: 64,
+            set: vec![("S0", lanes(64, fa)), ("S1", lanes(64, fb))],
+        },
+    ];
+    for case in cases {
+        let inst = spec.db(case.arch).get(case.inst).expect("instruction");
+        let p = exec::prepare(case.arch, inst).expect("compiles");
+        let kernel = jit.compile(&p).expect("jit compiles");
+        let mut m = Machine::new(case.wave);
+        for (n, v) in &case.set {
+            m.values.insert(n.to_string(), v.clone());
+        }
+        let exec_mask = exec::exec_mask(&m);
+        let (regs, _) = exec::bind_inputs(&p, &mut m);
+        let mut g = c.benchmark_group(format!("jit/{}", case.inst));
+        g.sample_size(30);
+        g.bench_function("interp", |b| {
+            b.iter(|| {
+                let mut r = regs.clone();
+                exec::run_bound_interp(&p, &mut r, case.wave, exec_mask, &mut NullMemory)
+                    .expect("runs");
+                black_box(r)
+            })
+        });
+        let slots = kernel.slots(&regs);
+        g.bench_function("jit", |b| {
+            let mut s = slots.clone();
+            b.iter(|| {
+                kernel
+                    .run_slots(black_box(&mut s), case.wave, exec_mask, &mut NullMemory)
+                    .expect("runs");
+            })
+        });
+        let a32: [u32; 32] = std::array::from_fn(|l| fa(l) as u32);
+        let b32: [u32; 32] = std::array::from_fn(|l| fb(l) as u32);
+        let a64: [u32; 64] = std::array::from_fn(|l| fa(l) as u32);
+        let b64: [u32; 64] = std::array::from_fn(|l| fb(l) as u32);
+        g.bench_function("rust", |b| match case.inst {
+            "S_WQM_B64" => b.iter(|| wqm_rust(black_box(0x0100_2000_0000_0012))),
+            "S_AND_NOT1_WREXEC_B64" => b.iter(|| {
+                andn2_wrexec_rust(
+                    black_box(0xff00_ff00_ff00_ff00),
+                    black_box(0x0f0f_0f0f_0f0f_0f0f),
+                )
+            }),
+            "S_ADD_U32" => b.iter(|| add_u32_rust(black_box(0xffff_fff0), black_box(0x20))),
+            "S_BCNT1_I32_B64" => b.iter(|| {
+                let x: u64 = black_box(0x1234_5678_9abc_def0);
+                let n = x.count_ones();
+                (n, n != 0)
+            }),
+            "S_BREV_B64" => b.iter(|| black_box(0x1234_5678_9abc_def0u64).reverse_bits()),
+            "V_ADD_F32" => {
+                let mut d = [0u32; 32];
+                b.iter(|| {
+                    v_add_f32_rust(
+                        black_box(&a32),
+                        black_box(&b32),
+                        black_box(u32::MAX as u64),
+                        &mut d,
+                    )
+                })
+            }
+            "V_FMA_F32" => {
+                let mut d = [0u32; 32];
+                b.iter(|| {
+                    v_fma_f32_rust(
+                        black_box(&a32),
+                        black_box(&b32),
+                        black_box(&a32),
+                        black_box(u32::MAX as u64),
+                        &mut d,
+                    )
+                })
+            }
+            _ => {
+                b.iter(|| v_cmp_lt_f32_rust(black_box(&a64), black_box(&b64), black_box(u64::MAX)))
+            }
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

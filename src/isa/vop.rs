@@ -1,0 +1,731 @@
+//! The vector ALU formats (VOP1, VOP2, VOPC, VOP3, VOP3SD, VOP3P): operand layout, printer
+//! and encoder.
+//!
+//! Everything per instruction comes from the spec tables: the operands and their sizes and
+//! data formats (`operands.py`), the `_e32`/`_e64` pairs (an instruction exists in both a
+//! VOP1/VOP2/VOPC family and a VOP3/VOP3SD family under the same name), the implicit `vcc`
+//! operands of the 32-bit forms (read off the VOP3/VOP3SD twin: a carry-out `sdst`, a lane
+//! mask `src2`). What is LLVM's choice and not the spec's is written here once:
+//!
+//! - `_e32`/`_e64` is printed only when the instruction has both forms (and operands);
+//! - the wave size of lane masks is 32 on RDNA (`vcc_lo`, `s4`) and 64 on CDNA (`vcc`, `s[4:5]`),
+//!   the `llvm-mc` defaults;
+//! - on RDNA 3, 16-bit VGPR operands are printed as halves (`v1.l`, `v1.h`: LLVM's "true16");
+//! - `v_cmpx_*` writes EXEC, which RDNA does not print and CDNA prints as `vcc`/an SGPR pair;
+//! - modifiers print as `clamp`, `mul:2`/`mul:4`/`div:2`, `op_sel:[..]`, and for VOP3P
+//!   `op_sel:[..] op_sel_hi:[..] neg_lo:[..] neg_hi:[..] clamp`; `neg`/`abs` are printed on
+//!   float sources only, as `-v1` and `|v1|`.
+
+use super::encode::Enc;
+use super::operands::{self, LITERAL};
+use super::syntax::{Expr, Statement};
+use super::tables::{InstInfo, OperandSpec, Tables};
+use super::{AsmError, Inst};
+use crate::spec::Arch;
+
+/// Whether `family` is one of the vector ALU families handled here.
+pub(crate) fn is_vop(family: &str) -> bool {
+    matches!(
+        family,
+        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" | "VOP3P"
+    )
+}
+
+/// Whether `family` is a 32-bit (`_e32`) form.
+fn is_e32(family: &str) -> bool {
+    matches!(family, "VOP1" | "VOP2" | "VOPC")
+}
+
+/// How one positional operand is spelled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    /// An 8-bit VGPR field (`vdst`, `vsrc1` of the 32-bit forms, `vdst` of VOP3).
+    Vgpr,
+    /// A scalar register in a vector destination field (`v_readlane_b32 s4`, VOP3 `sdst`).
+    Sreg,
+    /// A 9-bit source field: register, inline constant or literal.
+    Src,
+    /// A fixed register the 32-bit form implies (`vcc_lo`, `vcc`).
+    Implicit(&'static str),
+    /// The extra literal `K` of `v_fmamk_*`/`v_fmaak_*`.
+    LitK,
+}
+
+/// One positional operand.
+#[derive(Clone, Debug)]
+struct Opnd {
+    field: &'static str,
+    kind: Kind,
+    bits: u32,
+    float: bool,
+    /// The source index (0..=2) for modifiers, or 3 for the destination.
+    idx: usize,
+    /// Whether only a VGPR is accepted (`operands.py` kind `VGPR` in a 32-bit form).
+    vgpr_only: bool,
+}
+
+/// The textual layout of one vector instruction.
+struct Layout {
+    ops: Vec<Opnd>,
+    /// The number of sources (the length of `op_sel` lists).
+    n_src: usize,
+    /// Whether the `.l`/`.h` halves are printed for 16-bit VGPRs.
+    t16: bool,
+    /// Whether float modifiers (`neg`, `abs`, `omod`) apply.
+    float_mods: bool,
+    /// Whether any operand is 16 bits wide (VOP3 `op_sel` is meaningful).
+    has16: bool,
+    /// Whether the destination is a VGPR with an `op_sel` bit (VOP3 lists `n_src + 1` bits).
+    dst_in_opsel: bool,
+    /// A VOP3P instruction on unpacked sources (`v_fma_mix*`): `neg` and `neg_hi` are the
+    /// `-` and `|..|` source modifiers, as in VOP3.
+    mix: bool,
+}
+
+fn wave_bits(arch: Arch) -> u32 {
+    if arch == Arch::Cdna {
+        64
+    } else {
+        32
+    }
+}
+
+fn vcc_name(arch: Arch) -> &'static str {
+    if arch == Arch::Cdna {
+        "vcc"
+    } else {
+        "vcc_lo"
+    }
+}
+
+/// The source index of an `operands.py` field name (RDNA 4 spells VOP3 `src0` as `vsrc0`).
+fn src_index(field: &str) -> Option<usize> {
+    match field {
+        "src0" | "vsrc0" => Some(0),
+        "src1" | "vsrc1" => Some(1),
+        "src2" => Some(2),
+        _ => None,
+    }
+}
+
+/// The operand's size in bits, lane masks sized to the wave.
+fn op_bits(arch: Arch, op: &OperandSpec) -> u32 {
+    if op.format.contains("M64") || (op.kind == "SDST" && op.bits == 64 && op.format == "NUM_B64") {
+        wave_bits(arch)
+    } else {
+        op.bits
+    }
+}
+
+fn is_float(op: &OperandSpec) -> bool {
+    operands::value_kind(&op.format) == operands::ValueKind::Float
+}
+
+/// The name without an `_E32`/`_E64` suffix.
+fn stem(name: &str) -> &str {
+    name.strip_suffix("_E32")
+        .or_else(|| name.strip_suffix("_E64"))
+        .unwrap_or(name)
+}
+
+/// The VOP3/VOP3SD twin of a 32-bit form, or the 32-bit twin of a VOP3 form.
+fn twin<'t>(tables: &'t Tables, info: &InstInfo) -> Option<&'t InstInfo> {
+    let want_e32 = !is_e32(&info.family);
+    let key = stem(&info.name).to_ascii_lowercase();
+    let list = tables.by_mnemonic.get(&key)?;
+    list.iter()
+        .map(|&i| &tables.insts[i])
+        .find(|t| is_e32(&t.family) == want_e32 && stem(&t.name) == stem(&info.name))
+}
+
+/// The mnemonic LLVM prints.
+pub(crate) fn mnemonic(tables: &Tables, info: &InstInfo) -> String {
+    let base = stem(&info.name).to_ascii_lowercase();
+    if info.family == "VOP3P" || info.operands.is_empty() || tables.no_suffix.contains(&base) {
+        return base;
+    }
+    match twin(tables, info) {
+        Some(_) if is_e32(&info.family) => format!("{base}_e32"),
+        Some(_) => format!("{base}_e64"),
+        None => base,
+    }
+}
+
+fn is_cmpx(info: &InstInfo) -> bool {
+    info.name.starts_with("V_CMPX")
+}
+
+fn layout(tables: &Tables, info: &InstInfo) -> Layout {
+    let arch = tables.arch;
+    let fam = info.family.as_str();
+    let mut ops = Vec::new();
+    let t16 = arch == Arch::Rdna3;
+    let mut srcs: Vec<(usize, &OperandSpec)> = info
+        .operands
+        .iter()
+        .filter_map(|o| Some((src_index(&o.field)?, o)))
+        .collect();
+    srcs.sort_by_key(|s| s.0);
+    let vdst = info.operand("vdst");
+    let twin_info = if is_e32(fam) {
+        twin(tables, info)
+    } else {
+        None
+    };
+    // Destination.
+    match fam {
+        "VOPC" => {
+            if arch == Arch::Cdna || !is_cmpx(info) {
+                ops.push(Opnd {
+                    field: "",
+                    kind: Kind::Implicit(vcc_name(arch)),
+                    bits: wave_bits(arch),
+                    float: false,
+                    idx: 3,
+                    vgpr_only: false,
+                });
+            }
+        }
+        _ => {
+            if let Some(d) = vdst {
+                let scalar = matches!(
+                    d.kind.as_str(),
+                    "SREG" | "SDST" | "SREG_NOVCC" | "SSRC" | "EXEC"
+                );
+                if !(scalar && is_cmpx(info) && arch != Arch::Cdna) {
+                    ops.push(Opnd {
+                        field: "vdst",
+                        kind: if scalar { Kind::Sreg } else { Kind::Vgpr },
+                        bits: op_bits(arch, d),
+                        float: is_float(d),
+                        idx: 3,
+                        vgpr_only: false,
+                    });
+                }
+            }
+        }
+    }
+    if let Some(s) = info.operand("sdst") {
+        ops.push(Opnd {
+            field: "sdst",
+            kind: Kind::Sreg,
+            bits: op_bits(arch, s),
+            float: false,
+            idx: 3,
+            vgpr_only: false,
+        });
+    }
+    if fam == "VOP2" && twin_info.is_some_and(|t| t.operand("sdst").is_some()) {
+        ops.push(Opnd {
+            field: "",
+            kind: Kind::Implicit(vcc_name(arch)),
+            bits: wave_bits(arch),
+            float: false,
+            idx: 3,
+            vgpr_only: false,
+        });
+    }
+    // Sources.
+    let fmamk = info.name.contains("FMAMK") || info.name.contains("MADMK");
+    let fmaak = info.name.contains("FMAAK") || info.name.contains("MADAK");
+    for &(i, o) in &srcs {
+        let (field, kind) = match (is_e32(fam), i) {
+            (true, 1) => ("vsrc1", Kind::Vgpr),
+            (_, 0) => ("src0", Kind::Src),
+            (_, 1) => ("src1", Kind::Src),
+            _ => ("src2", Kind::Src),
+        };
+        let k_bits = vdst.map_or(32, |d| d.bits.min(32));
+        if fmamk && i == 1 {
+            ops.push(Opnd {
+                field: "literal",
+                kind: Kind::LitK,
+                bits: k_bits,
+                float: false,
+                idx: 0,
+                vgpr_only: false,
+            });
+        }
+        // A lane-mask source (carry-in, `v_cndmask` select) is a scalar register.
+        let bits = op_bits(arch, o);
+        ops.push(Opnd {
+            field,
+            kind,
+            bits,
+            float: is_float(o) && !o.format.contains("M64"),
+            idx: i,
+            vgpr_only: is_e32(fam) && o.kind == "VGPR",
+        });
+    }
+    if fmaak {
+        ops.push(Opnd {
+            field: "literal",
+            kind: Kind::LitK,
+            bits: vdst.map_or(32, |d| d.bits.min(32)),
+            float: false,
+            idx: 0,
+            vgpr_only: false,
+        });
+    }
+    if fam == "VOP2" {
+        if let Some(t) = twin_info {
+            if t.operand("src2").is_some_and(|o| o.format.contains("M64")) {
+                ops.push(Opnd {
+                    field: "",
+                    kind: Kind::Implicit(vcc_name(arch)),
+                    bits: wave_bits(arch),
+                    float: false,
+                    idx: 2,
+                    vgpr_only: false,
+                });
+            }
+        }
+    }
+    let has16 = info.operands.iter().any(|o| o.bits == 16);
+    let mix = fam == "VOP3P" && !info.operands.iter().any(|o| o.format.contains("PK"));
+    let dst_in_opsel = ops.iter().any(|o| o.idx == 3 && o.kind == Kind::Vgpr);
+    let float_mods = srcs.iter().any(|(_, o)| is_float(o));
+    Layout {
+        n_src: srcs.len(),
+        ops,
+        t16: t16 && !mix,
+        dst_in_opsel,
+        mix,
+        float_mods,
+        has16,
+    }
+}
+
+fn vgpr_text(index: u32, regs: u32, half: Option<bool>) -> String {
+    match (regs, half) {
+        (1, Some(false)) => format!("v{index}.l"),
+        (1, Some(true)) => format!("v{index}.h"),
+        (1, None) => format!("v{index}"),
+        _ => format!("v[{}:{}]", index, index + regs - 1),
+    }
+}
+
+fn list_text(bits: u32, n: usize) -> String {
+    let items: Vec<String> = (0..n).map(|i| ((bits >> i) & 1).to_string()).collect();
+    format!("[{}]", items.join(","))
+}
+
+/// Prints a vector ALU instruction, or `None` if `info` is not one.
+pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<String> {
+    if !is_vop(&info.family) {
+        return None;
+    }
+    let arch = tables.arch;
+    let lay = layout(tables, info);
+    let f = |n: &str| inst.field(n).unwrap_or(0);
+    let vop3 = matches!(info.family.as_str(), "VOP3" | "VOP3SD");
+    let vop3p = info.family == "VOP3P";
+    let opsel = if vop3 || vop3p { f("opsel") } else { 0 };
+    let wide = vop3 || vop3p;
+    let (neg, abs) = if vop3 {
+        (f("neg"), f("abs"))
+    } else if lay.mix {
+        (f("neg"), f("neg_hi"))
+    } else {
+        (0, 0)
+    };
+    let mut parts = Vec::new();
+    for op in &lay.ops {
+        let raw = if op.field.is_empty() {
+            0
+        } else if op.field == "literal" {
+            u64::from(inst.literal.unwrap_or(0))
+        } else {
+            f(op.field)
+        };
+        let regs = op.bits.div_ceil(32).max(1);
+        let half16 = lay.t16 && op.bits == 16;
+        let mut text = match &op.kind {
+            Kind::Implicit(name) => (*name).to_string(),
+            Kind::LitK if op.bits == 16 => format!("0x{:x}", raw & 0xffff),
+            Kind::LitK => format!("0x{raw:x}"),
+            Kind::Sreg => super::print::sreg(tables, raw as u32, regs),
+            Kind::Vgpr => {
+                if half16 && !wide {
+                    vgpr_text(raw as u32 & 0x7f, 1, Some(raw & 0x80 != 0))
+                } else if half16 {
+                    vgpr_text(raw as u32, 1, Some(opsel >> 3 & 1 != 0))
+                } else {
+                    vgpr_text(raw as u32, regs, None)
+                }
+            }
+            Kind::Src => {
+                let code = raw as u32;
+                if code >= 256 && half16 {
+                    let r = code - 256;
+                    if wide {
+                        vgpr_text(r, 1, Some(opsel >> op.idx & 1 != 0))
+                    } else {
+                        vgpr_text(r & 0x7f, 1, Some(r & 0x80 != 0))
+                    }
+                } else if code == LITERAL {
+                    format!("0x{:x}", inst.literal.unwrap_or(0))
+                } else {
+                    super::print::src(tables, code, op.bits, inst.literal)
+                }
+            }
+        };
+        if (vop3 || lay.mix) && op.idx < 3 && op.float && matches!(op.kind, Kind::Src) {
+            if abs >> op.idx & 1 != 0 {
+                text = format!("|{text}|");
+            }
+            if neg >> op.idx & 1 != 0 {
+                text = format!("-{text}");
+            }
+        }
+        parts.push(text);
+    }
+    let mut text = mnemonic(tables, info);
+    if !parts.is_empty() {
+        text.push(' ');
+        text.push_str(&parts.join(", "));
+    }
+    if vop3 {
+        if opsel != 0 && (lay.has16 || arch == Arch::Cdna) {
+            let n = lay.n_src + usize::from(lay.dst_in_opsel);
+            let bits =
+                (opsel as u32 & ((1 << lay.n_src) - 1)) | ((opsel as u32 >> 3 & 1) << lay.n_src);
+            text.push_str(&format!(" op_sel:{}", list_text(bits, n)));
+        }
+        if f("clmp") != 0 {
+            text.push_str(" clamp");
+        }
+        if lay.float_mods {
+            match f("omod") {
+                1 => text.push_str(" mul:2"),
+                2 => text.push_str(" mul:4"),
+                3 => text.push_str(" div:2"),
+                _ => {}
+            }
+        }
+    }
+    if vop3p {
+        let n = lay.n_src;
+        let full = (1u32 << n) - 1;
+        let hi = (f("opsel_hi") as u32 & 3) | ((f("opsel_hi2") as u32 & 1) << 2);
+        if opsel as u32 & full != 0 {
+            text.push_str(&format!(" op_sel:{}", list_text(opsel as u32, n)));
+        }
+        if hi & full != full {
+            text.push_str(&format!(" op_sel_hi:{}", list_text(hi, n)));
+        }
+        if !lay.mix && f("neg") as u32 & full != 0 {
+            text.push_str(&format!(" neg_lo:{}", list_text(f("neg") as u32, n)));
+        }
+        if !lay.mix && f("neg_hi") as u32 & full != 0 {
+            text.push_str(&format!(" neg_hi:{}", list_text(f("neg_hi") as u32, n)));
+        }
+        if f("clmp") != 0 {
+            text.push_str(" clamp");
+        }
+    }
+    Some(text)
+}
+
+/// A source operand with its modifiers peeled off.
+struct Peeled<'a> {
+    expr: &'a Expr,
+    neg: bool,
+    abs: bool,
+}
+
+fn peel(expr: &Expr) -> Peeled<'_> {
+    let mut p = Peeled {
+        expr,
+        neg: false,
+        abs: false,
+    };
+    if let Expr::Neg(inner) = p.expr {
+        p.neg = true;
+        p.expr = inner;
+    }
+    if let Expr::Abs(inner) = p.expr {
+        p.abs = true;
+        p.expr = inner;
+    }
+    p
+}
+
+fn list_bits(e: &Enc<'_>, col: usize, value: &Option<Expr>, n: usize) -> Result<u64, AsmError> {
+    let Some(Expr::List(items)) = value else {
+        return Err(e.err(col, "expected a list"));
+    };
+    if items.is_empty() || items.len() > n.max(1) {
+        return Err(e.err(col, "invalid list length"));
+    }
+    let mut v = 0;
+    for (i, it) in items.iter().enumerate() {
+        match it {
+            Expr::Int(b @ 0..=1) => v |= (*b as u64) << i,
+            _ => return Err(e.err(col, "expected 0 or 1")),
+        }
+    }
+    Ok(v)
+}
+
+/// Encodes a 9-bit source operand; returns the code and the `.h` flag.
+fn encode_src(
+    e: &mut Enc<'_>,
+    expr: &Expr,
+    col: usize,
+    bits: u32,
+    float: bool,
+) -> Result<(u32, bool), AsmError> {
+    let regs = bits.div_ceil(32).max(1);
+    match expr {
+        Expr::Reg {
+            file, lo, hi, half, ..
+        } if file == "v" => {
+            if hi < lo || hi - lo + 1 != regs || *hi > 255 {
+                return Err(e.err(col, "invalid register size for operand"));
+            }
+            if e.tables.arch == Arch::Cdna && regs > 1 && lo % 2 != 0 {
+                return Err(e.err(col, "invalid register alignment"));
+            }
+            if half.is_some() && (bits != 16 || e.tables.arch != Arch::Rdna3) {
+                return Err(e.err(col, "invalid operand for instruction"));
+            }
+            Ok((256 + lo, *half == Some(true)))
+        }
+        Expr::Int(v) if bits == 16 => {
+            let v = *v;
+            if let Some(code) = operands::int_code(v) {
+                return Ok((code, false));
+            }
+            if !(-32768..=65535).contains(&v) {
+                return Err(e.err(col, "invalid operand for instruction"));
+            }
+            if float {
+                if let Some(code) = operands::literal_inline_code(v as u64 & 0xffff, 16) {
+                    return Ok((code, false));
+                }
+            }
+            e.set_literal(v as u32 & 0xffff, col)?;
+            Ok((LITERAL, false))
+        }
+        Expr::Float(fv) if bits == 16 => {
+            if let Some(code) = operands::float_code(*fv) {
+                return Ok((code, false));
+            }
+            let h = half_bits(*fv).ok_or_else(|| e.err(col, "invalid operand for instruction"))?;
+            e.set_literal(u32::from(h), col)?;
+            Ok((LITERAL, false))
+        }
+        _ => {
+            let arg = super::syntax::Arg {
+                expr: expr.clone(),
+                col,
+            };
+            let code = super::encode::encode_ssrc(e, &arg, bits.max(32), float)?;
+            Ok((code, false))
+        }
+    }
+}
+
+/// The IEEE half bits of `v`, if exactly representable.
+fn half_bits(v: f64) -> Option<u16> {
+    let f = v as f32;
+    if f64::from(f) != v {
+        return None;
+    }
+    let b = f.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    let mant = b & 0x7f_ffff;
+    if f == 0.0 {
+        return Some(sign);
+    }
+    if !(1..31).contains(&exp) || mant & 0x1fff != 0 {
+        return None;
+    }
+    Some(sign | ((exp as u16) << 10) | (mant >> 13) as u16)
+}
+
+fn scalar_code(e: &Enc<'_>, expr: &Expr, col: usize, bits: u32) -> Result<u32, AsmError> {
+    let arg = super::syntax::Arg {
+        expr: expr.clone(),
+        col,
+    };
+    super::encode::encode_sreg(e, &arg, bits.div_ceil(32).max(1))
+}
+
+/// Encodes a vector ALU statement as `info` into `e`.
+pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), AsmError> {
+    let arch = e.tables.arch;
+    let lay = layout(e.tables, info);
+    let fam = info.family.as_str();
+    let vop3 = matches!(fam, "VOP3" | "VOP3SD");
+    let vop3p = fam == "VOP3P";
+    // The suffix picks the form.
+    let m = &stmt.mnemonic;
+    if (m.ends_with("_e32") && !is_e32(fam)) || (m.ends_with("_e64") && is_e32(fam)) {
+        return Err(e.err(stmt.col, "invalid instruction form"));
+    }
+    if lay.ops.len() != stmt.args.len() {
+        let col = stmt.args.get(lay.ops.len()).map_or(stmt.col, |a| a.col);
+        return Err(e.err(col, "invalid operand for instruction"));
+    }
+    let (mut neg, mut abs, mut opsel) = (0u64, 0u64, 0u64);
+    if vop3 && is_cmpx(info) && arch != Arch::Cdna {
+        e.set("vdst", 126);
+    }
+    for (op, arg) in lay.ops.iter().zip(&stmt.args) {
+        let p = peel(&arg.expr);
+        if (p.neg || p.abs) && !((vop3 || lay.mix) && op.float && matches!(op.kind, Kind::Src)) {
+            // `-1` and `-0.5` are plain constants, not a modifier.
+            return Err(e.err(arg.col, "invalid operand for instruction"));
+        }
+        neg |= u64::from(p.neg) << op.idx;
+        abs |= u64::from(p.abs) << op.idx;
+        let half16 = lay.t16 && op.bits == 16;
+        match &op.kind {
+            Kind::Implicit(name) => match p.expr {
+                Expr::Ident(n) if n.eq_ignore_ascii_case(name) => {}
+                _ => return Err(e.err(arg.col, "invalid operand for instruction")),
+            },
+            Kind::LitK => {
+                let v = match p.expr {
+                    Expr::Float(f) if op.bits == 32 => (*f as f32).to_bits(),
+                    Expr::Int(v) if op.bits == 16 && (-32768..=65535).contains(v) => {
+                        *v as u32 & 0xffff
+                    }
+                    Expr::Int(v)
+                        if op.bits == 32
+                            && (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(v) =>
+                    {
+                        *v as u32
+                    }
+                    _ => return Err(e.err(arg.col, "invalid literal")),
+                };
+                e.set_literal(v, arg.col)?;
+            }
+            Kind::Sreg => {
+                let code = scalar_code(e, p.expr, arg.col, op.bits)?;
+                e.set(op.field, u64::from(code));
+            }
+            Kind::Vgpr => {
+                let Expr::Reg {
+                    file, lo, hi, half, ..
+                } = p.expr
+                else {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                };
+                let regs = op.bits.div_ceil(32).max(1);
+                if file != "v" || hi < lo || hi - lo + 1 != regs || *hi > 255 {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
+                // CDNA 3+ VGPR tuples are even-aligned.
+                if arch == Arch::Cdna && regs > 1 && lo % 2 != 0 {
+                    return Err(e.err(arg.col, "invalid register alignment"));
+                }
+                if half.is_some() && !half16 {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
+                let hi_half = *half == Some(true);
+                if half16 && !vop3 && !vop3p {
+                    if *lo > 127 {
+                        return Err(e.err(arg.col, "invalid register for 16-bit operand"));
+                    }
+                    e.set(op.field, u64::from(lo | u32::from(hi_half) << 7));
+                } else {
+                    e.set(op.field, u64::from(*lo));
+                    if hi_half {
+                        opsel |= 1 << op.idx;
+                    }
+                }
+            }
+            Kind::Src => {
+                if op.vgpr_only && !matches!(p.expr, Expr::Reg { file, .. } if file == "v") {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
+                let lane_mask = op.bits == wave_bits(arch) && !op.float && vop3 && op.idx == 2;
+                let (mut code, hi_half) = if lane_mask
+                    && info
+                        .operands
+                        .iter()
+                        .any(|o| src_index(&o.field) == Some(2) && o.format.contains("M64"))
+                {
+                    (scalar_code(e, p.expr, arg.col, op.bits)?, false)
+                } else {
+                    encode_src(e, p.expr, arg.col, op.bits, op.float)?
+                };
+                if half16 && code >= 256 && !vop3 && !vop3p {
+                    let r = code - 256;
+                    if r > 127 {
+                        return Err(e.err(arg.col, "invalid register for 16-bit operand"));
+                    }
+                    code = 256 + (r | u32::from(hi_half) << 7);
+                } else if hi_half {
+                    opsel |= 1 << op.idx;
+                }
+                if code == LITERAL && arch == Arch::Cdna && (vop3 || vop3p) {
+                    return Err(e.err(arg.col, "literal operands are not supported"));
+                }
+                e.set(op.field, u64::from(code));
+            }
+        }
+    }
+    if !vop3 && !vop3p {
+        if let Some(m) = stmt.mods.first() {
+            return Err(e.err(m.col, "invalid operand for instruction"));
+        }
+        return Ok(());
+    }
+    let mut omod = 0;
+    let mut clamp = 0;
+    let (mut opsel_hi, mut neg_lo, mut neg_hi) = ((1u64 << lay.n_src) - 1, 0, 0);
+    let mut explicit_opsel = None;
+    for m in &stmt.mods {
+        match (m.name.as_str(), &m.value) {
+            ("clamp", None) => clamp = 1,
+            ("mul", Some(Expr::Int(2))) if vop3 && lay.float_mods => omod = 1,
+            ("mul", Some(Expr::Int(4))) if vop3 && lay.float_mods => omod = 2,
+            ("div", Some(Expr::Int(2))) if vop3 && lay.float_mods => omod = 3,
+            ("op_sel", v) => {
+                let n = lay.n_src + usize::from(vop3 && lay.dst_in_opsel);
+                let mut bits = list_bits(e, m.col, v, n)?;
+                // The destination's bit is always bit 3 in VOP3.
+                if vop3 && bits >> lay.n_src & 1 != 0 {
+                    bits = (bits & ((1 << lay.n_src) - 1)) | 8;
+                }
+                explicit_opsel = Some(bits);
+            }
+            ("op_sel_hi", v) if vop3p => opsel_hi = list_bits(e, m.col, v, lay.n_src)?,
+            ("neg_lo", v) if vop3p && !lay.mix => neg_lo = list_bits(e, m.col, v, lay.n_src)?,
+            ("neg_hi", v) if vop3p && !lay.mix => neg_hi = list_bits(e, m.col, v, lay.n_src)?,
+            _ => return Err(e.err(m.col, "invalid modifier for instruction")),
+        }
+    }
+    if let Some(bits) = explicit_opsel {
+        if vop3 && !lay.has16 && arch != Arch::Cdna {
+            return Err(e.err(stmt.col, "op_sel is not valid for this instruction"));
+        }
+        opsel |= bits;
+    }
+    e.set("clmp", clamp);
+    e.set("opsel", opsel);
+    if vop3 {
+        e.set("omod", omod);
+        e.set("neg", neg);
+        e.set("abs", abs);
+    } else {
+        // Packed sources: unused `op_sel_hi` bits stay at their default of 1.
+        let full = (1u64 << lay.n_src) - 1;
+        let hi = opsel_hi | (7 & !full);
+        e.set("opsel_hi", hi & 3);
+        e.set("opsel_hi2", hi >> 2 & 1);
+        if lay.mix {
+            e.set("neg", neg);
+            e.set("neg_hi", abs);
+        } else {
+            e.set("neg", neg_lo);
+            e.set("neg_hi", neg_hi);
+        }
+    }
+    Ok(())
+}

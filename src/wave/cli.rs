@@ -1,0 +1,191 @@
+//! `amdpcode run`: the command behind the CLI subcommand. It builds the whole output before
+//! returning, so a failure never leaves a partial result on stdout.
+
+use std::path::PathBuf;
+
+use crate::spec::{Arch, Spec};
+
+use super::{json, Engine, Executor, Program, WaveState};
+
+/// The options of `amdpcode run`.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// rdna3, rdna4 or cdna.
+    pub arch: String,
+    /// 32 or 64 (default: 32 on RDNA, 64 on CDNA).
+    pub wave: Option<u32>,
+    /// `interp` or `jit`.
+    pub engine: String,
+    /// The initial state file.
+    pub state: Option<PathBuf>,
+    /// PROGRAM is hex bytes in memory order, not assembly.
+    pub hex: bool,
+    /// Print each executed instruction with the registers it changed.
+    pub trace: bool,
+    /// Print the final state as JSON.
+    pub json: bool,
+    /// A file, `-` for standard input, or the program text itself.
+    pub program: String,
+}
+
+/// A failure, with the message to print (exit code 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunError(pub String);
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RunError {}
+
+fn read_program(arg: &str) -> Result<String, RunError> {
+    if arg == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| RunError(format!("error: reading standard input: {e}")))?;
+        return Ok(s);
+    }
+    let path = std::path::Path::new(arg);
+    if path.is_file() {
+        return std::fs::read_to_string(path)
+            .map_err(|e| RunError(format!("error: cannot read {arg}: {e}")));
+    }
+    Ok(arg.to_string())
+}
+
+/// Runs a program and returns the text to print.
+///
+/// # Errors
+/// A [`RunError`] naming the bad key, line or address.
+pub fn run(spec: &Spec, opts: &RunOptions) -> Result<String, RunError> {
+    let arch = Arch::from_name(&opts.arch).ok_or_else(|| {
+        RunError(format!(
+            "error: unknown arch `{}` (expected rdna3, rdna4 or cdna)",
+            opts.arch
+        ))
+    })?;
+    let wave_size = opts
+        .wave
+        .unwrap_or(if arch == Arch::Cdna { 64 } else { 32 });
+    if wave_size != 32 && wave_size != 64 {
+        return Err(RunError(format!(
+            "error: --wave must be 32 or 64, not {wave_size}"
+        )));
+    }
+    if arch == Arch::Cdna && wave_size != 64 {
+        return Err(RunError("error: CDNA runs wave64 only".into()));
+    }
+    let engine = Engine::from_name(&opts.engine).ok_or_else(|| {
+        RunError(format!(
+            "error: unknown engine `{}` (expected interp or jit)",
+            opts.engine
+        ))
+    })?;
+    let mut ex =
+        Executor::new(spec.db(arch), engine).map_err(|e| RunError(format!("error: {e}")))?;
+    let text = read_program(&opts.program)?;
+    let program = if opts.hex {
+        Program::from_hex(ex.isa(), &text)
+    } else {
+        Program::assemble(ex.isa(), &text)
+    }
+    .map_err(|e| RunError(format!("error: program: {e}")))?;
+    let mut wave = WaveState::new(arch, wave_size);
+    if let Some(path) = &opts.state {
+        let s = std::fs::read_to_string(path)
+            .map_err(|e| RunError(format!("error: cannot read {}: {e}", path.display())))?;
+        json::apply(&mut wave, &s)
+            .map_err(|e| RunError(format!("error: {}: {e}", path.display())))?;
+    }
+    let mut out = String::new();
+    let trace = opts.trace;
+    let isa = ex.isa().clone();
+    let steps = ex
+        .run_traced(&program, &mut wave, &mut |d, before, after| {
+            if trace {
+                out.push_str(&trace_line(&isa, d, before, after));
+            }
+        })
+        .map_err(|e| RunError(format!("error: {e}")))?;
+    if opts.json {
+        let v = json::to_json(&wave);
+        out.push_str(&serde_json::to_string_pretty(&v).unwrap_or_default());
+        out.push('\n');
+    } else {
+        out.push_str(&summary(&wave, steps));
+    }
+    Ok(out)
+}
+
+fn trace_line(
+    isa: &crate::isa::Isa,
+    d: &super::Decoded,
+    before: &WaveState,
+    after: &WaveState,
+) -> String {
+    let mut s = format!("{:06x}: {}", d.addr, isa.print(&d.inst));
+    let arch = after.arch;
+    for c in 0..before.sgpr.len() as u32 {
+        let (a, b) = (before.read_sgpr(c), after.read_sgpr(c));
+        if a != b {
+            s.push_str(&format!(
+                "  {}: 0x{a:x} -> 0x{b:x}",
+                super::sgpr_name(arch, c)
+            ));
+        }
+    }
+    if before.scc != after.scc {
+        s.push_str(&format!(
+            "  scc: {} -> {}",
+            before.scc as u8, after.scc as u8
+        ));
+    }
+    for reg in 0..super::N_VGPRS as u32 {
+        let changed: Vec<String> = (0..after.wave_size)
+            .filter(|&l| before.vgpr(l, reg) != after.vgpr(l, reg))
+            .map(|l| format!("[{l}]=0x{:x}", after.vgpr(l, reg)))
+            .collect();
+        if !changed.is_empty() {
+            s.push_str(&format!("  v{reg}{}", changed.join("")));
+        }
+    }
+    for (a, bytes) in after.written_ranges() {
+        if before.read_memory(a, bytes.len()) != bytes {
+            s.push_str(&format!("  mem[0x{a:x}]: {} bytes", bytes.len()));
+        }
+    }
+    s.push('\n');
+    s
+}
+
+fn summary(wave: &WaveState, steps: u64) -> String {
+    let mut s = format!("executed {steps} instruction(s); pc = 0x{:x}\n", wave.pc);
+    let n = super::n_sgprs(wave.arch);
+    for c in 0..n {
+        let v = wave.read_sgpr(c);
+        if v != 0 {
+            s.push_str(&format!("s{c} = 0x{v:x}\n"));
+        }
+    }
+    s.push_str(&format!(
+        "vcc = 0x{:x}\nexec = 0x{:x}\nm0 = 0x{:x}\nscc = {}\n",
+        wave.vcc() & wave.full_mask(),
+        wave.exec(),
+        wave.m0(),
+        wave.scc as u8
+    ));
+    for reg in 0..super::N_VGPRS as u32 {
+        let vals: Vec<u32> = (0..wave.wave_size).map(|l| wave.vgpr(l, reg)).collect();
+        if vals.iter().any(|&x| x != 0) {
+            let parts: Vec<String> = vals.iter().map(|x| format!("0x{x:x}")).collect();
+            s.push_str(&format!("v{reg} = [{}]\n", parts.join(", ")));
+        }
+    }
+    for (a, bytes) in wave.written_ranges() {
+        let h: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        s.push_str(&format!("mem[0x{a:x}] = {h}\n"));
+    }
+    s
+}

@@ -1,0 +1,801 @@
+//! Operand fetch and write-back: the part of each instruction the pseudocode leaves to the
+//! encoding.
+//!
+//! Sources come from their encoding fields: scalar codes (SGPRs, VCC, EXEC, M0, `null`,
+//! inline integer and float constants, the literal, `src_scc`/`vccz`/`execz`), or VGPRs read
+//! per lane. 64-bit operands read register pairs. VOP3 applies `op_sel` (16-bit halves),
+//! `abs` and `neg` to float sources; VOP3P builds each packed source from the halves its
+//! `op_sel`/`op_sel_hi` pick and negates them by `neg`/`neg_hi`. On RDNA the 16-bit VOP1,
+//! VOP2 and VOPC encodings address halves with bit 7 of the VGPR number (`v1.h` is 129).
+//! DPP16 and DPP8 read `src0` from another lane of the same register.
+
+use crate::exec::Machine;
+use crate::interp::RegValue;
+use crate::spec::{Arch, Operand};
+use crate::value::Bits;
+
+use super::state::{code, m0_code, WaveState, LANE_SLOTS};
+use super::{Decoded, Entry, Executor, WaveError};
+
+/// Where a source operand's value comes from.
+#[derive(Clone, Debug)]
+enum Src {
+    /// One value for the wave.
+    Uniform(Bits),
+    /// A VGPR (first register), read per lane; `hi` reads the upper 16-bit half.
+    Vgpr { reg: u32, hi: bool },
+}
+
+/// The modifiers applied to one source.
+#[derive(Clone, Copy, Debug, Default)]
+struct Mods {
+    /// Take bits 31:16 (16-bit operands).
+    opsel_hi: bool,
+    /// Clear the sign bit.
+    abs: bool,
+    /// Flip the sign bit.
+    neg: bool,
+    /// The float width the sign modifiers act on (0: not a float operand).
+    float_bits: u32,
+    /// VOP3P: build a packed pair from (lo half select, hi half select, neg lo, neg hi).
+    packed: Option<(bool, bool, bool, bool)>,
+}
+
+fn float_bits(format: &str) -> u32 {
+    if format.contains("F16") || format.contains("BF16") {
+        16
+    } else if format.contains("F64") {
+        64
+    } else if format.contains("_F") {
+        32
+    } else {
+        0
+    }
+}
+
+fn is_mask_format(format: &str) -> bool {
+    format.contains("_M64") || format.contains("_M32")
+}
+
+fn sign_bit(b: &Bits, bit: u32, set: Option<bool>, flip: bool) -> Bits {
+    let w = b.width();
+    if bit >= w {
+        return b.clone();
+    }
+    let one = Bits::from_u64(w, 1).shl(bit as u64);
+    let mut v = b.clone();
+    if let Some(false) = set {
+        v = v.and(&one.not());
+    }
+    if flip {
+        v = v.xor(&one);
+    }
+    v
+}
+
+fn apply_mods(v: Bits, m: &Mods) -> Bits {
+    let mut v = v;
+    if let Some((sel_lo, sel_hi, neg_lo, neg_hi)) = m.packed {
+        let x = v.low_u64() as u32;
+        let half = |hi: bool| if hi { x >> 16 } else { x & 0xffff };
+        let mut lo = half(sel_lo);
+        let mut hi = half(sel_hi);
+        if m.float_bits == 16 {
+            if neg_lo {
+                lo ^= 0x8000;
+            }
+            if neg_hi {
+                hi ^= 0x8000;
+            }
+        }
+        return Bits::from_u64(v.width(), (lo | hi << 16) as u64);
+    }
+    if m.opsel_hi {
+        v = v.lshr(16);
+    }
+    if m.float_bits > 0 {
+        let bit = m.float_bits.min(v.width()) - 1;
+        if m.abs {
+            v = sign_bit(&v, bit, Some(false), false);
+        }
+        if m.neg {
+            v = sign_bit(&v, bit, None, true);
+        }
+    }
+    v
+}
+
+fn words_bits(width: u32, words32: &[u32]) -> Bits {
+    let w64: Vec<u64> = words32
+        .chunks(2)
+        .map(|c| c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32)
+        .collect();
+    Bits::from_words(width, &w64)
+}
+
+fn uni(width: u32, v: u64) -> RegValue {
+    RegValue::Uniform(Bits::from_u64(width, v))
+}
+
+/// Fixed facts about one decoded instruction.
+struct Inst<'a> {
+    d: &'a Decoded,
+    e: &'a Entry,
+    family: &'a str,
+    arch: Arch,
+}
+
+impl Inst<'_> {
+    fn field(&self, name: &str) -> u32 {
+        self.d.inst.field(name).unwrap_or(0) as u32
+    }
+
+    fn has_field(&self, name: &str) -> bool {
+        self.d.inst.field(name).is_some()
+    }
+
+    fn operand(&self, field: &str) -> Option<&Operand> {
+        self.e.inst.operands.iter().find(|o| o.field == field)
+    }
+
+    fn is_vop3(&self) -> bool {
+        matches!(self.family, "VOP3" | "VOP3SD" | "VOP3P")
+    }
+
+    /// The encoding field of pseudocode source `k` (0, 1, 2).
+    fn src_field(&self, k: usize) -> Option<&'static str> {
+        let f: &[&'static str] = match self.family {
+            "SOP1" => &["ssrc0"],
+            "SOP2" | "SOPC" => &["ssrc0", "ssrc1"],
+            "VOP1" => &["src0"],
+            "VOP2" | "VOPC" => &["src0", "vsrc1"],
+            "VOP3" | "VOP3SD" | "VOP3P" | "VINTERP" => &["src0", "src1", "src2"],
+            _ => &[],
+        };
+        f.get(k).copied()
+    }
+
+    /// Whether 16-bit VGPR operands of this encoding address halves with bit 7 (RDNA true16
+    /// VOP1/VOP2/VOPC).
+    fn half_by_bit7(&self, bits: u32) -> bool {
+        bits == 16 && self.arch != Arch::Cdna && matches!(self.family, "VOP1" | "VOP2" | "VOPC")
+    }
+}
+
+fn scalar_src(w: &WaveState, ii: &Inst<'_>, src_code: u32, width: u32, format: &str) -> Bits {
+    let fbits = float_bits(format);
+    let v: u64 = match src_code {
+        128..=192 => (src_code - 128) as u64,
+        193..=208 => (-((src_code - 192) as i64)) as u64,
+        240..=248 => {
+            let (_, _, _, f32b, f64b, f16b) =
+                crate::isa::operands::INLINE_FLOATS[(src_code - 240) as usize];
+            if width >= 64 {
+                f64b
+            } else if fbits == 16 || (width == 16 && fbits == 0) {
+                f16b as u64
+            } else {
+                f32b as u64
+            }
+        }
+        251 => (w.vcc() & w.full_mask() == 0) as u64,
+        252 => (w.exec() == 0) as u64,
+        253 => w.scc as u64,
+        255 => {
+            let lit = ii.d.inst.literal.unwrap_or(0) as u64;
+            if width >= 64 && fbits == 64 {
+                lit << 32
+            } else if width >= 64 && format.contains("I64") {
+                lit as u32 as i32 as i64 as u64
+            } else {
+                lit
+            }
+        }
+        c if c < 128 => {
+            let n = width.div_ceil(32).max(1);
+            let words: Vec<u32> = (0..n).map(|i| w.read_sgpr(c + i)).collect();
+            return words_bits(width, &words);
+        }
+        _ => 0,
+    };
+    // Inline integers are sign-extended to the operand's width.
+    let v = if (193..=208).contains(&src_code) || width > 64 {
+        v
+    } else {
+        v & crate::value::mask64(width)
+    };
+    Bits::from_u64(width, v)
+}
+
+/// The value of a source field (a 9-bit source code, or an 8-bit VGPR field).
+fn source(w: &WaveState, ii: &Inst<'_>, field: &str, width: u32) -> Src {
+    let raw = ii.field(field);
+    let op = ii.operand(field);
+    let format = op.map(|o| o.format.as_str()).unwrap_or("");
+    let bits = op.map(|o| o.bits).unwrap_or(width);
+    let vgpr_field = field.starts_with('v') && field != "vdst";
+    let src_code = if vgpr_field { raw + 256 } else { raw };
+    // A DPP source reads `vsrc0` of the extension dword.
+    if field == "src0" {
+        if let Some((_, ext)) = ii.d.ext {
+            return Src::Vgpr {
+                reg: ext & 0xff,
+                hi: false,
+            };
+        }
+    }
+    if src_code >= 256 {
+        let mut reg = src_code - 256;
+        let mut hi = false;
+        if ii.half_by_bit7(bits) && reg >= 128 {
+            reg -= 128;
+            hi = true;
+        }
+        return Src::Vgpr { reg, hi };
+    }
+    Src::Uniform(scalar_src(w, ii, src_code, width, format))
+}
+
+/// The lane a DPP16/DPP8 source reads for `lane`, or `None` when it reads nothing (an
+/// out-of-row or disabled lane).
+fn dpp_lane(ext: (u32, u32), lane: u32, wave_size: u32) -> Option<u32> {
+    let (kind, w) = ext;
+    if kind == 233 || kind == 234 {
+        let sel = (w >> (8 + 3 * (lane % 8))) & 7;
+        return Some(lane / 8 * 8 + sel);
+    }
+    let ctrl = (w >> 8) & 0x1ff;
+    let row = lane / 16 * 16;
+    let i = lane % 16;
+    let src = match ctrl {
+        // quad_perm: each lane of a quad picks a lane of the same quad.
+        0x000..=0x0ff => lane / 4 * 4 + ((ctrl >> (2 * (lane % 4))) & 3),
+        // row_shl:n / row_shr:n (lanes shifted out of the row read nothing).
+        0x101..=0x10f => {
+            let n = ctrl & 0xf;
+            if i + n < 16 {
+                lane + n
+            } else {
+                return None;
+            }
+        }
+        0x111..=0x11f => {
+            let n = ctrl & 0xf;
+            if i >= n {
+                lane - n
+            } else {
+                return None;
+            }
+        }
+        // row_ror:n.
+        0x121..=0x12f => row + (i + 16 - (ctrl & 0xf)) % 16,
+        // row_mirror, row_half_mirror.
+        0x140 => row + 15 - i,
+        0x141 => row + (i / 8 * 8) + 7 - (i % 8),
+        // row_share:n, row_xmask:n (RDNA).
+        0x150..=0x15f => row + (ctrl & 0xf),
+        0x160..=0x16f => row + (i ^ (ctrl & 0xf)),
+        _ => return None,
+    };
+    (src < wave_size).then_some(src)
+}
+
+fn read_vgpr_lanes(w: &WaveState, reg: u32, hi: bool, width: u32, lane: u32) -> Bits {
+    let n = width.div_ceil(32).max(1);
+    let words: Vec<u32> = (0..n).map(|i| w.vgpr(lane, reg + i)).collect();
+    let mut v = words_bits(width.max(32 * n), &words);
+    if hi {
+        v = v.lshr(16);
+    }
+    v.zext(width)
+}
+
+fn src_mods(ii: &Inst<'_>, k: usize, field: &str) -> Mods {
+    let format = ii.operand(field).map(|o| o.format.as_str()).unwrap_or("");
+    let bits = ii.operand(field).map(|o| o.bits).unwrap_or(32);
+    let mut m = Mods {
+        float_bits: float_bits(format),
+        ..Mods::default()
+    };
+    let reads = |n: &str| ii.e.prepared.function.reg(n).is_some();
+    match ii.family {
+        "VOP3" | "VOP3SD" => {
+            if !reads("OPSEL") && bits == 16 {
+                m.opsel_hi = ii.field("opsel") >> k & 1 == 1;
+            }
+            if !reads("ABS") {
+                m.abs = ii.field("abs") >> k & 1 == 1;
+            }
+            if !reads("NEG") {
+                m.neg = ii.field("neg") >> k & 1 == 1;
+            }
+        }
+        "VOP3P" => {
+            if !reads("OPSEL") && !reads("OPSEL_HI") {
+                let opsel_hi = ii.d.inst.field("opsel_hi").unwrap_or(3) as u32
+                    | (ii.d.inst.field("opsel_hi2").unwrap_or(1) as u32) << 2;
+                let lo = ii.field("opsel") >> k & 1 == 1;
+                let hi = opsel_hi >> k & 1 == 1;
+                let packed = format.contains("PK2");
+                if packed {
+                    m.packed = Some((
+                        lo,
+                        hi,
+                        ii.field("neg") >> k & 1 == 1,
+                        ii.field("neg_hi") >> k & 1 == 1,
+                    ));
+                    m.float_bits = float_bits(format);
+                } else if !reads("NEG") {
+                    m.neg = ii.field("neg") >> k & 1 == 1;
+                    m.abs = ii.field("neg_hi") >> k & 1 == 1;
+                }
+            }
+        }
+        _ => {
+            if let Some((kind, w)) = ii.d.ext {
+                if k <= 1 && (kind == 250) {
+                    m.neg = w >> (20 + 2 * k) & 1 == 1;
+                    m.abs = w >> (21 + 2 * k) & 1 == 1;
+                }
+            }
+        }
+    }
+    m
+}
+
+/// The per-lane value of a source with its modifiers.
+fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) -> RegValue {
+    let mods = src_mods(ii, k, field);
+    // A high-half select reads the whole register, then narrows.
+    let (narrow, width) = if mods.opsel_hi && width < 32 {
+        (Some(width), 32)
+    } else {
+        (None, width)
+    };
+    let fit = |b: Bits| match narrow {
+        Some(n) => b.zext(n),
+        None => b,
+    };
+    let src = source(w, ii, field, width);
+    match src {
+        Src::Uniform(b) => RegValue::Uniform(fit(apply_mods(b, &mods))),
+        Src::Vgpr { reg, hi } => {
+            let dpp = if field == "src0" { ii.d.ext } else { None };
+            let bc = dpp.map(|(_, w)| w >> 19 & 1 == 1).unwrap_or(false);
+            RegValue::Lanes(
+                (0..w.wave_size)
+                    .map(|lane| {
+                        let v = match dpp {
+                            Some(ext) => match dpp_lane(ext, lane, w.wave_size) {
+                                Some(l) => read_vgpr_lanes(w, reg, hi, width, l),
+                                None if bc => Bits::zero(width),
+                                None => read_vgpr_lanes(w, reg, hi, width, lane),
+                            },
+                            None => read_vgpr_lanes(w, reg, hi, width, lane),
+                        };
+                        fit(apply_mods(v, &mods))
+                    })
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// Where `D0` goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dest {
+    /// VGPRs from `reg` (per lane); `hi` writes the upper 16-bit half.
+    Vgpr { reg: u32, hi: bool },
+    /// SGPRs from this code (one value for the wave).
+    Sgpr(u32),
+    /// A lane mask to SGPRs from this code.
+    Mask(u32),
+    /// Nowhere (VOP3 V_CMPX writes EXEC itself).
+    None,
+}
+
+fn dest(ii: &Inst<'_>, width: u32) -> Dest {
+    match ii.family {
+        "SOP1" | "SOP2" | "SOPK" => Dest::Sgpr(ii.field("sdst")),
+        "VOPC" => Dest::Mask(code::VCC_LO),
+        "VOP1" | "VOP2" | "VOP3" | "VOP3SD" | "VOP3P" | "VINTERP" => {
+            let op = ii.operand("vdst");
+            let kind = op.map(|o| o.kind.as_str()).unwrap_or("OPR_VGPR");
+            let format = op.map(|o| o.format.as_str()).unwrap_or("");
+            let raw = ii.field("vdst");
+            if kind == "OPR_EXEC" {
+                Dest::None
+            } else if kind.contains("VGPR") {
+                let bits = op.map(|o| o.bits).unwrap_or(width);
+                if ii.half_by_bit7(bits) && raw >= 128 {
+                    Dest::Vgpr {
+                        reg: raw - 128,
+                        hi: true,
+                    }
+                } else {
+                    let hi = ii.is_vop3()
+                        && bits == 16
+                        && ii.family != "VOP3P"
+                        && ii.field("opsel") >> 3 & 1 == 1;
+                    Dest::Vgpr { reg: raw, hi }
+                }
+            } else if is_mask_format(format) {
+                Dest::Mask(raw)
+            } else {
+                Dest::Sgpr(raw)
+            }
+        }
+        _ => Dest::None,
+    }
+}
+
+fn write_vgpr_value(w: &mut WaveState, lane: u32, reg: u32, hi: bool, v: &Bits, cdna: bool) {
+    let width = v.width();
+    if width <= 16 {
+        let x = v.low_u64() as u32 & 0xffff;
+        let old = w.vgpr(lane, reg);
+        let new = if hi {
+            (old & 0xffff) | x << 16
+        } else if cdna {
+            x
+        } else {
+            (old & 0xffff_0000) | x
+        };
+        w.set_vgpr(lane, reg, new);
+        return;
+    }
+    let n = width.div_ceil(32);
+    for i in 0..n {
+        let word = v.extract(i as u64 * 32, 32).low_u64() as u32;
+        let bits = (width - i * 32).min(32);
+        let mask = if bits >= 32 {
+            u32::MAX
+        } else {
+            (1 << bits) - 1
+        };
+        let old = w.vgpr(lane, reg + i);
+        w.set_vgpr(lane, reg + i, (old & !mask) | (word & mask));
+    }
+}
+
+fn write_sgprs(w: &mut WaveState, code0: u32, v: &Bits) {
+    let n = v.width().div_ceil(32);
+    for i in 0..n {
+        let word = v.extract(i as u64 * 32, 32).low_u64() as u32;
+        let bits = (v.width() - i * 32).min(32);
+        let mask = if bits >= 32 {
+            u32::MAX
+        } else {
+            (1 << bits) - 1
+        };
+        let old = w.read_sgpr(code0 + i);
+        w.write_sgpr(code0 + i, (old & !mask) | (word & mask));
+    }
+}
+
+/// Writes a lane mask produced by a vector instruction: bits of lanes inactive at issue are
+/// zero, and wave32 writes one register.
+fn write_mask(w: &mut WaveState, code0: u32, v: u64, exec: u64, per_lane_run: bool) {
+    let v = if per_lane_run { v & exec } else { v } & w.full_mask();
+    w.write_sgpr(code0, v as u32);
+    if w.wave_size == 64 {
+        w.write_sgpr(code0 + 1, (v >> 32) as u32);
+    }
+}
+
+fn first(v: &RegValue) -> Bits {
+    match v {
+        RegValue::Uniform(b) => b.clone(),
+        RegValue::Lanes(l) => l.first().cloned().unwrap_or_else(|| Bits::zero(1)),
+    }
+}
+
+/// Clamps a float result to [0, 1] (NaN and negative values give +0).
+fn clamp_float(v: &Bits, fbits: u32) -> Bits {
+    let width = v.width();
+    let clamp_one = |x: u64, fb: u32| -> u64 {
+        let (sign, exp_mask, one) = match fb {
+            16 => (1u64 << 15, 0x7c00u64, 0x3c00u64),
+            64 => (1u64 << 63, 0x7ff0_0000_0000_0000, 0x3ff0_0000_0000_0000),
+            _ => (1u64 << 31, 0x7f80_0000, 0x3f80_0000),
+        };
+        let mag = x & !sign & (sign | (sign - 1));
+        let nan = (mag & exp_mask) == exp_mask && (mag & !exp_mask) != 0;
+        if nan || x & sign != 0 {
+            0
+        } else if mag > one {
+            one
+        } else {
+            x
+        }
+    };
+    if fbits == 16 && width >= 32 {
+        // Packed halves.
+        let x = v.low_u64();
+        let lo = clamp_one(x & 0xffff, 16);
+        let hi = clamp_one(x >> 16 & 0xffff, 16);
+        return Bits::from_u64(width, lo | hi << 16);
+    }
+    Bits::from_u64(width, clamp_one(v.low_u64(), fbits))
+}
+
+fn omod_float(v: &Bits, fbits: u32, omod: u32) -> Bits {
+    let factor = match omod {
+        1 => 2.0,
+        2 => 4.0,
+        3 => 0.5,
+        _ => return v.clone(),
+    };
+    match fbits {
+        32 => {
+            let x = f32::from_bits(v.low_u64() as u32) * factor as f32;
+            Bits::from_u64(v.width(), x.to_bits() as u64)
+        }
+        64 => {
+            let x = f64::from_bits(v.low_u64()) * factor;
+            Bits::from_u64(v.width(), x.to_bits())
+        }
+        _ => v.clone(),
+    }
+}
+
+/// Executes one instruction: binds its operands, runs its pseudocode and writes the results
+/// back. Returns the new PC when the instruction wrote one.
+pub(super) fn execute(
+    ex: &mut Executor,
+    e: &Entry,
+    d: &Decoded,
+    w: &mut WaveState,
+) -> Result<Option<u64>, WaveError> {
+    let ii = Inst {
+        d,
+        e,
+        family: d.inst.family.as_str(),
+        arch: w.arch,
+    };
+    if ii.family == "VOPD" {
+        return Err(WaveError::Unsupported {
+            addr: d.addr,
+            inst: d.inst.name.clone(),
+            reason: "VOPD dual issue is not modelled yet".into(),
+        });
+    }
+    if super::memory::is_memory(ii.family) {
+        return super::memory::execute(ex, e, d, w);
+    }
+    let p = &e.prepared;
+    let f = &p.function;
+    let exec_at_issue = w.exec();
+    let per_lane_run = p.vector && !p.wave_level;
+    let mut m = std::mem::replace(&mut ex.machine, Machine::new(w.wave_size));
+    m.wave_size = w.wave_size;
+    m.values.clear();
+    m.vgpr.clear();
+    m.sgpr.clear();
+    m.hwreg.clear();
+    let d0_width = f
+        .reg("D0")
+        .map(|r| f.regs[r.0 as usize].width)
+        .unwrap_or(32);
+    let dst = dest(&ii, d0_width);
+    for r in &f.regs {
+        let name = r.name.as_str();
+        let width = r.width;
+        let v = match name {
+            "S0" | "S1" | "S2" => {
+                let k = (name.as_bytes()[1] - b'0') as usize;
+                match ii.src_field(k) {
+                    Some(field) if ii.has_field(field) => {
+                        Some(bind_source(w, &ii, k, field, width))
+                    }
+                    _ if ii.family == "SOPK" && k == 0 => Some(RegValue::Uniform(scalar_src(
+                        w,
+                        &ii,
+                        ii.field("sdst"),
+                        width,
+                        "",
+                    ))),
+                    _ => None,
+                }
+            }
+            "D0" => match dst {
+                Dest::Vgpr { reg, hi } => Some(RegValue::Lanes(
+                    (0..w.wave_size)
+                        .map(|lane| read_vgpr_lanes(w, reg, hi, width, lane))
+                        .collect(),
+                )),
+                Dest::Sgpr(c) => Some(RegValue::Uniform(scalar_src(w, &ii, c, width, ""))),
+                _ => None,
+            },
+            "SCC" => Some(uni(width, w.scc as u64)),
+            "VCC" => {
+                // VOP3 forms read the lane mask VOP2 takes from VCC from `src2`.
+                let src2_mask = ii.is_vop3()
+                    && ii
+                        .operand("src2")
+                        .is_some_and(|o| is_mask_format(&o.format));
+                if src2_mask {
+                    let c = ii.field("src2");
+                    Some(uni(width, w.sgpr_pair(c)))
+                } else {
+                    Some(uni(width, w.vcc()))
+                }
+            }
+            "EXEC" => Some(uni(width, w.sgpr_pair(code::EXEC_LO))),
+            "EXEC_LO" => Some(uni(width, w.read_sgpr(code::EXEC_LO) as u64)),
+            "EXEC_HI" => Some(uni(width, w.read_sgpr(code::EXEC_HI) as u64)),
+            "VCC_LO" => Some(uni(width, w.read_sgpr(code::VCC_LO) as u64)),
+            "VCC_HI" => Some(uni(width, w.read_sgpr(code::VCC_HI) as u64)),
+            "VCCZ" => Some(uni(width, (w.vcc() & w.full_mask() == 0) as u64)),
+            "EXECZ" => Some(uni(width, (w.exec() == 0) as u64)),
+            "M0" => Some(uni(width, w.m0() as u64)),
+            "PC" => Some(uni(width, d.addr)),
+            "SIMM16" => Some(uni(width, ii.field("simm16") as u64)),
+            "SIMM32" => Some(uni(width, d.inst.literal.unwrap_or(0) as u64)),
+            "SRC0" | "SRC1" | "SRC2" | "VDST" | "SDST" => {
+                let field = match name {
+                    "VDST" => "vdst",
+                    "SDST" => "sdst",
+                    "SRC0" => ii.src_field(0).unwrap_or("src0"),
+                    "SRC1" => ii.src_field(1).unwrap_or("src1"),
+                    _ => ii.src_field(2).unwrap_or("src2"),
+                };
+                let raw = ii.field(field);
+                let is_vgpr = if field == "vdst" {
+                    ii.operand("vdst").is_some_and(|o| o.kind.contains("VGPR"))
+                } else {
+                    field.starts_with('v') || raw >= 256
+                };
+                let num = if field.starts_with('v') || field == "vdst" {
+                    raw
+                } else if raw >= 256 {
+                    raw - 256
+                } else {
+                    raw
+                };
+                if e.vgpr_space && is_vgpr {
+                    for lane in 0..w.wave_size {
+                        for i in 0..2 {
+                            m.vgpr.insert((lane, num + i), w.vgpr(lane, num + i));
+                        }
+                    }
+                }
+                Some(uni(width, num as u64))
+            }
+            "OPSEL" => Some(uni(width, ii.field("opsel") as u64)),
+            "OPSEL_HI" => Some(uni(
+                width,
+                (ii.d.inst.field("opsel_hi").unwrap_or(3) as u32
+                    | (ii.d.inst.field("opsel_hi2").unwrap_or(1) as u32) << 2)
+                    as u64,
+            )),
+            "NEG" => Some(uni(width, ii.field("neg") as u64)),
+            "NEG_HI" => Some(uni(width, ii.field("neg_hi") as u64)),
+            "ABS" => Some(uni(width, ii.field("abs") as u64)),
+            "OMOD" => Some(uni(width, ii.field("omod") as u64)),
+            "CLAMP" => Some(uni(width, ii.field("clmp") as u64)),
+            n if n.starts_with("TTMP") => n[4..]
+                .parse::<u32>()
+                .ok()
+                .map(|t| uni(width, w.read_sgpr(code::TTMP0 + t) as u64)),
+            _ => None,
+        };
+        if let Some(v) = v {
+            m.values.insert(r.name.clone(), v);
+        }
+    }
+    // The executors run the lanes whose EXEC bit is set.
+    m.values
+        .entry("EXEC".to_string())
+        .or_insert_with(|| uni(64, w.sgpr_pair(code::EXEC_LO)));
+    if e.sgpr_space {
+        for c in 0..w.sgpr.len() as u32 {
+            m.sgpr.insert(c, w.read_sgpr(c));
+        }
+    }
+    let result = match &e.kernel {
+        Some(k) => k.run(&mut m),
+        None => crate::exec::run_interp(p, &mut m),
+    };
+    let outputs = match result {
+        Ok(o) => o,
+        Err(err) => {
+            ex.machine = m;
+            return Err(WaveError::Exec {
+                addr: d.addr,
+                inst: d.inst.name.clone(),
+                message: err.to_string(),
+            });
+        }
+    };
+    // Wave-level entries wrote the register files themselves.
+    if e.vgpr_space {
+        for (&(lane, reg), &v) in &m.vgpr {
+            if (reg as usize) < super::state::N_VGPRS && lane < w.wave_size {
+                w.set_vgpr(lane, reg, v);
+            }
+        }
+    }
+    if e.sgpr_space {
+        for (&c, &v) in &m.sgpr {
+            w.write_sgpr(c, v);
+        }
+    }
+    let mut new_pc = None;
+    let clamp = ii.is_vop3() && ii.field("clmp") == 1 && f.reg("CLAMP").is_none();
+    let omod = if ii.is_vop3() && f.reg("OMOD").is_none() {
+        ii.field("omod")
+    } else {
+        0
+    };
+    let d_fbits = ii
+        .operand("vdst")
+        .map(|o| float_bits(&o.format))
+        .unwrap_or(0);
+    for (name, value) in &outputs.values {
+        match name.as_str() {
+            "D0" => match dst {
+                Dest::Vgpr { reg, hi } => {
+                    let cdna = w.arch == Arch::Cdna;
+                    for lane in 0..w.wave_size {
+                        if per_lane_run && exec_at_issue >> lane & 1 == 0 {
+                            continue;
+                        }
+                        let mut v = match value {
+                            RegValue::Uniform(b) => b.clone(),
+                            RegValue::Lanes(l) => l[lane as usize].clone(),
+                        };
+                        if d_fbits > 0 {
+                            v = omod_float(&v, d_fbits, omod);
+                            if clamp {
+                                v = clamp_float(&v, d_fbits);
+                            }
+                        }
+                        write_vgpr_value(w, lane, reg, hi, &v, cdna);
+                    }
+                }
+                Dest::Sgpr(c) => write_sgprs(w, c, &first(value)),
+                Dest::Mask(c) => {
+                    let v = first(value).low_u64();
+                    write_mask(w, c, v, exec_at_issue, per_lane_run)
+                }
+                Dest::None => {}
+            },
+            "SCC" => w.scc = first(value).low_u64() & 1 == 1,
+            "VCC" => {
+                let v = first(value).low_u64();
+                if ii.family == "VOP3SD" {
+                    write_mask(w, ii.field("sdst"), v, exec_at_issue, per_lane_run);
+                } else if p.vector {
+                    write_mask(w, code::VCC_LO, v, exec_at_issue, per_lane_run);
+                } else {
+                    w.write_sgpr(code::VCC_LO, v as u32);
+                    w.write_sgpr(code::VCC_HI, (v >> 32) as u32);
+                }
+            }
+            "EXEC" => {
+                let v = first(value).low_u64();
+                if p.vector {
+                    write_mask(w, code::EXEC_LO, v, exec_at_issue, per_lane_run);
+                } else {
+                    w.set_exec(v);
+                }
+            }
+            "EXEC_LO" => w.write_sgpr(code::EXEC_LO, first(value).low_u64() as u32),
+            "EXEC_HI" => w.write_sgpr(code::EXEC_HI, first(value).low_u64() as u32),
+            "VCC_LO" => w.write_sgpr(code::VCC_LO, first(value).low_u64() as u32),
+            "VCC_HI" => w.write_sgpr(code::VCC_HI, first(value).low_u64() as u32),
+            "M0" => w.write_sgpr(m0_code(w.arch), first(value).low_u64() as u32),
+            "PC" => new_pc = Some(first(value).low_u64()),
+            n if n.starts_with("TTMP") => {
+                if let Ok(t) = n[4..].parse::<u32>() {
+                    w.write_sgpr(code::TTMP0 + t, first(value).low_u64() as u32);
+                }
+            }
+            _ => {}
+        }
+    }
+    ex.machine = m;
+    let _ = LANE_SLOTS;
+    Ok(new_pc)
+}

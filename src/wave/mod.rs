@@ -1,0 +1,571 @@
+//! Wave execution: runs a program of machine instructions on a modelled wavefront, every
+//! instruction executing AMD's own pseudocode through the interpreter or the JIT.
+//!
+//! The pseudocode of one instruction reads and writes named operands (`S0`, `D0`, `VCC`,
+//! `SCC`, ...) but says nothing about *where* they live: that is the encoding's job. This
+//! module does it. [`Executor::step`] decodes the instruction at PC, fetches each source from
+//! its encoding field (SGPRs, VGPRs of every lane, inline constants, the literal, 64-bit pairs,
+//! VOP3 `neg`/`abs`/`op_sel` and VOP3P packed selection), runs the entry with a single-instruction
+//! [`crate::exec::Machine`], and writes the outputs back: `D0` to `vdst`/`sdst` (lanes whose EXEC
+//! bit was set at issue only), VOPC lane masks to VCC, VOP3/VOP3SD lane masks to their SGPR
+//! destination, `clamp`/`omod` on float results, `SCC`, `EXEC`, `M0` and `PC`. A write to
+//! `PC` is a branch; otherwise PC advances by the instruction's size.
+//!
+//! Lane masks written by vector instructions (VOPC results, carry-outs) hold zeros for lanes
+//! that were inactive, as on hardware. In wave32 they write one SGPR, in wave64 a pair.
+//!
+//! Instructions that only order or wait (`s_nop`, `s_waitcnt*`, `s_delay_alu`, `s_clause`,
+//! cache invalidations, `s_barrier` with one wave) are no-ops: this model has no timing.
+//! `s_endpgm` ends the program, as does running off its end.
+//!
+//! ```no_run
+//! use amdpcode::spec::{self, Arch, Spec};
+//! use amdpcode::wave::{Engine, Executor, Program};
+//! let spec = Spec::load(&spec::find_wheel(&spec::Locate::default()).unwrap()).unwrap();
+//! let mut ex = Executor::new(spec.db(Arch::Rdna3), Engine::Interp).unwrap();
+//! // s_mov_b32 s0, 5; s_add_u32 s1, s0, 7
+//! let program = Program::from_hex(ex.isa(), "850080be 00870180").unwrap();
+//! let mut wave = ex.new_wave(32);
+//! ex.run(&program, &mut wave).unwrap();
+//! assert_eq!(wave.sgpr[1], 12);
+//! ```
+
+pub mod cli;
+mod fetch;
+pub mod json;
+mod memory;
+mod state;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::rc::Rc;
+
+use crate::exec::{self, Machine, Prepared};
+use crate::isa::{self, Isa};
+use crate::jit::{Jit, Kernel};
+use crate::spec::{Arch, Instruction, SpecDb};
+
+pub use state::{code, m0_code, n_sgprs, null_code, sgpr_name, WaveState, LANE_SLOTS, N_VGPRS};
+
+/// Which executor runs each instruction's pseudocode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The IR interpreter.
+    Interp,
+    /// The Cranelift JIT (each entry compiled once, on first use).
+    Jit,
+}
+
+impl Engine {
+    /// `interp` or `jit`.
+    pub fn from_name(name: &str) -> Option<Engine> {
+        match name {
+            "interp" => Some(Engine::Interp),
+            "jit" => Some(Engine::Jit),
+            _ => None,
+        }
+    }
+}
+
+/// The default number of instructions a run may execute.
+pub const DEFAULT_STEP_BUDGET: u64 = 1_000_000;
+
+/// Why a program could not be loaded or run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WaveError {
+    /// The program text is not valid hex.
+    BadHex {
+        /// The offending text.
+        text: String,
+    },
+    /// A word that decodes to no instruction of the arch.
+    Undecodable {
+        /// The byte offset.
+        addr: u64,
+        /// The decoder's message.
+        message: String,
+    },
+    /// Assembly text that does not assemble.
+    Asm {
+        /// The 1-based line.
+        line: usize,
+        /// The assembler's message.
+        message: String,
+    },
+    /// PC left the program (a branch to an address that is not an instruction of it).
+    PcOutOfProgram {
+        /// The instruction that jumped.
+        from: u64,
+        /// The target.
+        target: u64,
+    },
+    /// The step budget ran out.
+    StepBudget {
+        /// Instructions executed.
+        steps: u64,
+    },
+    /// An instruction this model cannot execute.
+    Unsupported {
+        /// The byte offset.
+        addr: u64,
+        /// The instruction.
+        inst: String,
+        /// Why.
+        reason: String,
+    },
+    /// The pseudocode faulted.
+    Exec {
+        /// The byte offset.
+        addr: u64,
+        /// The instruction.
+        inst: String,
+        /// The fault.
+        message: String,
+    },
+    /// The JIT could not be created.
+    Jit {
+        /// Why.
+        message: String,
+    },
+}
+
+impl fmt::Display for WaveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WaveError::BadHex { text } => write!(f, "bad hex in program: `{text}`"),
+            WaveError::Undecodable { addr, message } => {
+                write!(f, "address 0x{addr:x}: {message}")
+            }
+            WaveError::Asm { line, message } => write!(f, "line {line}: {message}"),
+            WaveError::PcOutOfProgram { from, target } => write!(
+                f,
+                "address 0x{from:x}: jump to 0x{target:x}, outside the program"
+            ),
+            WaveError::StepBudget { steps } => write!(
+                f,
+                "step budget exhausted after {steps} instructions (runaway program?)"
+            ),
+            WaveError::Unsupported { addr, inst, reason } => {
+                write!(f, "address 0x{addr:x}: {inst}: {reason}")
+            }
+            WaveError::Exec {
+                addr,
+                inst,
+                message,
+            } => write!(f, "address 0x{addr:x}: {inst}: {message}"),
+            WaveError::Jit { message } => write!(f, "JIT: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for WaveError {}
+
+/// One decoded instruction of a program.
+#[derive(Clone, Debug)]
+pub struct Decoded {
+    /// Its byte offset.
+    pub addr: u64,
+    /// The decoded fields.
+    pub inst: isa::Inst,
+    /// The size in bytes, DPP/SDWA dword included.
+    pub size: usize,
+    /// The source line, for assembled programs.
+    pub line: Option<usize>,
+    /// The DPP16/DPP8/SDWA extension dword, when `src0` selects one.
+    pub ext: Option<(u32, u32)>,
+}
+
+/// A decoded program.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// The instructions in memory order.
+    pub insts: Vec<Decoded>,
+    /// The byte size.
+    pub size: u64,
+    index: HashMap<u64, usize>,
+}
+
+/// The `src0` codes that mark a DPP or SDWA extension dword in VOP1/VOP2/VOPC.
+const SRC_DPP8: u32 = 233;
+const SRC_DPP8_FI: u32 = 234;
+const SRC_SDWA: u32 = 249;
+const SRC_DPP16: u32 = 250;
+
+impl Program {
+    /// Decodes machine code given as hex text in memory order (whitespace and commas ignored).
+    ///
+    /// # Errors
+    /// [`WaveError::BadHex`] or [`WaveError::Undecodable`] naming the address.
+    pub fn from_hex(isa: &Isa, text: &str) -> Result<Program, WaveError> {
+        let digits: String = text
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != ',')
+            .collect();
+        let digits = digits.replace("0x", "");
+        if !digits.len().is_multiple_of(2) || !digits.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(WaveError::BadHex {
+                text: text.trim().chars().take(60).collect(),
+            });
+        }
+        let bytes: Vec<u8> = (0..digits.len() / 2)
+            .map(|i| u8::from_str_radix(&digits[2 * i..2 * i + 2], 16).unwrap_or(0))
+            .collect();
+        Program::from_bytes(isa, &bytes, &[])
+    }
+
+    /// Assembles LLVM-syntax assembly text.
+    ///
+    /// # Errors
+    /// [`WaveError::Asm`] naming the line.
+    pub fn assemble(isa: &Isa, text: &str) -> Result<Program, WaveError> {
+        let lines = isa.assemble_lines(text).map_err(|e| WaveError::Asm {
+            line: e.line,
+            message: e.message,
+        })?;
+        let mut bytes = Vec::new();
+        let mut line_of = Vec::new();
+        for a in lines {
+            line_of.push((bytes.len() as u64, a.line));
+            bytes.extend(a.bytes);
+        }
+        Program::from_bytes(isa, &bytes, &line_of)
+    }
+
+    /// Decodes raw bytes; `lines` maps instruction offsets to source lines.
+    ///
+    /// # Errors
+    /// [`WaveError::Undecodable`] naming the address.
+    pub fn from_bytes(
+        isa: &Isa,
+        bytes: &[u8],
+        lines: &[(u64, usize)],
+    ) -> Result<Program, WaveError> {
+        let mut insts = Vec::new();
+        let mut index = HashMap::new();
+        let mut pos = 0usize;
+        while pos < bytes.len() {
+            let addr = pos as u64;
+            let line = lines.iter().find(|(a, _)| *a == addr).map(|x| x.1);
+            let (inst, mut size) =
+                isa.decode(&bytes[pos..])
+                    .map_err(|e| WaveError::Undecodable {
+                        addr,
+                        message: match line {
+                            Some(l) => format!("line {l}: {e}"),
+                            None => e.to_string(),
+                        },
+                    })?;
+            let mut ext = None;
+            if matches!(inst.family.as_str(), "VOP1" | "VOP2" | "VOPC") && inst.size == 4 {
+                let src0 = inst.field("src0").unwrap_or(0) as u32;
+                if matches!(src0, SRC_DPP8 | SRC_DPP8_FI | SRC_SDWA | SRC_DPP16) {
+                    if pos + 8 > bytes.len() {
+                        return Err(WaveError::Undecodable {
+                            addr,
+                            message: "truncated DPP/SDWA instruction".into(),
+                        });
+                    }
+                    let w = u32::from_le_bytes([
+                        bytes[pos + 4],
+                        bytes[pos + 5],
+                        bytes[pos + 6],
+                        bytes[pos + 7],
+                    ]);
+                    ext = Some((src0, w));
+                    size = 8;
+                }
+            }
+            index.insert(addr, insts.len());
+            insts.push(Decoded {
+                addr,
+                inst,
+                size,
+                line,
+                ext,
+            });
+            pos += size;
+        }
+        Ok(Program {
+            insts,
+            size: bytes.len() as u64,
+            index,
+        })
+    }
+
+    /// The instruction at byte offset `addr`.
+    pub fn at(&self, addr: u64) -> Option<&Decoded> {
+        self.index.get(&addr).map(|&i| &self.insts[i])
+    }
+}
+
+/// What one step did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The wave continues at the new PC.
+    Continue,
+    /// The program ended (`s_endpgm`, or PC reached the end).
+    Ended,
+}
+
+/// A compiled instruction: its spec entry, prepared IR and, under the JIT, its kernel.
+struct Entry {
+    inst: Instruction,
+    prepared: Prepared,
+    kernel: Option<Kernel>,
+    /// The text addresses the SGPR file itself (`SGPR[...]`).
+    sgpr_space: bool,
+    /// The text addresses the VGPR file itself (`VGPR[lane][...]`).
+    vgpr_space: bool,
+}
+
+/// Runs programs on waves of one arch. Prepared instructions (and JIT kernels) are cached per
+/// instruction, so a loop compiles each of its instructions once.
+pub struct Executor {
+    db: SpecDb,
+    isa: Isa,
+    engine: Engine,
+    jit: Option<Jit>,
+    cache: HashMap<String, Result<Rc<Entry>, String>>,
+    /// The maximum number of instructions one [`Executor::run`] executes.
+    pub step_budget: u64,
+    machine: Machine,
+}
+
+/// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
+fn is_noop(name: &str) -> bool {
+    name.starts_with("S_WAITCNT")
+        || name.starts_with("S_WAIT_")
+        || matches!(
+            name,
+            "S_NOP"
+                | "S_DELAY_ALU"
+                | "S_CLAUSE"
+                | "S_SLEEP"
+                | "S_SETPRIO"
+                | "S_SET_INST_PREFETCH_DISTANCE"
+                | "S_INST_PREFETCH"
+                | "S_DCACHE_INV"
+                | "S_DCACHE_WB"
+                | "S_GL1_INV"
+                | "S_ICACHE_INV"
+                | "S_BARRIER"
+                | "S_BARRIER_WAIT"
+                | "S_BARRIER_SIGNAL"
+                | "S_TTRACEDATA"
+                | "S_TTRACEDATA_IMM"
+                | "S_INCPERFLEVEL"
+                | "S_DECPERFLEVEL"
+                | "BUFFER_GL0_INV"
+                | "BUFFER_GL1_INV"
+                | "BUFFER_WBINVL1"
+                | "S_WAKEUP"
+                | "S_SETKILL"
+        )
+}
+
+fn is_endpgm(name: &str) -> bool {
+    name.starts_with("S_ENDPGM") || name == "S_CODE_END"
+}
+
+impl Executor {
+    /// An executor for `db`'s arch.
+    ///
+    /// # Errors
+    /// [`WaveError::Jit`] when the JIT engine is asked for and the host is not supported.
+    pub fn new(db: &SpecDb, engine: Engine) -> Result<Executor, WaveError> {
+        let jit = match engine {
+            Engine::Jit => Some(Jit::new().map_err(|e| WaveError::Jit {
+                message: e.to_string(),
+            })?),
+            Engine::Interp => None,
+        };
+        Ok(Executor {
+            db: db.clone(),
+            isa: Isa::new(db),
+            engine,
+            jit,
+            cache: HashMap::new(),
+            step_budget: DEFAULT_STEP_BUDGET,
+            machine: Machine::new(32),
+        })
+    }
+
+    /// The arch.
+    pub fn arch(&self) -> Arch {
+        self.db.arch()
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// The assembler/decoder of the arch.
+    pub fn isa(&self) -> &Isa {
+        &self.isa
+    }
+
+    /// A fresh zeroed wave of this arch (full EXEC).
+    pub fn new_wave(&self, wave_size: u32) -> WaveState {
+        WaveState::new(self.arch(), wave_size)
+    }
+
+    fn entry(&mut self, d: &Decoded) -> Result<Rc<Entry>, WaveError> {
+        let name = &d.inst.name;
+        if let Some(e) = self.cache.get(name) {
+            return e.clone().map_err(|reason| WaveError::Unsupported {
+                addr: d.addr,
+                inst: name.clone(),
+                reason,
+            });
+        }
+        let r = self.build_entry(&d.inst);
+        self.cache.insert(name.clone(), r.clone());
+        r.map_err(|reason| WaveError::Unsupported {
+            addr: d.addr,
+            inst: name.clone(),
+            reason,
+        })
+    }
+
+    fn build_entry(&self, di: &isa::Inst) -> Result<Rc<Entry>, String> {
+        let all = self.db.get_all(&di.name);
+        let inst = all
+            .iter()
+            .find(|i| i.encoding == di.family)
+            .or_else(|| all.first())
+            .ok_or_else(|| "not in the spec database".to_string())?;
+        let prepared = exec::prepare(self.arch(), inst)
+            .map_err(|e| format!("no executable pseudocode ({})", e.diagnostic.summary()))?;
+        // An entry the JIT does not compile (values wider than 128 bits, ...) runs on the
+        // interpreter, which computes the same function; `jit_fallbacks` lists them.
+        let kernel = match &self.jit {
+            Some(jit) => jit.compile(&prepared).ok(),
+            None => None,
+        };
+        let text = inst.pcode.as_deref().unwrap_or("");
+        Ok(Rc::new(Entry {
+            inst: (*inst).clone(),
+            sgpr_space: text.contains("SGPR["),
+            vgpr_space: text.contains("VGPR["),
+            prepared,
+            kernel,
+        }))
+    }
+
+    /// Instructions used so far that the JIT engine could not compile and ran on the
+    /// interpreter instead.
+    pub fn jit_fallbacks(&self) -> Vec<String> {
+        if self.jit.is_none() {
+            return Vec::new();
+        }
+        let mut v: Vec<String> = self
+            .cache
+            .iter()
+            .filter(|(_, e)| matches!(e, Ok(e) if e.kernel.is_none()))
+            .map(|(n, _)| n.clone())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Runs from `wave.pc` until the program ends.
+    ///
+    /// # Errors
+    /// The first [`WaveError`]; `wave` then holds the state before the failing instruction.
+    pub fn run(&mut self, program: &Program, wave: &mut WaveState) -> Result<u64, WaveError> {
+        self.run_traced(program, wave, &mut |_, _, _| {})
+    }
+
+    /// Runs like [`Executor::run`], calling `trace(decoded, before, after)` after each
+    /// instruction. Returns the number of instructions executed.
+    ///
+    /// # Errors
+    /// The first [`WaveError`].
+    pub fn run_traced(
+        &mut self,
+        program: &Program,
+        wave: &mut WaveState,
+        trace: &mut dyn FnMut(&Decoded, &WaveState, &WaveState),
+    ) -> Result<u64, WaveError> {
+        let mut steps = 0u64;
+        loop {
+            if steps >= self.step_budget {
+                return Err(WaveError::StepBudget { steps });
+            }
+            let before = wave.clone();
+            let d_addr = wave.pc;
+            let r = self.step(program, wave)?;
+            steps += 1;
+            if let Some(d) = program.at(d_addr) {
+                trace(d, &before, wave);
+            }
+            if r == Step::Ended {
+                return Ok(steps);
+            }
+        }
+    }
+
+    /// Runs without tracing and without cloning the state per step (the fast path).
+    ///
+    /// # Errors
+    /// The first [`WaveError`].
+    pub fn run_fast(&mut self, program: &Program, wave: &mut WaveState) -> Result<u64, WaveError> {
+        let mut steps = 0u64;
+        loop {
+            if steps >= self.step_budget {
+                return Err(WaveError::StepBudget { steps });
+            }
+            let r = self.step(program, wave)?;
+            steps += 1;
+            if r == Step::Ended {
+                return Ok(steps);
+            }
+        }
+    }
+
+    /// Executes the instruction at `wave.pc`.
+    ///
+    /// # Errors
+    /// [`WaveError::PcOutOfProgram`], [`WaveError::Unsupported`] or [`WaveError::Exec`].
+    pub fn step(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
+        if wave.pc == program.size {
+            return Ok(Step::Ended);
+        }
+        let d = program.at(wave.pc).ok_or(WaveError::PcOutOfProgram {
+            from: wave.pc,
+            target: wave.pc,
+        })?;
+        let name = d.inst.name.as_str();
+        if is_endpgm(name) {
+            return Ok(Step::Ended);
+        }
+        if is_noop(name) {
+            wave.pc += d.size as u64;
+            return Ok(self.check_pc(program, d, wave.pc));
+        }
+        let entry = self.entry(d)?;
+        let next = fetch::execute(self, &entry, d, wave)?;
+        let target = next.unwrap_or(d.addr + d.size as u64);
+        if target != program.size && program.at(target).is_none() {
+            return Err(WaveError::PcOutOfProgram {
+                from: d.addr,
+                target,
+            });
+        }
+        wave.pc = target;
+        Ok(if target == program.size {
+            Step::Ended
+        } else {
+            Step::Continue
+        })
+    }
+
+    fn check_pc(&self, program: &Program, _d: &Decoded, pc: u64) -> Step {
+        if pc >= program.size {
+            Step::Ended
+        } else {
+            Step::Continue
+        }
+    }
+}

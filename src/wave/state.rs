@@ -1,0 +1,200 @@
+//! The wavefront's architectural state: scalar and vector register files, EXEC, VCC, SCC, M0,
+//! PC, MODE and the memories, behind a small method API.
+//!
+//! SGPRs are stored by their 8-bit operand code (`s0..s105`, `vcc_lo`/`vcc_hi`, `ttmp0..15`,
+//! `m0`, `exec_lo`/`exec_hi`), so an operand field indexes the file directly. VGPRs are stored
+//! register-major with 64 lane slots per register whatever the wave size, so a register of
+//! one lane is `vgpr[reg * 64 + lane]`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::spec::Arch;
+
+/// Lane slots per VGPR in the flat VGPR file.
+pub const LANE_SLOTS: usize = 64;
+/// The number of VGPRs per lane.
+pub const N_VGPRS: usize = 256;
+/// The number of scalar operand codes the SGPR file covers (0..=127).
+pub const N_SCALAR_CODES: usize = 128;
+
+/// Scalar operand codes shared by every arch.
+pub mod code {
+    /// `vcc_lo`.
+    pub const VCC_LO: u32 = 106;
+    /// `vcc_hi`.
+    pub const VCC_HI: u32 = 107;
+    /// `ttmp0`.
+    pub const TTMP0: u32 = 108;
+    /// `exec_lo`.
+    pub const EXEC_LO: u32 = 126;
+    /// `exec_hi`.
+    pub const EXEC_HI: u32 = 127;
+}
+
+/// The number of numbered SGPRs of an arch (`s0..s105` on RDNA, `s0..s101` on CDNA).
+pub fn n_sgprs(arch: Arch) -> u32 {
+    crate::isa::operands::sgpr_limit(arch)
+}
+
+/// The operand code of `m0`.
+pub fn m0_code(arch: Arch) -> u32 {
+    match arch {
+        Arch::Cdna => 124,
+        _ => 125,
+    }
+}
+
+/// The operand code of `null` (RDNA only).
+pub fn null_code(arch: Arch) -> Option<u32> {
+    match arch {
+        Arch::Cdna => None,
+        _ => Some(124),
+    }
+}
+
+/// One wavefront.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaveState {
+    /// The arch.
+    pub arch: Arch,
+    /// 32 or 64.
+    pub wave_size: u32,
+    /// The scalar file by operand code.
+    pub sgpr: Vec<u32>,
+    /// The scalar condition code.
+    pub scc: bool,
+    /// The byte offset of the next instruction in the program.
+    pub pc: u64,
+    /// The VGPR file: `vgpr[reg * 64 + lane]`.
+    pub vgpr: Vec<u32>,
+    /// The MODE register (round and denorm modes, IEEE).
+    pub mode: u32,
+    /// Global memory, byte addressed and sparse.
+    pub memory: HashMap<u64, u8>,
+    /// The workgroup's LDS, byte addressed and sparse.
+    pub lds: HashMap<u64, u8>,
+    /// Scratch: lane `l`'s private byte `a` is at `l << 32 | a`.
+    pub scratch: HashMap<u64, u8>,
+    /// Global memory bytes written since the state was made (address → value).
+    pub written: BTreeMap<u64, u8>,
+}
+
+impl WaveState {
+    /// A zeroed wave with a full EXEC mask.
+    pub fn new(arch: Arch, wave_size: u32) -> WaveState {
+        let mut w = WaveState {
+            arch,
+            wave_size,
+            sgpr: vec![0; N_SCALAR_CODES],
+            scc: false,
+            pc: 0,
+            vgpr: vec![0; N_VGPRS * LANE_SLOTS],
+            mode: 0,
+            memory: HashMap::new(),
+            lds: HashMap::new(),
+            scratch: HashMap::new(),
+            written: BTreeMap::new(),
+        };
+        w.set_exec(w.full_mask());
+        w
+    }
+
+    /// The mask of every lane of the wave.
+    pub fn full_mask(&self) -> u64 {
+        if self.wave_size >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.wave_size) - 1
+        }
+    }
+
+    /// Reads a 64-bit pair of scalar codes.
+    pub fn sgpr_pair(&self, lo: u32) -> u64 {
+        self.read_sgpr(lo) as u64 | (self.read_sgpr(lo + 1) as u64) << 32
+    }
+
+    /// Reads one scalar code (`null` and unknown codes read zero).
+    pub fn read_sgpr(&self, code: u32) -> u32 {
+        if Some(code) == null_code(self.arch) {
+            return 0;
+        }
+        self.sgpr.get(code as usize).copied().unwrap_or(0)
+    }
+
+    /// Writes one scalar code (`null` and codes past the file discard the write).
+    pub fn write_sgpr(&mut self, code: u32, value: u32) {
+        if Some(code) == null_code(self.arch) {
+            return;
+        }
+        if let Some(slot) = self.sgpr.get_mut(code as usize) {
+            *slot = value;
+        }
+    }
+
+    /// EXEC (in wave32 only the low half).
+    pub fn exec(&self) -> u64 {
+        self.sgpr_pair(code::EXEC_LO) & self.full_mask()
+    }
+
+    /// Sets EXEC (both halves).
+    pub fn set_exec(&mut self, v: u64) {
+        self.write_sgpr(code::EXEC_LO, v as u32);
+        self.write_sgpr(code::EXEC_HI, (v >> 32) as u32);
+    }
+
+    /// VCC as a 64-bit pair.
+    pub fn vcc(&self) -> u64 {
+        self.sgpr_pair(code::VCC_LO)
+    }
+
+    /// M0.
+    pub fn m0(&self) -> u32 {
+        self.read_sgpr(m0_code(self.arch))
+    }
+
+    /// VGPR `reg` of `lane`.
+    pub fn vgpr(&self, lane: u32, reg: u32) -> u32 {
+        self.vgpr
+            .get(reg as usize * LANE_SLOTS + lane as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Sets VGPR `reg` of `lane` (registers past v255 are dropped).
+    pub fn set_vgpr(&mut self, lane: u32, reg: u32, value: u32) {
+        if let Some(slot) = self.vgpr.get_mut(reg as usize * LANE_SLOTS + lane as usize) {
+            *slot = value;
+        }
+    }
+
+    /// Reads `n` bytes of global memory (little-endian, unwritten bytes are zero).
+    pub fn read_memory(&self, addr: u64, n: usize) -> Vec<u8> {
+        (0..n as u64)
+            .map(|i| self.memory.get(&addr.wrapping_add(i)).copied().unwrap_or(0))
+            .collect()
+    }
+
+    /// Writes bytes of global memory without recording them as written by the program.
+    pub fn load_memory(&mut self, addr: u64, bytes: &[u8]) {
+        for (i, b) in bytes.iter().enumerate() {
+            self.memory.insert(addr.wrapping_add(i as u64), *b);
+        }
+    }
+
+    /// The global memory ranges the program wrote, as `(address, bytes)` runs.
+    pub fn written_ranges(&self) -> Vec<(u64, Vec<u8>)> {
+        let mut out: Vec<(u64, Vec<u8>)> = Vec::new();
+        for (&a, &b) in &self.written {
+            match out.last_mut() {
+                Some((start, bytes)) if *start + bytes.len() as u64 == a => bytes.push(b),
+                _ => out.push((a, vec![b])),
+            }
+        }
+        out
+    }
+}
+
+/// The printable name of a scalar code.
+pub fn sgpr_name(arch: Arch, code: u32) -> String {
+    crate::isa::operands::sreg_text(arch, code, 1).unwrap_or_else(|| format!("?{code}"))
+}

@@ -1,0 +1,543 @@
+//! Wave execution (issue 6): the waterfall seed, the hardware-validated sample of
+//! `../shared/hw-vectors`, and interpreter/JIT agreement on whole programs.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use amdpcode::exec::Rng;
+use amdpcode::spec::Arch;
+use amdpcode::wave::{code, Engine, Executor, Program, WaveError, WaveState};
+use serde_json::Value;
+
+fn hex_words(words: &[u32]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            w.to_le_bytes()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The state compared between runs: everything but PC.
+fn without_pc(w: &WaveState) -> WaveState {
+    let mut w = w.clone();
+    w.pc = 0;
+    w
+}
+
+/// Instruction words (little-endian u32, as the assembler prints them) of the waterfall loop.
+struct Waterfall {
+    arch: Arch,
+    wave: u32,
+}
+
+impl Waterfall {
+    /// The program: save EXEC, then per unique v0 value among the remaining lanes add it to
+    /// v1 (the `<OP>`), clear those lanes and loop while any remain; restore EXEC.
+    fn program(&self, one_instruction: bool) -> Vec<u32> {
+        let w64 = self.wave == 64;
+        let (save2, save4, restore, readfirst, cmpx, op, andn2, mov_exec, wrexec, branch, end) =
+            match (self.arch, w64) {
+                (Arch::Cdna, _) => (
+                    0xbe82017e,
+                    0xbe84017e,
+                    0xbefe0102,
+                    0x7e000500,
+                    0x7db40000,
+                    0x68020200,
+                    0x89847e04,
+                    0xbefe0104,
+                    0xbe843604,
+                    0xbf850000u32,
+                    0xbf810000,
+                ),
+                (_, true) => (
+                    0xbe82017e, 0xbe84017e, 0xbefe0102, 0x7e000500, 0x7d940000, 0x4a020200,
+                    0x91847e04, 0xbefe0104, 0xbe843704, 0xbfa20000, 0xbfb00000,
+                ),
+                (_, false) => (
+                    0xbe82007e, 0xbe84007e, 0xbefe0002, 0x7e000500, 0x7d940000, 0x4a020200,
+                    0x91047e04, 0xbefe0004, 0xbe843604, 0xbfa20000, 0xbfb00000,
+                ),
+            };
+        let mut p = vec![save2, save4, readfirst, cmpx, op];
+        if one_instruction {
+            p.push(wrexec);
+        } else {
+            p.push(andn2);
+            p.push(mov_exec);
+        }
+        // Branch back to `readfirst` (word 2): offset in dwords from the next instruction.
+        let offset = 2i32 - (p.len() as i32 + 1);
+        p.push(branch | (offset as u16 as u32));
+        p.push(restore);
+        p.push(end);
+        p
+    }
+}
+
+fn random_wave(arch: Arch, wave_size: u32, rng: &mut Rng) -> WaveState {
+    let mut w = WaveState::new(arch, wave_size);
+    let exec = rng.next_u64() & w.full_mask();
+    w.set_exec(exec);
+    for lane in 0..wave_size {
+        w.set_vgpr(lane, 0, (rng.next_u64() % 5) as u32);
+        w.set_vgpr(lane, 1, rng.next_u64() as u32);
+    }
+    for c in 0..16 {
+        w.write_sgpr(c, rng.next_u64() as u32);
+    }
+    w.scc = rng.next_u64() & 1 == 1;
+    w.write_sgpr(code::VCC_LO, rng.next_u64() as u32);
+    w
+}
+
+fn waterfall_case(arch: Arch, wave_size: u32, engine: Engine) {
+    let db = common::spec().db(arch);
+    let mut ex = Executor::new(db, engine).unwrap();
+    let wf = Waterfall {
+        arch,
+        wave: wave_size,
+    };
+    let two = Program::from_hex(ex.isa(), &hex_words(&wf.program(false))).unwrap();
+    let one = Program::from_hex(ex.isa(), &hex_words(&wf.program(true))).unwrap();
+    let mut rng = Rng::new(6 + wave_size as u64 + arch as u64 * 100);
+    for case in 0..1000 {
+        let init = random_wave(arch, wave_size, &mut rng);
+        let mut a = init.clone();
+        let mut b = init.clone();
+        ex.run(&two, &mut a).unwrap_or_else(|e| {
+            panic!("{arch} wave{wave_size} case {case}: two-instruction form: {e}")
+        });
+        ex.run(&one, &mut b).unwrap_or_else(|e| {
+            panic!("{arch} wave{wave_size} case {case}: one-instruction form: {e}")
+        });
+        assert_eq!(a.exec(), init.exec(), "case {case}: EXEC restored");
+        assert_eq!(
+            without_pc(&a),
+            without_pc(&b),
+            "{arch} wave{wave_size} case {case}: the two forms differ"
+        );
+        for lane in 0..wave_size {
+            let want = if init.exec() >> lane & 1 == 1 {
+                init.vgpr(lane, 1).wrapping_add(init.vgpr(lane, 0))
+            } else {
+                init.vgpr(lane, 1)
+            };
+            assert_eq!(a.vgpr(lane, 1), want, "case {case} lane {lane}: v1");
+        }
+    }
+}
+
+#[test]
+fn issue_6_waterfall_forms_agree_cdna_wave64() {
+    waterfall_case(Arch::Cdna, 64, Engine::Interp);
+}
+
+#[test]
+fn issue_6_waterfall_forms_agree_rdna3_wave32() {
+    waterfall_case(Arch::Rdna3, 32, Engine::Interp);
+}
+
+#[test]
+fn issue_6_waterfall_forms_agree_rdna3_wave64() {
+    waterfall_case(Arch::Rdna3, 64, Engine::Interp);
+}
+
+#[test]
+fn issue_6_waterfall_forms_agree_under_the_jit() {
+    for (arch, wave) in [(Arch::Cdna, 64), (Arch::Rdna3, 32), (Arch::Rdna3, 64)] {
+        waterfall_case(arch, wave, Engine::Jit);
+    }
+}
+
+#[test]
+fn issue_6_runaway_program_hits_the_step_budget() {
+    let db = common::spec().db(Arch::Rdna3);
+    let mut ex = Executor::new(db, Engine::Interp).unwrap();
+    ex.step_budget = 1000;
+    // s_branch -1: jumps to itself.
+    let p = Program::from_hex(ex.isa(), &hex_words(&[0xbfa0ffff])).unwrap();
+    let mut w = ex.new_wave(32);
+    assert_eq!(
+        ex.run(&p, &mut w),
+        Err(WaveError::StepBudget { steps: 1000 })
+    );
+}
+
+#[test]
+fn issue_6_jump_outside_the_program_names_the_address() {
+    let db = common::spec().db(Arch::Rdna3);
+    let mut ex = Executor::new(db, Engine::Interp).unwrap();
+    // s_nop 0; s_branch 5.
+    let p = Program::from_hex(ex.isa(), &hex_words(&[0xbf800000, 0xbfa00005])).unwrap();
+    let mut w = ex.new_wave(32);
+    assert_eq!(
+        ex.run(&p, &mut w),
+        Err(WaveError::PcOutOfProgram {
+            from: 4,
+            target: 28
+        })
+    );
+}
+
+// ---- The hardware-validated sample -------------------------------------------------------
+
+fn sample() -> Option<Vec<Value>> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/hw-vectors/sample.jsonl");
+    let text = std::fs::read_to_string(&path).ok()?;
+    Some(
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).expect("sample.jsonl: a line is not JSON"))
+            .collect(),
+    )
+}
+
+const MEMORY_PREFIXES: &[&str] = &[
+    "s_load",
+    "s_buffer_load",
+    "global_",
+    "flat_",
+    "scratch_",
+    "ds_",
+    "buffer_",
+];
+
+fn is_register_only(rec: &Value) -> bool {
+    rec["program"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .all(|l| {
+            !MEMORY_PREFIXES
+                .iter()
+                .any(|p| l.trim_start().starts_with(p))
+        })
+}
+
+const KERNARG: u64 = 0x1000;
+const OUT_BUF: u64 = 0x10_0000;
+
+fn init_wave(rec: &Value, arch: Arch) -> WaveState {
+    let wave_size = rec["wave_size"].as_u64().unwrap_or(32) as u32;
+    let mut w = WaveState::new(arch, wave_size);
+    let init = &rec["init"];
+    w.set_exec(0);
+    for (k, v) in init["sgpr"].as_object().into_iter().flatten() {
+        let v = v.as_u64().unwrap_or(0) as u32;
+        let c = match k.as_str() {
+            "vcc_lo" => code::VCC_LO,
+            "vcc_hi" => code::VCC_HI,
+            "exec_lo" => code::EXEC_LO,
+            "exec_hi" => code::EXEC_HI,
+            s => s[1..].parse().expect("sgpr name"),
+        };
+        w.write_sgpr(c, v);
+    }
+    for (k, v) in init["vgpr"].as_object().into_iter().flatten() {
+        let reg: u32 = k[1..].parse().expect("vgpr name");
+        for lane in 0..wave_size {
+            let x = match v {
+                Value::String(s) if s == "tid" => lane,
+                v => v.as_u64().unwrap_or(0) as u32,
+            };
+            w.set_vgpr(lane, reg, x);
+        }
+    }
+    for (k, _) in init["pointers"].as_object().into_iter().flatten() {
+        let first: u32 = k
+            .trim_start_matches("s[")
+            .split(':')
+            .next()
+            .and_then(|x| x.parse().ok())
+            .expect("pointer register");
+        w.write_sgpr(first, KERNARG as u32);
+        w.write_sgpr(first + 1, (KERNARG >> 32) as u32);
+    }
+    w.load_memory(KERNARG, &OUT_BUF.to_le_bytes());
+    w
+}
+
+fn f16_to_f64(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = (h >> 10 & 0x1f) as i32;
+    let man = (h & 0x3ff) as f64;
+    match exp {
+        0 => sign * man * 2f64.powi(-24),
+        31 if man == 0.0 => sign * f64::INFINITY,
+        31 => f64::NAN,
+        e => sign * (1.0 + man / 1024.0) * 2f64.powi(e - 15),
+    }
+}
+
+/// Checks one expectation against a register value; `Err` says why it fails.
+fn check(value: u64, bits: u32, chk: &Value) -> Result<(), String> {
+    if let Some(list) = chk.as_array() {
+        return list.iter().try_for_each(|c| check(value, bits, c));
+    }
+    if let Some(x) = chk.as_u64() {
+        return if value == x {
+            Ok(())
+        } else {
+            Err(format!("got 0x{value:x}, want 0x{x:x}"))
+        };
+    }
+    if let Some(x) = chk.as_i64() {
+        let want = x as u64
+            & if bits >= 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+        return if value == want {
+            Ok(())
+        } else {
+            Err(format!("got 0x{value:x}, want 0x{want:x}"))
+        };
+    }
+    let o = chk.as_object().ok_or("unknown check")?;
+    if let (Some(mask), Some(want)) = (o.get("mask"), o.get("value")) {
+        let (mask, want) = (mask.as_u64().unwrap_or(0), want.as_u64().unwrap_or(0));
+        return if value & mask == want {
+            Ok(())
+        } else {
+            Err(format!("got 0x{value:x} & 0x{mask:x}, want 0x{want:x}"))
+        };
+    }
+    let ty = o.get("type").and_then(Value::as_str).unwrap_or("f32");
+    let mut raw = value;
+    if let Some(b) = o.get("bits").and_then(Value::as_str) {
+        let (hi, lo) = b.split_once(':').ok_or("bad bits")?;
+        let (hi, lo): (u32, u32) = (
+            hi.parse().map_err(|_| "bits")?,
+            lo.parse().map_err(|_| "bits")?,
+        );
+        raw = (value >> lo) & ((1u64 << (hi - lo + 1)) - 1);
+    }
+    let x = match ty {
+        "f16" => f16_to_f64(raw as u16),
+        "f64" => f64::from_bits(raw),
+        _ => f32::from_bits(raw as u32) as f64,
+    };
+    let x = if o.get("fn").and_then(Value::as_str) == Some("abs") {
+        x.abs()
+    } else {
+        x
+    };
+    if let Some(pred) = o.get("pred").and_then(Value::as_str) {
+        let ok = match pred {
+            "isnan" => x.is_nan(),
+            "isinf" => x.is_infinite(),
+            _ => false,
+        };
+        return if ok {
+            Ok(())
+        } else {
+            Err(format!("{x} is not {pred}"))
+        };
+    }
+    if let (Some(op), Some(r)) = (o.get("op").and_then(Value::as_str), o.get("ref")) {
+        let r = r.as_f64().unwrap_or(0.0);
+        let ok = match op {
+            "<" => x < r,
+            ">" => x > r,
+            "<=" => x <= r,
+            ">=" => x >= r,
+            _ => false,
+        };
+        return if ok {
+            Ok(())
+        } else {
+            Err(format!("{x} {op} {r} is false"))
+        };
+    }
+    let approx = o.get("approx").and_then(Value::as_f64).ok_or("no approx")?;
+    let tol = o
+        .get("tol")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0)
+        .max(o.get("delta").and_then(Value::as_f64).unwrap_or(0.0));
+    let ok = (x - approx).abs() <= tol || (x.is_infinite() && x == approx);
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{x} is not within {tol} of {approx}"))
+    }
+}
+
+/// Reads the register an `expect` key names: `s4`, `v1[lane 3]`, `v[2:3][lane 0]`, `scc`.
+fn read_reg(w: &WaveState, key: &str) -> Option<(u64, u32)> {
+    let (reg, lane) = match key.split_once("[lane ") {
+        Some((r, l)) => (r, l.trim_end_matches(']').parse::<u32>().ok()),
+        None => (key, None),
+    };
+    let range = |s: &str, p: &str| -> Option<(u32, u32)> {
+        let rest = s.strip_prefix(p)?;
+        if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            let (a, b) = inner.split_once(':')?;
+            let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
+            return Some((a, b - a + 1));
+        }
+        rest.parse().ok().map(|n| (n, 1))
+    };
+    Some(match reg {
+        "scc" => (w.scc as u64, 1),
+        "vcc_lo" => (w.read_sgpr(code::VCC_LO) as u64, 32),
+        "exec_lo" => (w.read_sgpr(code::EXEC_LO) as u64, 32),
+        r if r.starts_with('v') => {
+            let (first, n) = range(r, "v")?;
+            let lane = lane?;
+            let mut v = 0u64;
+            for i in 0..n.min(2) {
+                v |= (w.vgpr(lane, first + i) as u64) << (32 * i);
+            }
+            (v, 32 * n.min(2))
+        }
+        r => {
+            let (first, n) = range(r, "s")?;
+            let mut v = 0u64;
+            for i in 0..n.min(2) {
+                v |= (w.read_sgpr(first + i) as u64) << (32 * i);
+            }
+            (v, 32 * n.min(2))
+        }
+    })
+}
+
+/// The outcome of one record under one engine.
+#[derive(Debug)]
+struct Outcome {
+    state: Result<WaveState, WaveError>,
+    failures: Vec<String>,
+}
+
+fn run_record(
+    executors: &mut BTreeMap<(Arch, bool), Executor>,
+    rec: &Value,
+    engine: Engine,
+) -> Outcome {
+    let arch = Arch::from_name(rec["arch"].as_str().unwrap_or("rdna3")).unwrap_or(Arch::Rdna3);
+    let ex = executors
+        .entry((arch, engine == Engine::Jit))
+        .or_insert_with(|| Executor::new(common::spec().db(arch), engine).expect("executor"));
+    let hex: Vec<&str> = rec["program_hex"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut w = init_wave(rec, arch);
+    let state =
+        Program::from_hex(ex.isa(), &hex.join(" ")).and_then(|p| ex.run(&p, &mut w).map(|_| w));
+    let mut failures = Vec::new();
+    match &state {
+        Err(e) => failures.push(format!("error: {e}")),
+        Ok(w) => {
+            for (key, chk) in rec["expect"].as_object().into_iter().flatten() {
+                match read_reg(w, key) {
+                    None => failures.push(format!("{key}: cannot read")),
+                    Some((v, bits)) => {
+                        if let Err(m) = check(v, bits, chk) {
+                            failures.push(format!("{key}: {m}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Outcome { state, failures }
+}
+
+fn category(rec: &Value) -> String {
+    let id = rec["id"].as_str().unwrap_or("?");
+    id.split("::")
+        .next()
+        .unwrap_or(id)
+        .trim_start_matches("test/amd/hw/")
+        .to_string()
+}
+
+/// Register-only cases of the sample that must pass under both engines (a regression floor;
+/// the test prints every failure with its reason).
+const HW_REGISTER_ONLY_FLOOR: usize = 153;
+
+#[test]
+fn issue_6_hw_vectors_sample() {
+    let Some(records) = sample() else {
+        eprintln!("skipped: ../shared/hw-vectors/sample.jsonl is not present");
+        return;
+    };
+    let mut executors = BTreeMap::new();
+    let mut per_cat: BTreeMap<(String, bool), (usize, usize, usize)> = BTreeMap::new();
+    let (mut reg_pass_both, mut reg_total) = (0, 0);
+    let mut mismatches = Vec::new();
+    for rec in &records {
+        let reg_only = is_register_only(rec);
+        let a = run_record(&mut executors, rec, Engine::Interp);
+        let b = run_record(&mut executors, rec, Engine::Jit);
+        match (&a.state, &b.state) {
+            (Ok(x), Ok(y)) if x != y => mismatches.push(rec["id"].to_string()),
+            (Ok(_), Err(e)) | (Err(e), Ok(_)) => {
+                mismatches.push(format!("{}: only one engine fails: {e}", rec["id"]))
+            }
+            _ => {}
+        }
+        let cat = category(rec);
+        for (jit, o) in [(false, &a), (true, &b)] {
+            let e = per_cat.entry((cat.clone(), reg_only)).or_default();
+            if !jit {
+                e.0 += 1;
+            }
+            if o.failures.is_empty() {
+                if jit {
+                    e.2 += 1;
+                } else {
+                    e.1 += 1;
+                }
+            } else if !jit || a.failures.is_empty() {
+                eprintln!(
+                    "FAIL [{}] {} {}: {}",
+                    if jit { "jit" } else { "interp" },
+                    rec["id"].as_str().unwrap_or("?"),
+                    rec["program"],
+                    o.failures.join("; ")
+                );
+            }
+        }
+        if reg_only {
+            reg_total += 1;
+            if a.failures.is_empty() && b.failures.is_empty() {
+                reg_pass_both += 1;
+            }
+        }
+    }
+    eprintln!("category (register-only?): total, interp pass, jit pass");
+    let (mut ti, mut tj, mut tt) = (0, 0, 0);
+    for ((cat, reg), (t, i, j)) in &per_cat {
+        eprintln!(
+            "  {cat:<36} {:<8} {t:>4} {i:>4} {j:>4}",
+            if *reg { "register" } else { "memory" }
+        );
+        tt += t;
+        ti += i;
+        tj += j;
+    }
+    eprintln!("all: {tt} cases, interp {ti} pass, jit {tj} pass");
+    eprintln!("register-only: {reg_pass_both}/{reg_total} pass under both engines");
+    assert!(
+        mismatches.is_empty(),
+        "interpreter and JIT final states differ: {mismatches:?}"
+    );
+    assert!(
+        reg_pass_both >= HW_REGISTER_ONLY_FLOOR,
+        "register-only cases passing under both engines: {reg_pass_both}, floor {HW_REGISTER_ONLY_FLOOR}"
+    );
+}
