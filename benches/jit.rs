@@ -17,53 +17,96 @@ use amdpcode::jit::Jit;
 use amdpcode::spec::{self, Arch, Locate, Spec};
 use amdpcode::value::Bits;
 
-fn wqm_rust(s0: u64) -> (u64, bool) {
+/// The state a hand-written simulator function reads and writes: the same elements the JIT
+/// kernel reads from and writes to its slot buffer.
+#[derive(Default)]
+struct State {
+    s0: u64,
+    s1: u64,
+    d0: u64,
+    scc: u64,
+    exec: u64,
+}
+
+#[inline(never)]
+fn wqm_rust(st: &mut State) {
     // AMD's loop, written literally in Rust.
     let mut tmp = 0u64;
     for i in 0u32..64 {
-        if (s0 >> (i & 60)) & 0xf != 0 {
+        if (st.s0 >> (i & 60)) & 0xf != 0 {
             tmp |= 1 << i;
         }
     }
-    (tmp, tmp != 0)
+    st.d0 = tmp;
+    st.scc = (tmp != 0) as u64;
 }
 
-fn andn2_wrexec_rust(s0: u64, exec: u64) -> (u64, u64, bool) {
-    let e = s0 & !exec;
-    (e, e, e != 0)
+#[inline(never)]
+fn andn2_wrexec_rust(st: &mut State) {
+    let e = st.s0 & !st.exec;
+    st.exec = e;
+    st.d0 = e;
+    st.scc = (e != 0) as u64;
 }
 
-fn add_u32_rust(a: u32, b: u32) -> (u32, bool) {
-    let (r, c) = a.overflowing_add(b);
-    (r, c)
+#[inline(never)]
+fn add_u32_rust(st: &mut State) {
+    let (r, c) = (st.s0 as u32).overflowing_add(st.s1 as u32);
+    st.d0 = r as u64;
+    st.scc = c as u64;
 }
 
-fn v_add_f32_rust(a: &[u32; 32], b: &[u32; 32], exec: u64, d: &mut [u32; 32]) {
-    for l in 0..32 {
-        if exec >> l & 1 == 1 {
-            d[l] = (f32::from_bits(a[l]) + f32::from_bits(b[l])).to_bits();
+#[inline(never)]
+fn bcnt1_b64_rust(st: &mut State) {
+    let n = st.s0.count_ones() as u64;
+    st.d0 = n;
+    st.scc = (n != 0) as u64;
+}
+
+#[inline(never)]
+fn brev_b64_rust(st: &mut State) {
+    st.d0 = st.s0.reverse_bits();
+}
+
+/// Per-lane operands of a vector instruction.
+struct Lanes {
+    s0: [u32; 64],
+    s1: [u32; 64],
+    s2: [u32; 64],
+    d0: [u32; 64],
+    mask: u64,
+    exec: u64,
+}
+
+#[inline(never)]
+fn v_add_f32_rust(st: &mut Lanes, n: usize) {
+    for l in 0..n {
+        if st.exec >> l & 1 == 1 {
+            st.d0[l] = (f32::from_bits(st.s0[l]) + f32::from_bits(st.s1[l])).to_bits();
         }
     }
 }
 
-fn v_fma_f32_rust(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], exec: u64, d: &mut [u32; 32]) {
-    for l in 0..32 {
-        if exec >> l & 1 == 1 {
-            d[l] = f32::from_bits(a[l])
-                .mul_add(f32::from_bits(b[l]), f32::from_bits(c[l]))
+#[inline(never)]
+fn v_fma_f32_rust(st: &mut Lanes, n: usize) {
+    for l in 0..n {
+        if st.exec >> l & 1 == 1 {
+            st.d0[l] = f32::from_bits(st.s0[l])
+                .mul_add(f32::from_bits(st.s1[l]), f32::from_bits(st.s2[l]))
                 .to_bits();
         }
     }
 }
 
-fn v_cmp_lt_f32_rust(a: &[u32; 64], b: &[u32; 64], exec: u64) -> u64 {
+#[inline(never)]
+fn v_cmp_lt_f32_rust(st: &mut Lanes, n: usize) {
     let mut m = 0;
-    for l in 0..64 {
-        if exec >> l & 1 == 1 && f32::from_bits(a[l]) < f32::from_bits(b[l]) {
+    for l in 0..n {
+        if st.exec >> l & 1 == 1 && f32::from_bits(st.s0[l]) < f32::from_bits(st.s1[l]) {
             m |= 1 << l;
         }
     }
-    m
+    st.mask = m;
 }
 
 struct Case {
@@ -172,51 +215,29 @@ fn bench(c: &mut Criterion) {
                     .expect("runs");
             })
         });
-        let a32: [u32; 32] = std::array::from_fn(|l| fa(l) as u32);
-        let b32: [u32; 32] = std::array::from_fn(|l| fb(l) as u32);
-        let a64: [u32; 64] = std::array::from_fn(|l| fa(l) as u32);
-        let b64: [u32; 64] = std::array::from_fn(|l| fb(l) as u32);
+        let mut st = State {
+            s0: 0x0100_2000_0000_0012,
+            s1: 0x20,
+            exec: 0x0f0f_0f0f_0f0f_0f0f,
+            ..State::default()
+        };
+        let mut lanes = Lanes {
+            s0: std::array::from_fn(|l| fa(l) as u32),
+            s1: std::array::from_fn(|l| fb(l) as u32),
+            s2: std::array::from_fn(|l| fa(l) as u32),
+            d0: [0; 64],
+            mask: 0,
+            exec: u64::MAX,
+        };
         g.bench_function("rust", |b| match case.inst {
-            "S_WQM_B64" => b.iter(|| wqm_rust(black_box(0x0100_2000_0000_0012))),
-            "S_AND_NOT1_WREXEC_B64" => b.iter(|| {
-                andn2_wrexec_rust(
-                    black_box(0xff00_ff00_ff00_ff00),
-                    black_box(0x0f0f_0f0f_0f0f_0f0f),
-                )
-            }),
-            "S_ADD_U32" => b.iter(|| add_u32_rust(black_box(0xffff_fff0), black_box(0x20))),
-            "S_BCNT1_I32_B64" => b.iter(|| {
-                let x: u64 = black_box(0x1234_5678_9abc_def0);
-                let n = x.count_ones();
-                (n, n != 0)
-            }),
-            "S_BREV_B64" => b.iter(|| black_box(0x1234_5678_9abc_def0u64).reverse_bits()),
-            "V_ADD_F32" => {
-                let mut d = [0u32; 32];
-                b.iter(|| {
-                    v_add_f32_rust(
-                        black_box(&a32),
-                        black_box(&b32),
-                        black_box(u32::MAX as u64),
-                        &mut d,
-                    )
-                })
-            }
-            "V_FMA_F32" => {
-                let mut d = [0u32; 32];
-                b.iter(|| {
-                    v_fma_f32_rust(
-                        black_box(&a32),
-                        black_box(&b32),
-                        black_box(&a32),
-                        black_box(u32::MAX as u64),
-                        &mut d,
-                    )
-                })
-            }
-            _ => {
-                b.iter(|| v_cmp_lt_f32_rust(black_box(&a64), black_box(&b64), black_box(u64::MAX)))
-            }
+            "S_WQM_B64" => b.iter(|| wqm_rust(black_box(&mut st))),
+            "S_AND_NOT1_WREXEC_B64" => b.iter(|| andn2_wrexec_rust(black_box(&mut st))),
+            "S_ADD_U32" => b.iter(|| add_u32_rust(black_box(&mut st))),
+            "S_BCNT1_I32_B64" => b.iter(|| bcnt1_b64_rust(black_box(&mut st))),
+            "S_BREV_B64" => b.iter(|| brev_b64_rust(black_box(&mut st))),
+            "V_ADD_F32" => b.iter(|| v_add_f32_rust(black_box(&mut lanes), 32)),
+            "V_FMA_F32" => b.iter(|| v_fma_f32_rust(black_box(&mut lanes), 32)),
+            _ => b.iter(|| v_cmp_lt_f32_rust(black_box(&mut lanes), 64)),
         });
         g.finish();
     }

@@ -431,11 +431,18 @@ fn find_inst<'a>(
     arch: Arch,
     name: &str,
 ) -> Result<&'a amdpcode::spec::Instruction, Failure> {
-    spec.db(arch).get(name).ok_or_else(|| {
+    lookup(spec, arch, name).ok_or_else(|| {
         Failure(format!(
             "error: unknown instruction `{name}` for {arch} (see `amdpcode spec list --arch {arch}`)"
         ))
     })
+}
+
+/// An instruction by name, alias, or assembler alias (`S_ADD_U32` is `S_ADD_CO_U32` on rdna4).
+fn lookup<'a>(spec: &'a Spec, arch: Arch, name: &str) -> Option<&'a amdpcode::spec::Instruction> {
+    let db = spec.db(arch);
+    db.get(name)
+        .or_else(|| amdpcode::isa::tables::mnemonic_alias(arch, name).and_then(|c| db.get(&c)))
 }
 
 /// Runs JSON Lines cases; a bad case yields an `error` line and never stops the batch.
@@ -537,9 +544,7 @@ fn eval_case(
     };
     let key = (arch, inst_name.to_ascii_uppercase());
     let entry = cache.entry(key).or_insert_with(|| {
-        let inst = spec
-            .db(arch)
-            .get(inst_name)
+        let inst = lookup(spec, arch, inst_name)
             .ok_or_else(|| format!("unknown instruction `{inst_name}` for {arch}"))?;
         let text = frontend::entry_text(arch, inst)
             .map(|t| t.0)
@@ -739,12 +744,7 @@ fn list(spec: &Spec, arch: Arch, json: bool) -> Result<(), Failure> {
 }
 
 fn show(spec: &Spec, arch: Arch, name: &str, ast: bool, ir: bool) -> Result<(), Failure> {
-    let db = spec.db(arch);
-    let inst = db.get(name).ok_or_else(|| {
-        Failure(format!(
-            "error: unknown instruction `{name}` for {arch} (see `amdpcode spec list --arch {arch}`)"
-        ))
-    })?;
+    let inst = find_inst(spec, arch, name)?;
     if !ast && !ir {
         let (text, is_erratum) = frontend::entry_text(arch, inst).map_err(|u| {
             Failure(format!(

@@ -142,6 +142,18 @@ pub struct Tables {
     pub msg: Vec<(String, u32)>,
 }
 
+/// The canonical mnemonic of an alias from `semantics/ALIASES.md` (`s_add_u32` →
+/// `s_add_co_u32` on rdna4), for instruction-name lookups outside the assembler.
+pub fn mnemonic_alias(arch: Arch, name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    alias_rows("Mnemonic aliases", arch)
+        .into_iter()
+        .find_map(|row| match row.as_slice() {
+            [alias, canonical, ..] if *alias == lower => Some(canonical.clone()),
+            _ => None,
+        })
+}
+
 /// The rows of the markdown table under `## {section}` whose arch cell applies to `arch`.
 fn alias_rows(section: &str, arch: Arch) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
