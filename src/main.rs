@@ -649,6 +649,15 @@ fn stats(spec: &Spec, archs: &[Arch], json: bool, samples: u32) -> Result<(), Fa
                 if let Some(a) = a.as_object() {
                     obj.extend(a.clone());
                 }
+                let (n, fails) = jit::coverage(spec.db(arch));
+                obj.insert("jit".into(), json!(n));
+                obj.insert(
+                    "jit_failures".into(),
+                    json!(fails
+                        .iter()
+                        .map(|(i, e)| json!({"inst": i, "error": e}))
+                        .collect::<Vec<_>>()),
+                );
             }
             all.insert(arch.name().to_string(), v);
             continue;
@@ -664,6 +673,14 @@ fn stats(spec: &Spec, archs: &[Arch], json: bool, samples: u32) -> Result<(), Fa
             ));
             for f in &alu.exec_failures {
                 text.push_str(&format!("  NOEXEC {} {}\n", f.inst, f.error));
+            }
+            let (n, fails) = jit::coverage(spec.db(arch));
+            text.push_str(&format!(
+                "{arch}: the JIT compiles {n} of {} ALU entries\n",
+                alu.alu_total
+            ));
+            for (i, e) in fails {
+                text.push_str(&format!("  NOJIT {i} {e}\n"));
             }
         }
         let c = &s.counts;

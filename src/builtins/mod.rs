@@ -489,6 +489,12 @@ pub fn call(b: &Builtin, args: &[Bits], ret: Ty, fp: &mut FpEnv) -> Result<Bits,
             Ok(Bits::from_u64(32, r as u64))
         }
         Func::Nop => Ok(Bits::zero(w)),
+        Func::Machine(crate::ir::builtins::MachineFn::Other) if ret == Ty::U(32) => {
+            // `writeableBitMask` / `HwRegWriteMask`: which bits of a hardware register
+            // s_setreg may change. AMD does not tabulate them in the pseudocode; this model
+            // lets every bit be written (see BUILTINS.md).
+            Ok(Bits::from_u64(32, 0xffff_ffff))
+        }
         Func::Machine(m) => Err(format!(
             "{m:?} is a memory/wave helper, not executed by the ALU model"
         )),

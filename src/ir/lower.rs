@@ -1124,7 +1124,7 @@ impl<'a> Lowerer<'a> {
             if op.is_none()
                 && self.binding(name).is_none()
                 && !self.local_index.contains_key(name.as_str())
-                && self.state_reg_known(name).is_none()
+                && (self.state_reg_known(name).is_none() || self.assignable_as_local(name))
                 && named_constant(name).is_none()
             {
                 let hint = self.hints.get(name.as_str()).copied();
@@ -1192,6 +1192,16 @@ impl<'a> Lowerer<'a> {
         let value = coerce(value, ty);
         out.push(Stmt::Assign { place, value, span });
         Ok(())
+    }
+
+    /// The memory entries' lower-case operand names (`offset`, `v_addr`) are inputs only
+    /// when read first; an entry that assigns one before reading it (S_SETREG's `offset`)
+    /// means a local.
+    fn assignable_as_local(&self, name: &str) -> bool {
+        name.starts_with(|c: char| c.is_ascii_lowercase())
+            && !self.reg_index.contains_key(name)
+            && wave_reg(name).is_none()
+            && self.operands.get(name).is_none()
     }
 
     fn state_reg_known(&self, name: &str) -> Option<()> {

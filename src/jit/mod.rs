@@ -367,3 +367,26 @@ pub fn run_once(p: &Prepared, m: &mut Machine) -> Result<Outputs, String> {
     let k = jit.compile(p).map_err(|e| e.to_string())?;
     k.run(m).map_err(|e| e.to_string())
 }
+
+/// How many ALU entries of an arch the JIT compiles, with the reason for each it does not.
+pub fn coverage(db: &crate::spec::SpecDb) -> (usize, Vec<(String, String)>) {
+    let arch = db.arch();
+    let Ok(jit) = Jit::new() else {
+        return (0, vec![("*".into(), "no JIT for this host".into())]);
+    };
+    let mut ok = 0;
+    let mut failures = Vec::new();
+    for inst in db
+        .with_pcode()
+        .filter(|i| crate::exec::ALU_ENCODINGS.contains(&i.encoding.as_str()))
+    {
+        match crate::exec::prepare(arch, inst) {
+            Err(e) => failures.push((inst.name.clone(), e.diagnostic.summary())),
+            Ok(p) => match jit.compile(&p) {
+                Ok(_) => ok += 1,
+                Err(e) => failures.push((inst.name.clone(), e.to_string())),
+            },
+        }
+    }
+    (ok, failures)
+}
