@@ -58,6 +58,8 @@ pub struct Kernel {
     pub prepared: Prepared,
     /// Bytes of machine code.
     pub code_size: usize,
+    /// Whether the kernel loops over lanes (vector entries that are not wave-level).
+    lane_loop: bool,
     /// The Cranelift IR, for `amdpcode jit --dump`.
     pub clif: String,
     _owner: Arc<Mutex<Inner>>,
@@ -187,12 +189,14 @@ impl Jit {
             helpers,
             prepared: p.clone(),
             code_size,
+            lane_loop: p.vector && !p.wave_level,
             clif,
             _owner: Arc::clone(&self.inner),
         })
     }
 }
 
+#[inline]
 fn status_to_result(code: u32, error: Option<String>) -> Result<(), ExecError> {
     let kind = match code {
         status::OK => return Ok(()),
@@ -251,8 +255,7 @@ impl Kernel {
         exec: u64,
         memory: &mut dyn crate::interp::Memory,
     ) -> Result<(), ExecError> {
-        let p = &self.prepared;
-        let (n, mask) = if p.vector && !p.wave_level {
+        let (n, mask) = if self.lane_loop {
             (lanes.min(64), exec)
         } else {
             (1, 1)

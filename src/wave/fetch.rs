@@ -655,7 +655,7 @@ pub(super) fn execute(
                 };
                 if e.vgpr_space && is_vgpr {
                     for lane in 0..w.wave_size {
-                        for i in 0..2 {
+                        for i in 0..8 {
                             m.vgpr.insert((lane, num + i), w.vgpr(lane, num + i));
                         }
                     }

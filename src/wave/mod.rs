@@ -443,7 +443,8 @@ impl Executor {
             Some(jit) => jit.compile(&prepared).ok(),
             None => None,
         };
-        let text = inst.pcode.as_deref().unwrap_or("");
+        // The executed text may be an erratum, not AMD's: look at the prepared IR.
+        let text = crate::ir::print_function(&prepared.function);
         Ok(Rc::new(Entry {
             inst: (*inst).clone(),
             sgpr_space: text.contains("SGPR["),
