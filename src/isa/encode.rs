@@ -48,6 +48,16 @@ impl<'t> Enc<'t> {
         }
     }
 
+    /// The value already stored in `field` (0 when the format has no such field).
+    pub(crate) fn get(&self, field: &str) -> u64 {
+        self.fmt.field(field).map_or(0, |f| f.get(self.bits))
+    }
+
+    /// The literal constant set so far.
+    pub(crate) fn literal(&self) -> Option<u32> {
+        self.literal
+    }
+
     pub(crate) fn set_literal(&mut self, value: u32, col: usize) -> Result<(), AsmError> {
         match self.literal {
             Some(v) if v != value => {

@@ -554,6 +554,67 @@ fn scalar_code(e: &Enc<'_>, expr: &Expr, col: usize, bits: u32) -> Result<u32, A
     super::encode::encode_sreg(e, &arg, bits.div_ceil(32).max(1))
 }
 
+/// Whether source code `code` reads a scalar value over the constant bus: an SGPR, `vcc`,
+/// `ttmp`, `m0`, `exec` (not `null`), or one of the `src_*` scalar registers.
+fn uses_constant_bus(arch: Arch, code: u32) -> bool {
+    let null = operands::special_code(arch, "null").map(|c| c.0);
+    (code < 128 && Some(code) != null) || (235..=239).contains(&code) || (251..=253).contains(&code)
+}
+
+/// How many distinct scalar values (SGPRs, plus one literal) a VALU instruction may read:
+/// one on gfx9 (CDNA); two on RDNA, except the 64-bit shifts, which read one (LLVM's
+/// `getConstantBusLimit`).
+fn constant_bus_limit(arch: Arch, info: &InstInfo) -> usize {
+    if arch == Arch::Cdna {
+        return 1;
+    }
+    match stem(&info.name) {
+        "V_LSHLREV_B64" | "V_LSHRREV_B64" | "V_ASHRREV_I64" => 1,
+        _ => 2,
+    }
+}
+
+/// Rejects an instruction that reads more scalar values than the constant bus carries. Each
+/// distinct scalar register (by code and size) counts once, an implicit `vcc` source (the
+/// carry-in or select of the 32-bit forms) counts, and the literal (or `K`) counts once.
+fn check_constant_bus(
+    e: &Enc<'_>,
+    info: &InstInfo,
+    lay: &Layout,
+    col: usize,
+) -> Result<(), AsmError> {
+    let arch = e.tables.arch;
+    let mut scalars: Vec<(u32, u32)> = Vec::new();
+    let mut literal = e.literal().is_some();
+    for op in &lay.ops {
+        let regs = op.bits.div_ceil(32).max(1);
+        let key = match &op.kind {
+            Kind::Implicit(name) if op.idx < 3 => operands::special_code(arch, name),
+            Kind::LitK => {
+                literal = true;
+                None
+            }
+            Kind::Src => {
+                let code = e.get(op.field) as u32;
+                if code == LITERAL {
+                    literal = true;
+                }
+                uses_constant_bus(arch, code).then_some((code, regs))
+            }
+            _ => None,
+        };
+        if let Some(k) = key {
+            if !scalars.contains(&k) {
+                scalars.push(k);
+            }
+        }
+    }
+    if scalars.len() + usize::from(literal) > constant_bus_limit(arch, info) {
+        return Err(e.err(col, "invalid operand (violates constant bus restrictions)"));
+    }
+    Ok(())
+}
+
 /// Encodes a vector ALU statement as `info` into `e`.
 pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), AsmError> {
     let arch = e.tables.arch;
@@ -670,6 +731,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
             }
         }
     }
+    check_constant_bus(e, info, &lay, stmt.col)?;
     if !vop3 && !vop3p {
         if let Some(m) = stmt.mods.first() {
             return Err(e.err(m.col, "invalid operand for instruction"));

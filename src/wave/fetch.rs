@@ -290,7 +290,7 @@ fn read_vgpr_lanes(w: &WaveState, reg: u32, hi: bool, width: u32, lane: u32) -> 
     v.zext(width)
 }
 
-fn src_mods(ii: &Inst<'_>, k: usize, field: &str) -> Mods {
+fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
     let format = ii.operand(field).map(|o| o.format.as_str()).unwrap_or("");
     let bits = ii.operand(field).map(|o| o.bits).unwrap_or(32);
     let mut m = Mods {
@@ -300,7 +300,7 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str) -> Mods {
     let reads = |n: &str| ii.e.prepared.function.reg(n).is_some();
     match ii.family {
         "VOP3" | "VOP3SD" => {
-            if !reads("OPSEL") && bits == 16 {
+            if !reads("OPSEL") && (bits == 16 || width == 16) {
                 m.opsel_hi = ii.field("opsel") >> k & 1 == 1;
             }
             if !reads("ABS") {
@@ -345,7 +345,7 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str) -> Mods {
 
 /// The per-lane value of a source with its modifiers.
 fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) -> RegValue {
-    let mods = src_mods(ii, k, field);
+    let mods = src_mods(ii, k, field, width);
     // A high-half select reads the whole register, then narrows.
     let (narrow, width) = if mods.opsel_hi && width < 32 {
         (Some(width), 32)
