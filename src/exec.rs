@@ -700,28 +700,7 @@ pub fn random_sweep(p: &Prepared, cases: u32, seed: u64) -> Result<(), (u32, Exe
         } else {
             64
         };
-        let mut m = Machine::new(wave);
-        for (r, &pl) in p.function.regs.iter().zip(&p.per_lane) {
-            if !r.read || matches!(r.role, RegRole::Lane | RegRole::Mode) {
-                continue;
-            }
-            // Register numbers keep their virtual defaults so VGPR-file entries read
-            // the operands.
-            if matches!(r.name.as_str(), "SRC0" | "SRC1" | "SRC2" | "VDST") {
-                continue;
-            }
-            let v = if pl {
-                RegValue::Lanes((0..wave).map(|_| rng.edge_value(r.width)).collect())
-            } else {
-                RegValue::Uniform(rng.edge_value(r.width))
-            };
-            m.values.insert(r.name.clone(), v);
-        }
-        if p.vector {
-            let exec = rng.next_u64() & m.full_exec();
-            m.values
-                .insert("EXEC".into(), RegValue::Uniform(Bits::from_u64(64, exec)));
-        }
+        let mut m = random_machine(p, &mut rng, wave);
         run_interp(p, &mut m).map_err(|e| (case, e))?;
     }
     Ok(())
@@ -824,6 +803,7 @@ pub fn random_machine(p: &Prepared, rng: &mut Rng, wave: u32) -> Machine {
         if !r.read || matches!(r.role, RegRole::Lane | RegRole::Mode) {
             continue;
         }
+        // Register numbers keep their virtual defaults so VGPR-file entries read the operands.
         if matches!(r.name.as_str(), "SRC0" | "SRC1" | "SRC2" | "VDST") {
             continue;
         }
