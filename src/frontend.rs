@@ -75,7 +75,16 @@ fn parse_erratum(arch: &str, inst: &str, text: &str) -> Option<Erratum> {
 
 /// The erratum for `inst` on `arch`, if there is one.
 pub fn erratum(arch: Arch, inst: &str) -> Option<&'static Erratum> {
-    errata().iter().find(|e| e.arch == arch && e.inst == inst)
+    static INDEX: OnceLock<std::collections::HashMap<(Arch, &'static str), usize>> =
+        OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        errata()
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ((e.arch, e.inst.as_str()), i))
+            .collect()
+    });
+    index.get(&(arch, inst)).map(|&i| &errata()[i])
 }
 
 /// A front-end stage.

@@ -555,10 +555,21 @@ fn scalar_code(e: &Enc<'_>, expr: &Expr, col: usize, bits: u32) -> Result<u32, A
 }
 
 /// Whether source code `code` reads a scalar value over the constant bus: an SGPR, `vcc`,
-/// `ttmp`, `m0`, `exec` (not `null`), or one of the `src_*` scalar registers.
+/// `ttmp`, `m0`, `exec` (not `null`), `src_vccz`, `src_execz`, `src_scc`. The aperture
+/// registers (`src_shared_base`...) do not count (llvm-mc accepts them beside two SGPRs).
 fn uses_constant_bus(arch: Arch, code: u32) -> bool {
     let null = operands::special_code(arch, "null").map(|c| c.0);
-    (code < 128 && Some(code) != null) || (235..=239).contains(&code) || (251..=253).contains(&code)
+    (code < 128 && Some(code) != null) || (251..=253).contains(&code)
+}
+
+/// Whether a VALU source may name `code`: RDNA has no `src_vccz`/`src_execz`, and no arch
+/// here has `src_lds_direct` (llvm-mc: "not available on this GPU").
+fn source_available(arch: Arch, code: u32) -> bool {
+    match code {
+        254 => false,
+        251 | 252 => arch == Arch::Cdna,
+        _ => true,
+    }
 }
 
 /// How many distinct scalar values (SGPRs, plus one literal) a VALU instruction may read:
@@ -598,6 +609,9 @@ fn check_constant_bus(
                 let code = e.get(op.field) as u32;
                 if code == LITERAL {
                     literal = true;
+                }
+                if !source_available(arch, code) {
+                    return Err(e.err(col, "register not available on this GPU"));
                 }
                 uses_constant_bus(arch, code).then_some((code, regs))
             }
