@@ -508,6 +508,8 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
         e.set("sbase", u64::from(code / 2));
         Ok(())
     };
+    let mut th_bypass: Option<bool> = None;
+    let mut scope_sys = false;
     let mut offset_mod: Option<i64> = None;
     let mut soffset_reg: Option<u32> = None;
     let mut imm_offset: Option<i64> = None;
@@ -562,6 +564,10 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
             (Arch::Rdna4 | Arch::Cdna, "nv") if m.value.is_none() => e.set("nv", 1),
             (Arch::Rdna4, "th") => {
                 let v = match &m.value {
+                    Some(Expr::Ident(n)) if n.eq_ignore_ascii_case("TH_LOAD_BYPASS") => {
+                        th_bypass = Some(true);
+                        3
+                    }
                     Some(x) => named_int(
                         e,
                         m.col,
@@ -572,6 +578,9 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
                 };
                 if v > 3 {
                     return Err(e.err(m.col, "invalid th value"));
+                }
+                if v == 3 && th_bypass.is_none() {
+                    th_bypass = Some(false);
                 }
                 e.set("th", v);
             }
@@ -588,10 +597,15 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
                 if v > 3 {
                     return Err(e.err(m.col, "invalid scope value"));
                 }
+                scope_sys = v == 3;
                 e.set("scope", v);
             }
             _ => return Err(e.err(m.col, "invalid modifier for instruction")),
         }
+    }
+    // th 3 is TH_LOAD_BYPASS with SCOPE_SYS and TH_LOAD_LU with any other scope.
+    if th_bypass.is_some_and(|b| b != scope_sys) {
+        return Err(e.err(stmt.col, "scope and th combination is not valid"));
     }
     let mask = |v: i64, w: u32| (v as u64) & ((1u64 << w) - 1);
     match arch {
@@ -666,6 +680,10 @@ fn encode_as(
         encode_smem(&mut e, info, stmt)?;
     } else if super::vop::is_vop(&info.family) {
         super::vop::encode(&mut e, info, stmt)?;
+    } else if let Some(result) = super::mem::encode(&mut e, info, stmt) {
+        result?;
+    } else if let Some(result) = super::mem::encode_buffer(&mut e, info, stmt) {
+        result?;
     } else {
         return Err(e.err(
             stmt.col,

@@ -27,6 +27,7 @@ pub mod cli;
 mod decode;
 mod encode;
 pub mod layout;
+mod mem;
 pub mod operands;
 mod print;
 pub mod syntax;

@@ -258,6 +258,12 @@ pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
     if let Some(text) = super::vop::print(tables, info, inst) {
         return text;
     }
+    if let Some(text) = super::mem::print(tables, info, inst) {
+        return text;
+    }
+    if let Some(text) = super::mem::print_buffer(tables, info, inst) {
+        return text;
+    }
     let fields: Vec<String> = inst
         .fields
         .iter()
@@ -349,7 +355,10 @@ fn print_smem(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
         Arch::Rdna4 => {
             const TH: [&str; 4] = ["TH_LOAD_RT", "TH_LOAD_NT", "TH_LOAD_HT", "TH_LOAD_LU"];
             const SCOPE: [&str; 4] = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"];
-            if f("th") != 0 {
+            // th 3 is BYPASS with SCOPE_SYS and LU otherwise.
+            if f("th") == 3 && f("scope") == 3 {
+                mods.push("th:TH_LOAD_BYPASS".into());
+            } else if f("th") != 0 {
                 mods.push(format!("th:{}", TH[f("th") as usize & 3]));
             }
             if f("scope") != 0 {

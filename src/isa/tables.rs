@@ -155,7 +155,7 @@ pub fn mnemonic_alias(arch: Arch, name: &str) -> Option<String> {
 }
 
 /// The rows of the markdown table under `## {section}` whose arch cell applies to `arch`.
-fn alias_rows(section: &str, arch: Arch) -> Vec<Vec<String>> {
+pub(crate) fn alias_rows(section: &str, arch: Arch) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     let mut inside = false;
     for line in ALIASES_MD.lines() {
@@ -310,6 +310,21 @@ impl Tables {
             let list = by_mnemonic.entry(format!("{stem}{suffix}")).or_default();
             if !list.contains(&idx) {
                 list.push(idx);
+            }
+        }
+        // Instructions LLVM spells differently from the spec: print and accept LLVM's name
+        // (the spec's name stays accepted).
+        for row in alias_rows("Renamed mnemonics", arch) {
+            if let [spec_name, llvm_name, ..] = row.as_slice() {
+                for (idx, ins) in insts.iter_mut().enumerate() {
+                    if ins.mnemonic == *spec_name {
+                        ins.mnemonic = llvm_name.clone();
+                        let list = by_mnemonic.entry(llvm_name.clone()).or_default();
+                        if !list.contains(&idx) {
+                            list.push(idx);
+                        }
+                    }
+                }
             }
         }
         for row in alias_rows("Mnemonic aliases", arch) {

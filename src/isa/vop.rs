@@ -140,7 +140,8 @@ fn twin<'t>(tables: &'t Tables, info: &InstInfo) -> Option<&'t InstInfo> {
 
 /// The mnemonic LLVM prints.
 pub(crate) fn mnemonic(tables: &Tables, info: &InstInfo) -> String {
-    let base = stem(&info.name).to_ascii_lowercase();
+    let upper = info.mnemonic.to_ascii_uppercase();
+    let base = stem(&upper).to_ascii_lowercase();
     if info.family == "VOP3P" || info.operands.is_empty() || tables.no_suffix.contains(&base) {
         return base;
     }

@@ -102,13 +102,15 @@ pub fn run(spec: &Spec, opts: &RunOptions) -> Result<String, RunError> {
     let mut out = String::new();
     let trace = opts.trace;
     let isa = ex.isa().clone();
-    let steps = ex
-        .run_traced(&program, &mut wave, &mut |d, before, after| {
-            if trace {
-                out.push_str(&trace_line(&isa, d, before, after));
-            }
+    // Tracing clones the state per step; without it the fast path runs.
+    let steps = if trace {
+        ex.run_traced(&program, &mut wave, &mut |d, before, after| {
+            out.push_str(&trace_line(&isa, d, before, after));
         })
-        .map_err(|e| RunError(format!("error: {e}")))?;
+    } else {
+        ex.run_fast(&program, &mut wave)
+    }
+    .map_err(|e| RunError(format!("error: {e}")))?;
     if opts.json {
         let v = json::to_json(&wave);
         out.push_str(&serde_json::to_string_pretty(&v).unwrap_or_default());
@@ -125,7 +127,12 @@ fn trace_line(
     before: &WaveState,
     after: &WaveState,
 ) -> String {
-    let mut s = format!("{:06x}: {}", d.addr, isa.print(&d.inst));
+    let text = if d.inst.family == "VOPD" {
+        super::vopd::print(isa, &d.inst)
+    } else {
+        isa.print(&d.inst)
+    };
+    let mut s = format!("{:06x}: {}", d.addr, text);
     let arch = after.arch;
     for c in 0..before.sgpr.len() as u32 {
         let (a, b) = (before.read_sgpr(c), after.read_sgpr(c));

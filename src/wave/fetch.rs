@@ -281,6 +281,16 @@ fn dpp_lane(ext: (u32, u32), lane: u32, wave_size: u32) -> Option<u32> {
 }
 
 fn read_vgpr_lanes(w: &WaveState, reg: u32, hi: bool, width: u32, lane: u32) -> Bits {
+    if width <= 64 {
+        let mut x = w.vgpr(lane, reg) as u64;
+        if width > 32 {
+            x |= (w.vgpr(lane, reg + 1) as u64) << 32;
+        }
+        if hi {
+            x >>= 16;
+        }
+        return Bits::from_u64(width, x & crate::value::mask64(width));
+    }
     let n = width.div_ceil(32).max(1);
     let words: Vec<u32> = (0..n).map(|i| w.vgpr(lane, reg + i)).collect();
     let mut v = words_bits(width.max(32 * n), &words);
@@ -431,6 +441,14 @@ fn dest(ii: &Inst<'_>, width: u32) -> Dest {
 
 fn write_vgpr_value(w: &mut WaveState, lane: u32, reg: u32, hi: bool, v: &Bits, cdna: bool) {
     let width = v.width();
+    if width == 32 || width == 64 {
+        let x = v.low_u64();
+        w.set_vgpr(lane, reg, x as u32);
+        if width == 64 {
+            w.set_vgpr(lane, reg + 1, (x >> 32) as u32);
+        }
+        return;
+    }
     if width <= 16 {
         let x = v.low_u64() as u32 & 0xffff;
         let old = w.vgpr(lane, reg);
@@ -554,11 +572,7 @@ pub(super) fn execute(
         arch: w.arch,
     };
     if ii.family == "VOPD" {
-        return Err(WaveError::Unsupported {
-            addr: d.addr,
-            inst: d.inst.name.clone(),
-            reason: "VOPD dual issue is not modelled yet".into(),
-        });
+        return super::vopd::execute(ex, d, w);
     }
     if super::memory::is_memory(ii.family) {
         return super::memory::execute(ex, e, d, w);
@@ -571,8 +585,9 @@ pub(super) fn execute(
         .map(|r| f.regs[r.0 as usize].width)
         .unwrap_or(32);
     let dst = dest(&ii, d0_width);
-    if !e.vgpr_space && !e.sgpr_space {
-        return execute_bound(ex, e, &ii, dst, w);
+    if fast_path(e, d) {
+        let plan = plan(e, d, w);
+        return execute_bound(ex, e, &plan, d, w);
     }
     let mut m = std::mem::replace(&mut ex.machine, Machine::new(w.wave_size));
     m.wave_size = w.wave_size;
@@ -628,7 +643,7 @@ pub(super) fn execute(
         .iter()
         .map(|(n, v)| (n.as_str(), v))
         .collect();
-    let new_pc = write_back(w, &ii, dst, exec_at_issue, &outs);
+    let new_pc = write_back(w, &ii, dst, exec_at_issue, &outs, write_back_info(&ii));
     ex.machine = m;
     Ok(new_pc)
 }
@@ -642,17 +657,17 @@ fn bind_named(
     dst: Dest,
     name: &str,
     width: u32,
-    mut vgprs: Option<&mut std::collections::HashMap<(u32, u32), u32>>,
+    vgprs: Option<&mut std::collections::HashMap<(u32, u32), u32>>,
 ) -> Option<RegValue> {
     let d = ii.d;
     match name {
         "S0" | "S1" | "S2" => {
             let k = (name.as_bytes()[1] - b'0') as usize;
             match ii.src_field(k) {
-                Some(field) if ii.has_field(field) => Some(bind_source(w, &ii, k, field, width)),
+                Some(field) if ii.has_field(field) => Some(bind_source(w, ii, k, field, width)),
                 _ if ii.family == "SOPK" && k == 0 => Some(RegValue::Uniform(scalar_src(
                     w,
-                    &ii,
+                    ii,
                     ii.field("sdst"),
                     width,
                     "",
@@ -666,7 +681,7 @@ fn bind_named(
                     .map(|lane| read_vgpr_lanes(w, reg, hi, width, lane))
                     .collect(),
             )),
-            Dest::Sgpr(c) => Some(RegValue::Uniform(scalar_src(w, &ii, c, width, ""))),
+            Dest::Sgpr(c) => Some(RegValue::Uniform(scalar_src(w, ii, c, width, ""))),
             _ => None,
         },
         "SCC" => Some(uni(width, w.scc as u64)),
@@ -715,7 +730,7 @@ fn bind_named(
             } else {
                 raw
             };
-            if let (Some(vgprs), true) = (vgprs.as_deref_mut(), is_vgpr) {
+            if let (Some(vgprs), true) = (vgprs, is_vgpr) {
                 for lane in 0..w.wave_size {
                     for i in 0..8 {
                         vgprs.insert((lane, num + i), w.vgpr(lane, num + i));
@@ -752,21 +767,17 @@ fn write_back(
     dst: Dest,
     exec_at_issue: u64,
     outputs: &[(&str, &RegValue)],
+    wb: WriteBackInfo,
 ) -> Option<u64> {
     let p = &ii.e.prepared;
-    let f = &p.function;
     let per_lane_run = p.vector && !p.wave_level;
     let mut new_pc = None;
-    let clamp = ii.is_vop3() && ii.field("clmp") == 1 && f.reg("CLAMP").is_none();
-    let omod = if ii.is_vop3() && f.reg("OMOD").is_none() {
-        ii.field("omod")
-    } else {
-        0
-    };
-    let d_fbits = ii
-        .operand("vdst")
-        .map(|o| float_bits(&o.format))
-        .unwrap_or(0);
+    let WriteBackInfo {
+        clamp,
+        omod,
+        d_fbits,
+        vdst_bits,
+    } = wb;
     // Integer clamp saturates the unwrapped result to the destination type's range; the
     // pseudocode computes the wrapped one, so it is recomputed here from the sources.
     let saturated = if clamp && d_fbits == 0 {
@@ -787,10 +798,15 @@ fn write_back(
                             RegValue::Uniform(b) => b.clone(),
                             RegValue::Lanes(l) => l[lane as usize].clone(),
                         };
+                        // A D0 wider than the VGPR destination (VOP3SD entries whose text
+                        // types D0 by the lane-mask operand) writes only the destination.
+                        if vdst_bits >= 32 && vdst_bits < v.width() {
+                            v = v.zext(vdst_bits);
+                        }
                         if let Some(sat) = &saturated {
                             v = Bits::from_u64(v.width(), sat[lane as usize]);
                         }
-                        if d_fbits > 0 {
+                        if d_fbits > 0 && (omod != 0 || clamp) {
                             v = omod_float(&v, d_fbits, omod);
                             if clamp {
                                 v = clamp_float(&v, d_fbits);
@@ -880,26 +896,222 @@ fn fit_value(v: RegValue, per_lane: bool, width: u32, lanes: u32) -> RegValue {
     }
 }
 
+/// How one function register is filled, resolved once per decoded instruction.
+#[derive(Clone, Debug)]
+enum Bind {
+    /// A VGPR source without DPP: read `width` bits per lane from `reg` (upper half when
+    /// `hi`), apply `mods`, then narrow to `narrow` bits if set.
+    Vgpr {
+        reg: u32,
+        hi: bool,
+        width: u32,
+        mods: Mods,
+        narrow: Option<u32>,
+    },
+    /// A value fixed by the encoding (an encoding field, PC, ...).
+    Const(RegValue),
+    /// SGPRs from `code` (no modifiers), read at each step.
+    Sgpr { code: u32, width: u32 },
+    /// `SCC`.
+    Scc,
+    /// The EXEC pair.
+    Exec,
+    /// Anything else: resolved by name at each step.
+    ByName,
+}
+
+/// The per-decoded-instruction binding plan of the fast path: where each function register
+/// comes from and the facts write-back needs, so a step does no name lookups for them.
+pub(super) struct Plan {
+    /// The instruction's address and name (the cache is checked against them).
+    pub(super) addr: u64,
+    pub(super) name: String,
+    dst: Dest,
+    binds: Vec<Bind>,
+    wb: WriteBackInfo,
+}
+
+/// Facts about an instruction's write-back, fixed by the encoding.
+#[derive(Clone, Copy, Debug)]
+struct WriteBackInfo {
+    clamp: bool,
+    omod: u32,
+    d_fbits: u32,
+    vdst_bits: u32,
+}
+
+fn write_back_info(ii: &Inst<'_>) -> WriteBackInfo {
+    let f = &ii.e.prepared.function;
+    WriteBackInfo {
+        clamp: ii.is_vop3() && ii.field("clmp") == 1 && f.reg("CLAMP").is_none(),
+        omod: if ii.is_vop3() && f.reg("OMOD").is_none() {
+            ii.field("omod")
+        } else {
+            0
+        },
+        d_fbits: ii
+            .operand("vdst")
+            .map(|o| float_bits(&o.format))
+            .unwrap_or(0),
+        vdst_bits: ii.operand("vdst").map(|o| o.bits).unwrap_or(0),
+    }
+}
+
+/// Whether an instruction runs on the bound fast path (no register-file addressing, no
+/// memory, no dual issue).
+pub(super) fn fast_path(e: &Entry, d: &Decoded) -> bool {
+    !e.vgpr_space
+        && !e.sgpr_space
+        && d.inst.family != "VOPD"
+        && !super::memory::is_memory(&d.inst.family)
+}
+
+/// Resolves the binding plan of a decoded instruction (fast-path entries only).
+pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
+    let ii = Inst {
+        d,
+        e,
+        family: d.inst.family.as_str(),
+        arch: w.arch,
+    };
+    let f = &e.prepared.function;
+    let d0_width = f
+        .reg("D0")
+        .map(|r| f.regs[r.0 as usize].width)
+        .unwrap_or(32);
+    let dst = dest(&ii, d0_width);
+    let binds = f
+        .regs
+        .iter()
+        .map(|r| {
+            let width = r.width;
+            let uni_field = |v: u64| Bind::Const(uni(width, v));
+            match r.name.as_str() {
+                "S0" | "S1" | "S2" => {
+                    let k = (r.name.as_bytes()[1] - b'0') as usize;
+                    let Some(field) = ii.src_field(k).filter(|f| ii.has_field(f)) else {
+                        return Bind::ByName;
+                    };
+                    if field == "src0" && d.ext.is_some() {
+                        return Bind::ByName;
+                    }
+                    let mods = src_mods(&ii, k, field, width);
+                    let (narrow, read_width) = if mods.opsel_hi && width < 32 {
+                        (Some(width), 32)
+                    } else {
+                        (None, width)
+                    };
+                    // `source` reads no wave state for a VGPR operand.
+                    match source(w, &ii, field, read_width) {
+                        Src::Vgpr { reg, hi } => Bind::Vgpr {
+                            reg,
+                            hi,
+                            width: read_width,
+                            mods,
+                            narrow,
+                        },
+                        Src::Uniform(_) => {
+                            let raw = ii.field(field);
+                            let plain =
+                                mods.packed.is_none() && !mods.opsel_hi && !mods.abs && !mods.neg;
+                            match raw {
+                                // Scalar registers (codes below 128): read at each step.
+                                c if c < 128 && plain && width <= 64 => {
+                                    Bind::Sgpr { code: c, width }
+                                }
+                                // Inline constants and the literal are fixed by the encoding.
+                                128..=208 | 240..=248 | 255 => {
+                                    match bind_source(w, &ii, k, field, width) {
+                                        v @ RegValue::Uniform(_) => Bind::Const(v),
+                                        RegValue::Lanes(_) => Bind::ByName,
+                                    }
+                                }
+                                _ => Bind::ByName,
+                            }
+                        }
+                    }
+                }
+                "SCC" => Bind::Scc,
+                "EXEC" => Bind::Exec,
+                "PC" => uni_field(d.addr),
+                "SIMM16" => uni_field(ii.field("simm16") as u64),
+                "SIMM32" => uni_field(d.inst.literal.unwrap_or(0) as u64),
+                "OPSEL" => uni_field(ii.field("opsel") as u64),
+                "NEG" => uni_field(ii.field("neg") as u64),
+                "NEG_HI" => uni_field(ii.field("neg_hi") as u64),
+                "ABS" => uni_field(ii.field("abs") as u64),
+                "OMOD" => uni_field(ii.field("omod") as u64),
+                "CLAMP" => uni_field(ii.field("clmp") as u64),
+                _ => Bind::ByName,
+            }
+        })
+        .collect();
+    Plan {
+        addr: d.addr,
+        name: d.inst.name.clone(),
+        dst,
+        binds,
+        wb: write_back_info(&ii),
+    }
+}
+
 /// The bound fast path for entries that do not address the register files: registers are
 /// filled by index straight from the wave (no named `exec::Machine` values), run with
 /// `exec::run_bound_interp` or the kernel's slot buffer, and written back by index.
-fn execute_bound(
+pub(super) fn execute_bound(
     ex: &mut Executor,
     e: &Entry,
-    ii: &Inst<'_>,
-    dst: Dest,
+    plan: &Plan,
+    d: &Decoded,
     w: &mut WaveState,
 ) -> Result<Option<u64>, WaveError> {
+    let ii = &Inst {
+        d,
+        e,
+        family: d.inst.family.as_str(),
+        arch: w.arch,
+    };
+    let dst = plan.dst;
     let p = &e.prepared;
     let f = &p.function;
     let lanes = w.wave_size;
     let exec_at_issue = w.exec();
     let mut regs: Vec<RegValue> = Vec::with_capacity(f.regs.len());
-    for (r, &per_lane) in f.regs.iter().zip(&p.per_lane) {
-        let v = bind_named(w, ii, dst, &r.name, r.width, None)
-            .unwrap_or_else(|| RegValue::Uniform(default_value(w, &r.name, r.width)));
+    for ((r, &per_lane), bind) in f.regs.iter().zip(&p.per_lane).zip(&plan.binds) {
+        let v = match bind {
+            Bind::Vgpr {
+                reg,
+                hi,
+                width,
+                mods,
+                narrow,
+            } => RegValue::Lanes(
+                (0..lanes)
+                    .map(|lane| {
+                        let v = apply_mods(read_vgpr_lanes(w, *reg, *hi, *width, lane), mods);
+                        match narrow {
+                            Some(n) => v.zext(*n),
+                            None => v,
+                        }
+                    })
+                    .collect(),
+            ),
+            Bind::Const(v) => v.clone(),
+            Bind::Sgpr { code, width } => {
+                let mut x = w.read_sgpr(*code) as u64;
+                if *width > 32 {
+                    x |= (w.read_sgpr(code + 1) as u64) << 32;
+                }
+                uni(*width, x & crate::value::mask64(*width))
+            }
+            Bind::Scc => uni(r.width, w.scc as u64),
+            Bind::Exec => uni(r.width, w.sgpr_pair(code::EXEC_LO)),
+            Bind::ByName => bind_named(w, ii, dst, &r.name, r.width, None)
+                .unwrap_or_else(|| RegValue::Uniform(default_value(w, &r.name, r.width))),
+        };
         regs.push(fit_value(v, per_lane, r.width, lanes));
     }
+
     let exec = exec_at_issue & w.full_mask();
     let m = &mut ex.machine;
     m.wave_size = lanes;
@@ -912,7 +1124,7 @@ fn execute_bound(
             let mut slots = k.slots(&regs);
             let r = k.run_slots(&mut slots, lanes, exec, &mut memory);
             if r.is_ok() {
-                let layout = crate::jit::Layout::new(&p.per_lane);
+                let layout = &e.layout;
                 for (i, r) in f.regs.iter().enumerate() {
                     if !r.written || r.role == crate::ir::RegRole::Lane {
                         continue;
@@ -949,7 +1161,7 @@ fn execute_bound(
         .filter(|(r, _)| r.written && r.role != crate::ir::RegRole::Lane)
         .map(|(r, v)| (r.name.as_str(), v))
         .collect();
-    Ok(write_back(w, ii, dst, exec_at_issue, &outs))
+    Ok(write_back(w, ii, dst, exec_at_issue, &outs, plan.wb))
 }
 
 /// The per-lane results of a VOP3 integer add/sub/mad with `clamp`: the exact result

@@ -80,6 +80,10 @@ pub(super) fn execute(
         inst: name.to_string(),
         reason: reason.to_string(),
     };
+    if family == "DS" && (name == "DS_PERMUTE_B32" || name == "DS_BPERMUTE_B32") {
+        permute(w, name == "DS_BPERMUTE_B32", &field);
+        return Ok(None);
+    }
     if name.contains("PERMUTE") || name.contains("LDS") && family != "DS" {
         return Err(unsupported("not modelled yet"));
     }
@@ -311,4 +315,40 @@ pub(super) fn execute(
     }
     ex.machine = m;
     Ok(None)
+}
+
+/// `ds_permute_b32` (forward: lane i sends `data0` to lane `addr / 4`) and
+/// `ds_bpermute_b32` (backward: lane i reads `data0` of lane `addr / 4`), as AMD's text
+/// describes them. The text declares `OFFSET`, `DATA0` and `VDST` as locals instead of
+/// reading the encoding, and addresses the VGPR file by operand number, which the DS path does
+/// not bind; this is the same algorithm over the wave's VGPRs. The lane index is
+/// `(addr + offset) / 4 % 32` as the text says ("regardless of wave size"); in a
+/// `permute`, the highest active source lane wins; inactive lanes send, read and write nothing.
+fn permute(w: &mut WaveState, backward: bool, field: &dyn Fn(&str) -> u64) {
+    let lanes = w.wave_size;
+    let exec = w.exec();
+    let offset = (field("offset0") | field("offset1") << 8) as u32;
+    let (addr, data, vdst) = (
+        field("addr") as u32,
+        field("data0") as u32,
+        field("vdst") as u32,
+    );
+    let lane_of =
+        |i: u32| ((w.vgpr(i, addr).wrapping_add(offset) as i32) / 4).rem_euclid(32) as u32;
+    let mut tmp = vec![0u32; lanes as usize];
+    for i in 0..lanes {
+        let other = lane_of(i);
+        if backward {
+            if other < lanes && exec >> other & 1 == 1 {
+                tmp[i as usize] = w.vgpr(other, data);
+            }
+        } else if exec >> i & 1 == 1 && other < lanes {
+            tmp[other as usize] = w.vgpr(i, data);
+        }
+    }
+    for i in 0..lanes {
+        if exec >> i & 1 == 1 {
+            w.set_vgpr(i, vdst, tmp[i as usize]);
+        }
+    }
 }

@@ -35,6 +35,7 @@ mod fetch;
 pub mod json;
 mod memory;
 mod state;
+mod vopd;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -183,7 +184,13 @@ pub struct Program {
     /// The byte size.
     pub size: u64,
     index: HashMap<u64, usize>,
+    /// A process-unique id (clones share it): executors key their per-instruction binding
+    /// plans by it, so a program's instructions must not be changed after it is built.
+    id: u64,
 }
+
+/// The next [`Program`] id.
+static NEXT_PROGRAM_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// The `src0` codes that mark a DPP or SDWA extension dword in VOP1/VOP2/VOPC.
 const SRC_DPP8: u32 = 233;
@@ -246,15 +253,21 @@ impl Program {
         while pos < bytes.len() {
             let addr = pos as u64;
             let line = lines.iter().find(|(a, _)| *a == addr).map(|x| x.1);
-            let (inst, mut size) =
-                isa.decode(&bytes[pos..])
-                    .map_err(|e| WaveError::Undecodable {
-                        addr,
-                        message: match line {
-                            Some(l) => format!("line {l}: {e}"),
-                            None => e.to_string(),
-                        },
-                    })?;
+            let (inst, mut size) = match isa.decode(&bytes[pos..]) {
+                Ok(x) => x,
+                Err(e) => match vopd::decode(isa, &bytes[pos..]) {
+                    Some(x) => x,
+                    None => {
+                        return Err(WaveError::Undecodable {
+                            addr,
+                            message: match line {
+                                Some(l) => format!("line {l}: {e}"),
+                                None => e.to_string(),
+                            },
+                        })
+                    }
+                },
+            };
             let mut ext = None;
             if matches!(inst.family.as_str(), "VOP1" | "VOP2" | "VOPC") && inst.size == 4 {
                 let src0 = inst.field("src0").unwrap_or(0) as u32;
@@ -289,12 +302,18 @@ impl Program {
             insts,
             size: bytes.len() as u64,
             index,
+            id: NEXT_PROGRAM_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
     /// The instruction at byte offset `addr`.
     pub fn at(&self, addr: u64) -> Option<&Decoded> {
         self.index.get(&addr).map(|&i| &self.insts[i])
+    }
+
+    /// The index in `insts` of the instruction at byte offset `addr`.
+    pub fn position(&self, addr: u64) -> Option<usize> {
+        self.index.get(&addr).copied()
     }
 }
 
@@ -312,6 +331,8 @@ struct Entry {
     inst: Instruction,
     prepared: Prepared,
     kernel: Option<Kernel>,
+    /// The kernel's slot layout (as `Jit::compile` lays it out).
+    layout: crate::jit::Layout,
     /// The text addresses the SGPR file itself (`SGPR[...]`).
     sgpr_space: bool,
     /// The text addresses the VGPR file itself (`VGPR[lane][...]`).
@@ -329,6 +350,10 @@ pub struct Executor {
     /// The maximum number of instructions one [`Executor::run`] executes.
     pub step_budget: u64,
     machine: Machine,
+    /// Fast-path binding plans per instruction index of the program last run (identified by
+    /// its instruction buffer); each is checked against the instruction's address and name.
+    plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
+    plans_of: (u64, usize),
 }
 
 /// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
@@ -387,6 +412,8 @@ impl Executor {
             cache: HashMap::new(),
             step_budget: DEFAULT_STEP_BUDGET,
             machine: Machine::new(32),
+            plans: Vec::new(),
+            plans_of: (0, 0),
         })
     }
 
@@ -435,8 +462,20 @@ impl Executor {
             .find(|i| i.encoding == di.family)
             .or_else(|| all.first())
             .ok_or_else(|| "not in the spec database".to_string())?;
-        let prepared = exec::prepare(self.arch(), inst)
+        let mut prepared = exec::prepare(self.arch(), inst)
             .map_err(|e| format!("no executable pseudocode ({})", e.diagnostic.summary()))?;
+        // `exec::Prepared` takes D0's kind from the first of `vdst`/`sdst` in operand order,
+        // so a VOP3SD entry listing `sdst` first (v_div_scale_*) gets a per-wave D0; the
+        // result goes to the VGPR `vdst`, one value per lane.
+        if prepared.vector && !prepared.wave_level && di.family == "VOP3SD" {
+            let vgpr_dst = inst
+                .operands
+                .iter()
+                .any(|o| o.field == "vdst" && o.kind.contains("VGPR"));
+            if let (true, Some(r)) = (vgpr_dst, prepared.function.reg("D0")) {
+                prepared.per_lane[r.0 as usize] = true;
+            }
+        }
         // An entry the JIT does not compile (values wider than 128 bits, ...) runs on the
         // interpreter, which computes the same function; `jit_fallbacks` lists them.
         let kernel = match &self.jit {
@@ -449,6 +488,7 @@ impl Executor {
             inst: (*inst).clone(),
             sgpr_space: text.contains("SGPR["),
             vgpr_space: text.contains("VGPR["),
+            layout: crate::jit::Layout::new(&prepared.per_lane),
             prepared,
             kernel,
         }))
@@ -533,10 +573,16 @@ impl Executor {
         if wave.pc == program.size {
             return Ok(Step::Ended);
         }
-        let d = program.at(wave.pc).ok_or(WaveError::PcOutOfProgram {
+        let idx = program.position(wave.pc).ok_or(WaveError::PcOutOfProgram {
             from: wave.pc,
             target: wave.pc,
         })?;
+        let d = &program.insts[idx];
+        // An instruction with a cached plan is neither a no-op nor the end.
+        if let Some((entry, plan)) = self.plan_hit(program, idx) {
+            let next = fetch::execute_bound(self, &entry, &plan, d, wave)?;
+            return self.advance(program, d, next, wave);
+        }
         let name = d.inst.name.as_str();
         if is_endpgm(name) {
             return Ok(Step::Ended);
@@ -545,8 +591,25 @@ impl Executor {
             wave.pc += d.size as u64;
             return Ok(self.check_pc(program, d, wave.pc));
         }
-        let entry = self.entry(d)?;
-        let next = fetch::execute(self, &entry, d, wave)?;
+        let next = if d.inst.family == "VOPD" {
+            vopd::execute(self, d, wave)?
+        } else if let Some((entry, plan)) = self.cached_plan(program, idx, wave)? {
+            fetch::execute_bound(self, &entry, &plan, d, wave)?
+        } else {
+            let entry = self.entry(d)?;
+            fetch::execute(self, &entry, d, wave)?
+        };
+        self.advance(program, d, next, wave)
+    }
+
+    /// Moves PC to the branch target `next` or past `d`.
+    fn advance(
+        &self,
+        program: &Program,
+        d: &Decoded,
+        next: Option<u64>,
+        wave: &mut WaveState,
+    ) -> Result<Step, WaveError> {
         let target = next.unwrap_or(d.addr + d.size as u64);
         if target != program.size && program.at(target).is_none() {
             return Err(WaveError::PcOutOfProgram {
@@ -560,6 +623,49 @@ impl Executor {
         } else {
             Step::Continue
         })
+    }
+
+    /// The cached entry and plan of instruction `idx` of `program`, if built.
+    #[allow(clippy::type_complexity)]
+    fn plan_hit(&self, program: &Program, idx: usize) -> Option<(Rc<Entry>, Rc<fetch::Plan>)> {
+        if self.plans_of != (program.id, program.insts.len()) {
+            return None;
+        }
+        let (e, p) = self.plans.get(idx)?.as_ref()?;
+        let d = &program.insts[idx];
+        (p.addr == d.addr && p.name == d.inst.name).then(|| (e.clone(), p.clone()))
+    }
+
+    /// The cached entry and binding plan of instruction `idx`, building them on first use;
+    /// `None` for instructions that do not take the fast path.
+    #[allow(clippy::type_complexity)]
+    fn cached_plan(
+        &mut self,
+        program: &Program,
+        idx: usize,
+        wave: &WaveState,
+    ) -> Result<Option<(Rc<Entry>, Rc<fetch::Plan>)>, WaveError> {
+        let key = (program.id, program.insts.len());
+        if self.plans_of != key {
+            self.plans_of = key;
+            self.plans.clear();
+        }
+        if self.plans.len() < program.insts.len() {
+            self.plans.resize(program.insts.len(), None);
+        }
+        let d = &program.insts[idx];
+        if let Some((e, p)) = &self.plans[idx] {
+            if p.addr == d.addr && p.name == d.inst.name {
+                return Ok(Some((e.clone(), p.clone())));
+            }
+        }
+        let entry = self.entry(d)?;
+        if !fetch::fast_path(&entry, d) {
+            return Ok(None);
+        }
+        let plan = Rc::new(fetch::plan(&entry, d, wave));
+        self.plans[idx] = Some((entry.clone(), plan.clone()));
+        Ok(Some((entry, plan)))
     }
 
     fn check_pc(&self, program: &Program, _d: &Decoded, pc: u64) -> Step {
