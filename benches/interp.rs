@@ -20,7 +20,8 @@ fn bench(c: &mut Criterion) {
     };
     let fa: fn(usize) -> u64 = |l| (1.5f32 + l as f32).to_bits() as u64;
     let fb: fn(usize) -> u64 = |l| (0.25f32 * l as f32 - 3.0).to_bits() as u64;
-    let cases: Vec<(&str, u32, Vec<(&str, RegValue)>)> = vec![
+    type Case<'a> = (&'a str, u32, Vec<(&'a str, RegValue)>);
+    let cases: Vec<Case> = vec![
         ("S_WQM_B64", 64, vec![("S0", u(0x0100_2000_0000_0012))]),
         (
             "S_AND_NOT1_WREXEC_B64",

@@ -540,9 +540,9 @@ mod tests {
                 assert_eq!(x.sub(&y).low_u128(), a.wrapping_sub(b));
                 assert_eq!(x.mul(&y).low_u128(), a.wrapping_mul(b));
                 assert_eq!(x.ucmp(&y), a.cmp(&b));
-                if b != 0 {
-                    let (q, r) = x.udivrem(&y).expect("nonzero");
-                    assert_eq!((q.low_u128(), r.low_u128()), (a / b, a % b));
+                if let (Some(q), Some(r)) = (a.checked_div(b), a.checked_rem(b)) {
+                    let (bq, br) = x.udivrem(&y).expect("nonzero");
+                    assert_eq!((bq.low_u128(), br.low_u128()), (q, r));
                 }
                 for n in [0u64, 1, 63, 64, 65, 127, 128] {
                     let want_shl = if n >= 128 { 0 } else { a << n };

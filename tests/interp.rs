@@ -233,7 +233,7 @@ fn scalar_refs() -> Vec<(&'static str, ScalarRef)> {
             vec![("D0", d), scc_nz(d)]
         }),
         ("S_BFM_B32", |a, b, _, _| {
-            vec![("D0", m32((((1u64 << (a & 31)) - 1) << (b & 31)) as u64))]
+            vec![("D0", m32(((1u64 << (a & 31)) - 1) << (b & 31)))]
         }),
         ("S_MUL_I32", |a, b, _, _| {
             vec![("D0", (a as u32).wrapping_mul(b as u32) as u64)]
@@ -606,7 +606,7 @@ fn vector_refs() -> Vec<(&'static str, Fmt, LaneRef)> {
         }),
         ("V_BFI_B32", Fmt::I, |a, b, c| m32((a & b) | (!a & c))),
         ("V_ALIGNBIT_B32", Fmt::I, |a, b, c| {
-            m32(((m32(a) << 32 | m32(b)) >> (c & 31)) as u64)
+            m32((m32(a) << 32 | m32(b)) >> (c & 31))
         }),
         ("V_MAD_U32_U24", Fmt::I, |a, b, c| {
             m32((a & 0xff_ffff) * (b & 0xff_ffff) + c)
@@ -723,7 +723,8 @@ fn issue_3_vector_instructions_match_rust_references() {
 #[test]
 fn issue_3_vopc_compares_write_lane_masks() {
     let mut rng = Rng::new(5);
-    let cases: [(&str, fn(u64, u64) -> bool); 5] = [
+    type Reference = fn(u64, u64) -> bool;
+    let cases: [(&str, Reference); 5] = [
         ("V_CMP_LT_F32", |a, b| f32b(a) < f32b(b)),
         ("V_CMP_EQ_F32", |a, b| f32b(a) == f32b(b)),
         ("V_CMP_NEQ_F32", |a, b| !(f32b(a) == f32b(b))),

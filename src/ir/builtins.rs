@@ -355,10 +355,8 @@ pub fn resolve(name: &str, args: &[Ty]) -> Result<Signature, SigError> {
         "fma" => {
             arity(args, 3)?;
             let mut f = float_arg(args, 0)?;
-            for i in 1..3 {
-                if let Some(g) = args[i].float() {
-                    f = Ty::wider_float(f, g);
-                }
+            for g in args[1..3].iter().filter_map(|a| a.float()) {
+                f = Ty::wider_float(f, g);
             }
             let f = Ty::F(f);
             return Ok(sig(Func::Fma, f, vec![f, f, f], Some(f)));

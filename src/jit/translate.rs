@@ -879,11 +879,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
     }
 
-    fn to_float(&mut self, v: Value, ft: Type) -> Value {
+    fn as_float(&mut self, v: Value, ft: Type) -> Value {
         self.b.ins().bitcast(ft, MemFlagsData::new(), v)
     }
 
-    fn from_float(&mut self, v: Value, it: Type) -> Value {
+    fn float_bits(&mut self, v: Value, it: Type) -> Value {
         self.b.ins().bitcast(it, MemFlagsData::new(), v)
     }
 
@@ -991,9 +991,9 @@ impl<'a, 'b> Translator<'a, 'b> {
                     if let Some(f) = e.ty.float() {
                         if let Some(ft) = Self::float_ty(f) {
                             let a = self.expr(&args[0])?;
-                            let x = self.to_float(a, ft);
+                            let x = self.as_float(a, ft);
                             let r = self.b.ins().sqrt(x);
-                            let r = self.from_float(r, cty);
+                            let r = self.float_bits(r, cty);
                             return Ok(self.float_nan_fix(f, r, &[a]));
                         }
                     }
@@ -1005,12 +1005,12 @@ impl<'a, 'b> Translator<'a, 'b> {
                             let b = self.expr(&args[1])?;
                             let c = self.expr(&args[2])?;
                             let (x, y, z) = (
-                                self.to_float(a, ft),
-                                self.to_float(b, ft),
-                                self.to_float(c, ft),
+                                self.as_float(a, ft),
+                                self.as_float(b, ft),
+                                self.as_float(c, ft),
                             );
                             let r = self.b.ins().fma(x, y, z);
-                            let r = self.from_float(r, cty);
+                            let r = self.float_bits(r, cty);
                             return Ok(self.float_nan_fix(f, r, &[a, b, c]));
                         }
                     }
@@ -1067,14 +1067,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         if let Ty::F(f) = ty {
             if let (Some(ft), true) = (Self::float_ty(f), self.inline_float) {
                 if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) {
-                    let (x, y) = (self.to_float(a, ft), self.to_float(b, ft));
+                    let (x, y) = (self.as_float(a, ft), self.as_float(b, ft));
                     let r = match op {
                         BinOp::Add => self.b.ins().fadd(x, y),
                         BinOp::Sub => self.b.ins().fsub(x, y),
                         BinOp::Mul => self.b.ins().fmul(x, y),
                         _ => self.b.ins().fdiv(x, y),
                     };
-                    let r = self.from_float(r, cty);
+                    let r = self.float_bits(r, cty);
                     return Ok(self.float_nan_fix(f, r, &[a, b]));
                 }
             }
@@ -1180,7 +1180,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     fn compare(&mut self, op: CmpOp, ty: Ty, a: Value, b: Value) -> Result<Value, JitError> {
         if let Ty::F(f) = ty {
             if let Some(ft) = Self::float_ty(f) {
-                let (x, y) = (self.to_float(a, ft), self.to_float(b, ft));
+                let (x, y) = (self.as_float(a, ft), self.as_float(b, ft));
                 let cc = match op {
                     CmpOp::Eq => FloatCC::Equal,
                     CmpOp::Ne => FloatCC::Equal,

@@ -496,11 +496,9 @@ pub fn fold(e: &Expr) -> Expr {
                 return mk(if *reversed { v.reverse() } else { v });
             }
         }
-        ExprKind::Concat(parts) => {
-            if parts.iter().all(|p| konst(p).is_some()) {
-                let vals: Vec<Bits> = parts.iter().filter_map(|p| konst(p).cloned()).collect();
-                return mk(Bits::concat(&vals));
-            }
+        ExprKind::Concat(parts) if parts.iter().all(|p| konst(p).is_some()) => {
+            let vals: Vec<Bits> = parts.iter().filter_map(|p| konst(p).cloned()).collect();
+            return mk(Bits::concat(&vals));
         }
         _ => {}
     }
