@@ -85,9 +85,13 @@ fn operand_kind<'a>(inst: &'a Instruction, name: &str) -> Option<&'a str> {
         _ => &[],
     };
     let lower = name.to_ascii_lowercase();
-    inst.operands
+    // The fields in priority order: VOP3SD lists `sdst` (the carry-out) before `vdst`, but
+    // D0 is the vector destination.
+    fields
         .iter()
-        .find(|o| fields.contains(&o.field.as_str()) || o.field == lower)
+        .copied()
+        .chain(std::iter::once(lower.as_str()))
+        .find_map(|f| inst.operands.iter().find(|o| o.field == f))
         .map(|o| o.kind.as_str())
 }
 

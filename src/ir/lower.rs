@@ -171,12 +171,16 @@ impl OperandWidths {
     /// `ssrc1`/`src1`/`vsrc1` → `S1`, `src2` → `S2`, `sdst`/`vdst` → `D0`, and every field
     /// also under its own upper-cased name.
     pub fn from_fields<'a>(fields: impl IntoIterator<Item = (&'a str, u32)>) -> OperandWidths {
+        let fields: Vec<(&str, u32)> = fields.into_iter().collect();
+        // VOP3SD has both: `vdst` is D0, `sdst` its carry-out (VCC in the text).
+        let has_vdst = fields.iter().any(|(f, _)| *f == "vdst");
         let mut t = OperandWidths::uniform(32);
         for (field, bits) in fields {
             let alias = match field {
                 "ssrc0" | "src0" | "vsrc0" => Some("S0"),
                 "ssrc1" | "src1" | "vsrc1" => Some("S1"),
                 "src2" | "vsrc2" => Some("S2"),
+                "sdst" if has_vdst => None,
                 "sdst" | "vdst" | "vdstx" => Some("D0"),
                 _ => None,
             };
