@@ -2,7 +2,7 @@
 //!
 //! Each group runs the same instruction on the same inputs three ways: the interpreter on
 //! bound registers (`exec::run_bound_interp`), the JIT kernel on its slot buffer
-//! (`Kernel::run_slots`), and a Rust function written by hand for the instruction. Vector
+//! (`Kernel::bind` + `Bound::run`, the context built once), and a Rust function written by hand for the instruction. Vector
 //! instructions run a full wave (V_ADD_F32 and V_FMA_F32 wave32, the VOPC compare wave64).
 //!
 //! Run: `cargo bench --bench jit`. The README quotes the ratios.
@@ -209,9 +209,11 @@ fn bench(c: &mut Criterion) {
         let slots = kernel.slots(&regs);
         g.bench_function("jit", |b| {
             let mut s = slots.clone();
+            let mut memory = NullMemory;
+            let mut bound = kernel.bind(&mut memory);
             b.iter(|| {
-                kernel
-                    .run_slots(black_box(&mut s), case.wave, exec_mask, &mut NullMemory)
+                bound
+                    .run(black_box(&mut s), case.wave, exec_mask)
                     .expect("runs");
             })
         });

@@ -186,24 +186,24 @@ fn walk_exprs(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
     }
 }
 
-fn stores_vgpr(body: &[Stmt]) -> bool {
+/// Whether statements store into one of `spaces`.
+fn stores_to(body: &[Stmt], spaces: &[Space]) -> bool {
+    fn place_in(p: &Place, spaces: &[Space]) -> bool {
+        match p {
+            Place::Store { space, .. } => spaces.contains(space),
+            Place::Slice { base, .. } => place_in(base, spaces),
+            _ => false,
+        }
+    }
     body.iter().any(|s| match s {
-        Stmt::Assign { place, .. } => place_is_vgpr(place),
-        Stmt::AssignConcat { places, .. } => places.iter().any(|(p, _)| place_is_vgpr(p)),
+        Stmt::Assign { place, .. } => place_in(place, spaces),
+        Stmt::AssignConcat { places, .. } => places.iter().any(|(p, _)| place_in(p, spaces)),
         Stmt::If {
             then, otherwise, ..
-        } => stores_vgpr(then) || stores_vgpr(otherwise),
-        Stmt::For { body, .. } | Stmt::While { body, .. } => stores_vgpr(body),
+        } => stores_to(then, spaces) || stores_to(otherwise, spaces),
+        Stmt::For { body, .. } | Stmt::While { body, .. } => stores_to(body, spaces),
         _ => false,
     })
-}
-
-fn place_is_vgpr(p: &Place) -> bool {
-    match p {
-        Place::Store { space, .. } => *space == Space::Vgpr,
-        Place::Slice { base, .. } => place_is_vgpr(base),
-        _ => false,
-    }
 }
 
 impl Prepared {
@@ -216,7 +216,7 @@ impl Prepared {
         inst: Option<&Instruction>,
     ) -> Prepared {
         let vector = is_vector_encoding(encoding);
-        let mut uses_vgpr = stores_vgpr(&function.body);
+        let mut uses_vgpr = stores_to(&function.body, &[Space::Vgpr]);
         let mut reads_lane = false;
         walk_exprs(&function.body, &mut |e| match &e.kind {
             ExprKind::Load {
@@ -368,21 +368,53 @@ struct MachineMemory<'a> {
     wave_size: u32,
 }
 
+/// Where the virtual registers holding a standalone instruction's vector operands start
+/// (see [`bind_inputs`]), above every real register file (v0..v255 and CDNA's a0..a255,
+/// s0..s127); each operand has room for this many consecutive registers.
+pub const VIRTUAL_VGPR_BASE: u32 = 0x1000;
+/// Registers per virtual operand (a matrix operand spans up to 32).
+pub const VIRTUAL_VGPR_SPAN: u32 = 64;
+/// Register numbers a machine accepts (VGPR and SGPR): the real files and the virtual
+/// operand registers. An index beyond is an error, not a silent read of zero.
+pub const REGISTER_LIMIT: u32 = VIRTUAL_VGPR_BASE + 4 * VIRTUAL_VGPR_SPAN;
+
+/// Checks a register-file access of `words` 32-bit registers from `first`.
+fn check_register(
+    space: Space,
+    lane: u32,
+    first: u64,
+    words: u64,
+    wave: u32,
+) -> Result<(), String> {
+    let (limit, name) = match space {
+        Space::Vgpr => {
+            if lane >= wave {
+                return Err(format!("lane {lane} of a wave{wave}"));
+            }
+            (REGISTER_LIMIT, "VGPR")
+        }
+        Space::Sgpr => (REGISTER_LIMIT, "SGPR"),
+        Space::HwReg | Space::Mem => return Ok(()),
+    };
+    match first.checked_add(words) {
+        Some(end) if end <= limit as u64 => Ok(()),
+        _ => Err(format!(
+            "{name} {first} is outside the register file (0..{limit})"
+        )),
+    }
+}
+
 impl Memory for MachineMemory<'_> {
     fn load(&mut self, space: Space, lane: u32, addr: u64, width: u32) -> Result<Bits, String> {
         let words = width.div_ceil(32) as u64;
+        check_register(space, lane, addr, words, self.wave_size)?;
         let read32 = |i: u64| -> Result<u32, String> {
             match space {
-                Space::Vgpr => {
-                    if lane >= self.wave_size {
-                        return Err(format!("lane {lane} of a wave{}", self.wave_size));
-                    }
-                    Ok(self
-                        .vgpr
-                        .get(&(lane, (addr + i) as u32))
-                        .copied()
-                        .unwrap_or(0))
-                }
+                Space::Vgpr => Ok(self
+                    .vgpr
+                    .get(&(lane, (addr + i) as u32))
+                    .copied()
+                    .unwrap_or(0)),
                 Space::Sgpr => Ok(self.sgpr.get(&((addr + i) as u32)).copied().unwrap_or(0)),
                 Space::HwReg => Ok(self.hwreg.get(&((addr + i) as u32)).copied().unwrap_or(0)),
                 Space::Mem => {
@@ -415,14 +447,12 @@ impl Memory for MachineMemory<'_> {
             }
             return Ok(());
         }
+        check_register(space, lane, addr, width.div_ceil(32) as u64, self.wave_size)?;
         for i in 0..width.div_ceil(32) as u64 {
             let word = value.extract(i * 32, 32).low_u64() as u32;
             let key = (addr + i) as u32;
             match space {
                 Space::Vgpr => {
-                    if lane >= self.wave_size {
-                        return Err(format!("lane {lane} of a wave{}", self.wave_size));
-                    }
                     // A store narrower than 32 bits keeps the register's other bits.
                     let old = self.vgpr.get(&(lane, key)).copied().unwrap_or(0);
                     let bits = width.saturating_sub(i as u32 * 32).min(32);
@@ -494,7 +524,7 @@ pub fn bind_inputs(p: &Prepared, m: &mut Machine) -> (Vec<RegValue>, Vec<(String
         .enumerate()
         {
             if f.reg(field).is_some() && !m.values.contains_key(*field) {
-                let num = 0x1000 + i as u32;
+                let num = VIRTUAL_VGPR_BASE + VIRTUAL_VGPR_SPAN * i as u32;
                 m.values.insert(
                     field.to_string(),
                     RegValue::Uniform(Bits::from_u64(32, num as u64)),
@@ -803,12 +833,29 @@ pub fn alu_stats(db: &crate::spec::SpecDb, samples: u32) -> AluStats {
 /// lane for vector operands), and vector instructions get a random EXEC mask.
 pub fn random_machine(p: &Prepared, rng: &mut Rng, wave: u32) -> Machine {
     let mut m = Machine::new(wave);
+    let mut indexes_registers = stores_to(&p.function.body, &[Space::Vgpr, Space::Sgpr]);
+    walk_exprs(&p.function.body, &mut |e| {
+        if let ExprKind::Load {
+            space: Space::Vgpr | Space::Sgpr,
+            ..
+        } = e.kind
+        {
+            indexes_registers = true;
+        }
+    });
     for (r, &pl) in p.function.regs.iter().zip(&p.per_lane) {
         if !r.read || matches!(r.role, RegRole::Lane | RegRole::Mode) {
             continue;
         }
         // Register numbers keep their virtual defaults so VGPR-file entries read the operands.
         if matches!(r.name.as_str(), "SRC0" | "SRC1" | "SRC2" | "VDST") {
+            continue;
+        }
+        // Relative moves (`SGPR[DST + M0]`) index the register file with M0 and the DST
+        // register number: keep them within the file, as a program would.
+        if (r.name == "M0" || r.name == "DST") && indexes_registers {
+            let v = Bits::from_u64(r.width, rng.next_u64() % 32);
+            m.values.insert(r.name.clone(), RegValue::Uniform(v));
             continue;
         }
         let v = if pl {

@@ -184,3 +184,83 @@ fn issue_4_optimised_ir_agrees_with_unoptimised_ir() {
     }
     assert!(checked > 900, "only {checked} entries checked");
 }
+
+/// Runs pseudocode text under both engines with scalar inputs; the D0 value or the error.
+fn run_text_both(
+    text: &str,
+    set: &[(&str, u64)],
+) -> [Result<Option<u64>, amdpcode::interp::ExecErrorKind>; 2] {
+    use amdpcode::interp::RegValue;
+    let c = amdpcode::frontend::compile_text(
+        "test",
+        "TEXT",
+        text,
+        &amdpcode::ir::OperandWidths::uniform(32),
+    )
+    .expect("compiles");
+    let p = exec::Prepared::new(None, "SOP2", c.function, None);
+    let jit = Jit::new().expect("jit");
+    let kernel = jit.compile(&p).expect("jit compiles");
+    let run = |engine: usize| {
+        let mut m = exec::Machine::new(32);
+        for (n, v) in set {
+            m.values.insert(
+                n.to_string(),
+                RegValue::Uniform(amdpcode::value::Bits::from_u64(32, *v)),
+            );
+        }
+        let out = if engine == 0 {
+            exec::run_interp(&p, &mut m)
+        } else {
+            kernel.run(&mut m)
+        };
+        out.map(|o| {
+            o.values
+                .iter()
+                .find(|(n, _)| n == "D0")
+                .map(|(_, v)| match v {
+                    RegValue::Uniform(b) => b.low_u64(),
+                    RegValue::Lanes(l) => l[0].low_u64(),
+                })
+        })
+        .map_err(|e| e.kind)
+    };
+    [run(0), run(1)]
+}
+
+#[test]
+fn issue_4_out_of_range_indices_are_errors_not_crashes() {
+    use amdpcode::interp::ExecErrorKind as K;
+    let array = "declare a : 32'U[4];\na[S0.u32] = 7U;\nD0.u32 = a[S1.u32]";
+    let vgpr = "D0.u32 = VGPR[S0.u32][S1.u32].u32";
+    let sgpr = "SGPR[S0.u32].u32 = 3U;\nD0.u32 = SGPR[S0.u32].u32";
+    // In range: concrete values through both engines.
+    for r in run_text_both(array, &[("S0", 2), ("S1", 2)]) {
+        assert_eq!(r, Ok(Some(7)));
+    }
+    for r in run_text_both(sgpr, &[("S0", 100)]) {
+        assert_eq!(r, Ok(Some(3)));
+    }
+    for r in run_text_both(vgpr, &[("S0", 31), ("S1", 255)]) {
+        assert_eq!(r, Ok(Some(0)));
+    }
+    // Out of range: an error of the same kind from both engines.
+    for (text, set) in [
+        (array, vec![("S0", 4), ("S1", 0)]),
+        (array, vec![("S0", 0), ("S1", 0xffff_ffff)]),
+    ] {
+        for r in run_text_both(text, &set) {
+            assert!(matches!(r, Err(K::OutOfRange(_))), "{text}: {r:?}");
+        }
+    }
+    for (text, set) in [
+        (vgpr, vec![("S0", 32), ("S1", 0)]),
+        (vgpr, vec![("S0", 0), ("S1", 0xffff_ffff)]),
+        (vgpr, vec![("S0", 0), ("S1", exec::REGISTER_LIMIT as u64)]),
+        (sgpr, vec![("S0", 0x8000_0000)]),
+    ] {
+        for r in run_text_both(text, &set) {
+            assert!(matches!(r, Err(K::Memory(_))), "{text} {set:?}: {r:?}");
+        }
+    }
+}

@@ -31,6 +31,7 @@ impl KernelFn {
     /// # Panics
     /// If `slots` is smaller than the layout the kernel was compiled for (a bug of the caller
     /// in this crate; the public API sizes it).
+    #[inline]
     pub fn call(
         &self,
         slots: &mut [u8],

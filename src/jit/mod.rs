@@ -141,6 +141,7 @@ impl Jit {
             .module
             .declare_function("amdp_helper", Linkage::Import, &helper_sig)
             .map_err(|e| JitError::Codegen(e.to_string()))?;
+        let lane_loop = p.vector && !p.wave_level;
         let helper_ref = inner
             .module
             .declare_func_in_func(helper_id, &mut inner.ctx.func);
@@ -150,7 +151,16 @@ impl Jit {
         {
             let b = FunctionBuilder::new(&mut inner.ctx.func, &mut inner.fctx);
             let cfg = inner.module.target_config();
-            let t = translate::Translator::new(b, f, &layout, &mut helpers, helper_ref, ptr, cfg);
+            let t = translate::Translator::new(
+                b,
+                f,
+                &layout,
+                &mut helpers,
+                helper_ref,
+                ptr,
+                cfg,
+                lane_loop,
+            );
             if let Err(e) = t.translate() {
                 // A half-built function leaves the builder context dirty: start afresh.
                 inner.fctx = FunctionBuilderContext::new();
@@ -189,7 +199,7 @@ impl Jit {
             helpers,
             prepared: p.clone(),
             code_size,
-            lane_loop: p.vector && !p.wave_level,
+            lane_loop,
             clif,
             _owner: Arc::clone(&self.inner),
         })
@@ -198,10 +208,19 @@ impl Jit {
 
 #[inline]
 fn status_to_result(code: u32, error: Option<String>) -> Result<(), ExecError> {
+    if code == status::OK {
+        return Ok(());
+    }
+    fault(code, error)
+}
+
+#[cold]
+#[inline(never)]
+fn fault(code: u32, error: Option<String>) -> Result<(), ExecError> {
     let kind = match code {
-        status::OK => return Ok(()),
         status::BUDGET => ExecErrorKind::StepBudget,
         status::OUT_OF_RANGE => ExecErrorKind::OutOfRange("array index".into()),
+        status::MEMORY => ExecErrorKind::Memory(error.unwrap_or_default()),
         _ => ExecErrorKind::Unsupported(error.unwrap_or_default()),
     };
     Err(ExecError {
@@ -248,6 +267,7 @@ impl Kernel {
     ///
     /// # Errors
     /// A runtime fault.
+    #[inline]
     pub fn run_slots(
         &self,
         slots: &mut [u8],
@@ -268,6 +288,20 @@ impl Kernel {
         };
         let code = self.code.call(slots, self.layout.size, &mut ctx, n, mask);
         status_to_result(code, ctx.error)
+    }
+
+    /// The kernel bound to a memory, for running it many times without rebuilding the
+    /// helper context on each call (the fast path for simulators and benches).
+    pub fn bind<'a>(&'a self, memory: &'a mut dyn crate::interp::Memory) -> Bound<'a> {
+        Bound {
+            kernel: self,
+            ctx: Ctx {
+                memory,
+                fp: Default::default(),
+                helpers: &self.helpers,
+                error: None,
+            },
+        }
     }
 
     /// Runs the kernel once per input set: `sets[i]` is a slot buffer from [`Kernel::slots`].
@@ -348,6 +382,38 @@ impl Kernel {
             values.push((r.name.clone(), v));
         }
         Ok(crate::exec::finish_outputs(m, values, virtual_vgprs))
+    }
+}
+
+/// A kernel with its helper context, made by [`Kernel::bind`].
+pub struct Bound<'a> {
+    kernel: &'a Kernel,
+    ctx: Ctx<'a>,
+}
+
+impl Bound<'_> {
+    /// Runs the kernel on a slot buffer made by [`Kernel::slots`], like [`Kernel::run_slots`].
+    ///
+    /// # Errors
+    /// A runtime fault.
+    #[inline]
+    pub fn run(&mut self, slots: &mut [u8], lanes: u32, exec: u64) -> Result<(), ExecError> {
+        let k = self.kernel;
+        let (n, mask) = if k.lane_loop {
+            (lanes.min(64), exec)
+        } else {
+            (1, 1)
+        };
+        if !k.helpers.is_empty() {
+            // Helpers may change the rounding mode; every run starts from the default.
+            self.ctx.fp = Default::default();
+        }
+        let code = k.code.call(slots, k.layout.size, &mut self.ctx, n, mask);
+        if code == status::OK {
+            Ok(())
+        } else {
+            fault(code, self.ctx.error.take())
+        }
     }
 }
 

@@ -81,6 +81,8 @@ pub mod status {
     pub const OUT_OF_RANGE: u32 = 2;
     /// A helper failed; the message is in the context.
     pub const HELPER: u32 = 3;
+    /// A memory or register-file access failed; the message is in the context.
+    pub const MEMORY: u32 = 4;
 }
 
 /// What a running kernel's helpers need.
@@ -128,7 +130,8 @@ pub unsafe extern "C" fn amdp_helper(
 ) -> u32 {
     // SAFETY: the kernel passes the context it was given by `abi::call`, which outlives it.
     let ctx = unsafe { &mut *ctx };
-    let Some(helper) = ctx.helpers.get(id as usize) else {
+    let helpers = ctx.helpers;
+    let Some(helper) = helpers.get(id as usize) else {
         ctx.error = Some(format!("bug: helper {id} out of range"));
         return status::HELPER;
     };
@@ -144,22 +147,30 @@ pub unsafe extern "C" fn amdp_helper(
     // SAFETY: the kernel passes a two-word stack slot for the result.
     let out = unsafe { std::slice::from_raw_parts_mut(out, 2) };
     let arg = |i: usize| &words[2 * i..2 * i + 2];
-    let result: Result<Option<Bits>, String> = match helper.clone() {
-        Helper::Builtin { builtin, args, ret } => {
+    let memory = matches!(helper, Helper::Load { .. } | Helper::Store { .. });
+    let result: Result<Option<Bits>, String> = match *helper {
+        Helper::Builtin {
+            ref builtin,
+            ref args,
+            ret,
+        } => {
             let vals: Vec<Bits> = args
                 .iter()
                 .enumerate()
                 .map(|(i, t)| read(arg(i), *t))
                 .collect();
-            builtins::call(&builtin, &vals, ret, &mut ctx.fp).map(Some)
+            builtins::call(builtin, &vals, ret, &mut ctx.fp).map(Some)
         }
-        Helper::Effect { builtin, args } => {
+        Helper::Effect {
+            ref builtin,
+            ref args,
+        } => {
             let vals: Vec<Bits> = args
                 .iter()
                 .enumerate()
                 .map(|(i, t)| read(arg(i), *t))
                 .collect();
-            builtins::effect(&builtin, &vals).map(|()| None)
+            builtins::effect(builtin, &vals).map(|()| None)
         }
         Helper::Binary { op, ty } => {
             let (a, b) = (read(arg(0), ty), read(arg(1), ty));
@@ -203,7 +214,11 @@ pub unsafe extern "C" fn amdp_helper(
         Ok(None) => status::OK,
         Err(m) => {
             ctx.error = Some(m);
-            status::HELPER
+            if memory {
+                status::MEMORY
+            } else {
+                status::HELPER
+            }
         }
     }
 }

@@ -103,6 +103,34 @@ pub struct Translator<'a, 'b> {
     inline_float: bool,
     round_reg: Option<RegId>,
     cfg: cranelift_codegen::isa::TargetFrontendConfig,
+    lane_loop: bool,
+}
+
+/// Whether evaluating `e` is unobservable and cannot fault: integer and boolean arithmetic
+/// without division, helpers, memory or array accesses. Both arms of a select of such
+/// expressions may be evaluated (a branch-free `select`).
+fn is_cheap(e: &Expr) -> bool {
+    let int = |t: Ty| t == Ty::Bool || t.is_int();
+    if !int(e.ty) {
+        return false;
+    }
+    match &e.kind {
+        ExprKind::Const(_) | ExprKind::Reg(_) | ExprKind::Local(_) => true,
+        ExprKind::Unary { arg, .. } => is_cheap(arg),
+        ExprKind::Binary { op, lhs, rhs } => {
+            !matches!(op, BinOp::Div | BinOp::Rem | BinOp::Pow) && is_cheap(lhs) && is_cheap(rhs)
+        }
+        ExprKind::Cmp { lhs, rhs, .. } => is_cheap(lhs) && is_cheap(rhs),
+        ExprKind::Select {
+            cond,
+            then,
+            otherwise,
+        } => is_cheap(cond) && is_cheap(then) && is_cheap(otherwise),
+        ExprKind::Convert { arg, .. } => is_cheap(arg),
+        ExprKind::Slice { arg, lo, .. } => is_cheap(arg) && is_cheap(lo),
+        ExprKind::Concat(parts) => parts.iter().all(is_cheap),
+        _ => false,
+    }
 }
 
 fn bits(t: Type) -> u32 {
@@ -120,6 +148,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         helper_ref: FuncRef,
         ptr: Type,
         cfg: cranelift_codegen::isa::TargetFrontendConfig,
+        lane_loop: bool,
     ) -> Translator<'a, 'b> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -150,6 +179,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             inline_float: round_reg.is_none(),
             round_reg,
             cfg,
+            lane_loop,
         }
     }
 
@@ -166,7 +196,10 @@ impl<'a, 'b> Translator<'a, 'b> {
         let head = self.b.create_block();
         let body = self.b.create_block();
         let done = self.b.create_block();
-        self.b.ins().jump(head, &[]);
+        // A kernel without a lane loop runs its body once, as lane 0.
+        self.b
+            .ins()
+            .jump(if self.lane_loop { head } else { body }, &[]);
 
         self.b.switch_to_block(head);
         let lane = self.b.use_var(self.lane);
@@ -195,10 +228,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 ));
                 self.arrays.insert(i as u32, slot);
                 let _ = ty;
-                let z = self.b.ins().iconst(types::I64, 0);
-                for k in 0..n as i32 * 2 {
-                    self.b.ins().stack_store(self.ptr, z, slot, k * 8);
-                }
+                self.zero_array(slot, n as i32 * 2);
             } else {
                 let ty = container(l.ty)?;
                 let var = self.b.declare_var(ty);
@@ -218,10 +248,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
 
         self.b.switch_to_block(self.lane_end);
-        let lane = self.b.use_var(self.lane);
-        let next = self.b.ins().iadd_imm_s(lane, 1);
-        self.b.def_var(self.lane, next);
-        self.b.ins().jump(head, &[]);
+        if self.lane_loop {
+            let lane = self.b.use_var(self.lane);
+            let next = self.b.ins().iadd_imm_s(lane, 1);
+            self.b.def_var(self.lane, next);
+            self.b.ins().jump(head, &[]);
+        } else {
+            self.b.ins().jump(done, &[]);
+        }
 
         self.b.switch_to_block(done);
         let ok = self.b.ins().iconst(types::I32, status::OK as i64);
@@ -234,6 +268,30 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.seal_all_blocks();
         self.b.finalize(self.cfg);
         Ok(())
+    }
+
+    /// Zeroes the first `words` 8-byte words of an array's stack slot: straight stores for
+    /// small arrays, a loop for large ones (matrix entries hold arrays of thousands).
+    fn zero_array(&mut self, slot: cranelift_codegen::ir::StackSlot, words: i32) {
+        let z = self.b.ins().iconst(types::I64, 0);
+        if words <= 16 {
+            for k in 0..words {
+                self.b.ins().stack_store(self.ptr, z, slot, k * 8);
+            }
+            return;
+        }
+        let base = self.b.ins().stack_addr(self.ptr, slot, 0);
+        let end = self.b.ins().iadd_imm_s(base, words as i64 * 8);
+        let (head, next) = (self.b.create_block(), self.b.create_block());
+        self.b.append_block_param(head, self.ptr);
+        self.b.ins().jump(head, &[base.into()]);
+        self.b.switch_to_block(head);
+        let at = self.b.block_params(head)[0];
+        self.b.ins().store(MemFlagsData::trusted(), z, at, 0);
+        let after = self.b.ins().iadd_imm_s(at, 8);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, after, end);
+        self.b.ins().brif(more, head, &[after.into()], next, &[]);
+        self.b.switch_to_block(next);
     }
 
     fn is_filled(&self) -> bool {
@@ -861,14 +919,22 @@ impl<'a, 'b> Translator<'a, 'b> {
             t.b.ins()
                 .icmp_imm_u(IntCC::UnsignedGreaterThan, a, exp_mask as i64)
         };
+        // NaN results are rare: the fix-up sits in a cold block off the straight path.
+        let rn = is_nan(self, r);
+        let (fix_block, join) = (self.b.create_block(), self.b.create_block());
+        self.b.append_block_param(join, ty);
+        self.b.ins().brif(rn, fix_block, &[], join, &[r.into()]);
+        self.b.set_cold_block(fix_block);
+        self.b.switch_to_block(fix_block);
         let mut fix = self.b.ins().iconst(ty, default_nan as i64);
         for &x in inputs.iter().rev() {
             let nan = is_nan(self, x);
             let q = self.b.ins().bor_imm_u(x, quiet as i64);
             fix = self.b.ins().select(nan, q, fix);
         }
-        let rn = is_nan(self, r);
-        self.b.ins().select(rn, fix, r)
+        self.b.ins().jump(join, &[fix.into()]);
+        self.b.switch_to_block(join);
+        self.b.block_params(join)[0]
     }
 
     fn float_ty(f: FloatTy) -> Option<Type> {
@@ -935,6 +1001,12 @@ impl<'a, 'b> Translator<'a, 'b> {
                 otherwise,
             } => {
                 let c = self.expr(cond)?;
+                if is_cheap(then) && is_cheap(otherwise) {
+                    // Both arms are pure and cannot fault: a branch-free select.
+                    let t = self.expr(then)?;
+                    let o = self.expr(otherwise)?;
+                    return Ok(self.b.ins().select(c, t, o));
+                }
                 let (tb, eb, join) = (
                     self.b.create_block(),
                     self.b.create_block(),
@@ -1047,8 +1119,17 @@ impl<'a, 'b> Translator<'a, 'b> {
     fn binary(&mut self, op: BinOp, ty: Ty, lhs: &Expr, rhs: &Expr) -> Result<Value, JitError> {
         let cty = container(ty)?;
         if matches!(op, BinOp::And | BinOp::Or) {
-            // Short-circuit, like the interpreter.
             let a = self.expr(lhs)?;
+            if is_cheap(rhs) {
+                // Evaluating a pure right operand is unobservable: no branch needed.
+                let b = self.expr(rhs)?;
+                return Ok(if op == BinOp::And {
+                    self.b.ins().band(a, b)
+                } else {
+                    self.b.ins().bor(a, b)
+                });
+            }
+            // Short-circuit, like the interpreter.
             let (rb, join) = (self.b.create_block(), self.b.create_block());
             self.b.append_block_param(join, types::I8);
             if op == BinOp::And {

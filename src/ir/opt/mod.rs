@@ -14,10 +14,11 @@ use crate::builtins::FpEnv;
 use crate::interp;
 use crate::value::Bits;
 
-/// Innermost loops with at most this many iterations are unrolled...
+/// Innermost loops with at most this many iterations, without memory accesses or built-in
+/// calls, are unrolled...
 pub const UNROLL_LIMIT: u64 = 64;
 /// ...when the unrolled code stays within this many IR nodes.
-pub const UNROLL_BUDGET: u64 = 4096;
+pub const UNROLL_BUDGET: u64 = 1024;
 
 fn has_loop(body: &[Stmt]) -> bool {
     body.iter().any(|s| match s {
@@ -25,6 +26,46 @@ fn has_loop(body: &[Stmt]) -> bool {
         Stmt::If {
             then, otherwise, ..
         } => has_loop(then) || has_loop(otherwise),
+        _ => false,
+    })
+}
+
+/// Whether statements access memory or registers by index, or call a built-in: work that
+/// costs far more than the loop around it, so unrolling such a loop only grows the code.
+fn has_heavy(body: &[Stmt]) -> bool {
+    fn expr(e: &Expr) -> bool {
+        if matches!(e.kind, ExprKind::Load { .. } | ExprKind::Call { .. }) {
+            return true;
+        }
+        let mut heavy = false;
+        let _ = map_children(e, &mut |x| {
+            heavy |= expr(x);
+            x.clone()
+        });
+        heavy
+    }
+    fn place(p: &Place) -> bool {
+        match p {
+            Place::Store { .. } => true,
+            Place::Slice { base, .. } => place(base),
+            _ => false,
+        }
+    }
+    body.iter().any(|s| match s {
+        Stmt::Assign {
+            place: p, value, ..
+        } => place(p) || expr(value),
+        Stmt::AssignConcat { places, value, .. } => {
+            places.iter().any(|(p, _)| place(p)) || expr(value)
+        }
+        Stmt::If {
+            cond,
+            then,
+            otherwise,
+            ..
+        } => expr(cond) || has_heavy(then) || has_heavy(otherwise),
+        Stmt::For { body, .. } | Stmt::While { body, .. } => has_heavy(body),
+        Stmt::Effect { .. } => true,
         _ => false,
     })
 }
@@ -159,6 +200,7 @@ fn stmt(s: &Stmt, out: &mut Vec<Stmt>) {
                 if trips <= UNROLL_LIMIT
                     && trips * size(body) <= UNROLL_BUDGET
                     && !has_loop(body)
+                    && !has_heavy(body)
                     && !has_loop_exit(body)
                     && !assigns(body, *var)
                 {
