@@ -1070,6 +1070,15 @@ impl<'a, 'b> Translator<'a, 'b> {
                         }
                     }
                 }
+                // Sign extension to 64 bits is a plain `sextend`.
+                if builtin.func == crate::ir::builtins::Func::SignExt
+                    && args[0].ty.is_int()
+                    && args[0].ty.width() <= 64
+                    && e.ty.width() == 64
+                {
+                    let a = self.expr(&args[0])?;
+                    return self.resize(a, args[0].ty.width(), true, e.ty);
+                }
                 if builtin.func == crate::ir::builtins::Func::Fma && self.inline_float {
                     if let Some(f) = e.ty.float() {
                         if let Some(ft) = Self::float_ty(f) {

@@ -15,6 +15,8 @@ use crate::spec::{Arch, Operand};
 use crate::value::Bits;
 
 use super::state::{code, m0_code, WaveState};
+
+mod slots;
 use super::{Decoded, Entry, Executor, WaveError};
 
 /// Where a source operand's value comes from.
@@ -39,6 +41,13 @@ struct Mods {
     float_bits: u32,
     /// VOP3P: build a packed pair from (lo half select, hi half select, neg lo, neg hi).
     packed: Option<(bool, bool, bool, bool)>,
+}
+
+impl Mods {
+    /// No modifier changes the value.
+    fn is_plain(&self) -> bool {
+        self.packed.is_none() && !self.opsel_hi && !self.abs && !self.neg
+    }
 }
 
 fn float_bits(format: &str) -> u32 {
@@ -74,6 +83,9 @@ fn sign_bit(b: &Bits, bit: u32, set: Option<bool>, flip: bool) -> Bits {
 }
 
 fn apply_mods(v: Bits, m: &Mods) -> Bits {
+    if m.is_plain() {
+        return v;
+    }
     let mut v = v;
     if let Some((sel_lo, sel_hi, neg_lo, neg_hi)) = m.packed {
         let x = v.low_u64() as u32;
@@ -508,6 +520,51 @@ fn first(v: &RegValue) -> Bits {
     }
 }
 
+/// An output register's value as an executor left it: bound registers (the interpreter) or
+/// a kernel's slot buffer (the JIT).
+pub(super) enum OutValue<'a> {
+    /// A bound register.
+    Reg(&'a RegValue),
+    /// A register in a slot buffer: 16 bytes per value, one per lane when `per_lane`.
+    Slot {
+        slots: &'a [u8],
+        off: usize,
+        width: u32,
+        per_lane: bool,
+    },
+}
+
+impl OutValue<'_> {
+    /// The value of `lane` (the one value of a uniform register).
+    fn lane(&self, lane: u32) -> Bits {
+        match self {
+            OutValue::Reg(RegValue::Uniform(b)) => b.clone(),
+            OutValue::Reg(RegValue::Lanes(l)) => l[lane as usize].clone(),
+            OutValue::Slot {
+                slots,
+                off,
+                width,
+                per_lane,
+            } => {
+                let o = if *per_lane {
+                    off + lane as usize * slots::SLOT
+                } else {
+                    *off
+                };
+                slots::read(slots, o, *width)
+            }
+        }
+    }
+
+    /// The uniform value, or lane 0's.
+    fn first(&self) -> Bits {
+        match self {
+            OutValue::Reg(v) => first(v),
+            OutValue::Slot { .. } => self.lane(0),
+        }
+    }
+}
+
 /// Clamps a float result to [0, 1] (NaN and negative values give +0).
 fn clamp_float(v: &Bits, fbits: u32) -> Bits {
     let width = v.width();
@@ -638,12 +695,11 @@ pub(super) fn execute(
             w.write_sgpr(c, v);
         }
     }
-    let outs: Vec<(&str, &RegValue)> = outputs
+    let outs = outputs
         .values
         .iter()
-        .map(|(n, v)| (n.as_str(), v))
-        .collect();
-    let new_pc = write_back(w, &ii, dst, exec_at_issue, &outs, write_back_info(&ii));
+        .map(|(n, v)| (n.as_str(), OutValue::Reg(v)));
+    let new_pc = write_back(w, &ii, dst, exec_at_issue, outs, write_back_info(&ii));
     ex.machine = m;
     Ok(new_pc)
 }
@@ -761,12 +817,12 @@ fn bind_named(
 /// Writes an instruction's outputs back to the wave: `D0` to its destination (EXEC-masked,
 /// with the VOP3 output modifiers), lane masks, `SCC`, `EXEC`, `M0`, ... Returns the new PC
 /// when the instruction wrote one.
-fn write_back(
+fn write_back<'o>(
     w: &mut WaveState,
     ii: &Inst<'_>,
     dst: Dest,
     exec_at_issue: u64,
-    outputs: &[(&str, &RegValue)],
+    outputs: impl IntoIterator<Item = (&'o str, OutValue<'o>)>,
     wb: WriteBackInfo,
 ) -> Option<u64> {
     let p = &ii.e.prepared;
@@ -785,7 +841,7 @@ fn write_back(
     } else {
         None
     };
-    for &(name, value) in outputs {
+    for (name, value) in outputs {
         match name {
             "D0" => match dst {
                 Dest::Vgpr { reg, hi } => {
@@ -794,10 +850,7 @@ fn write_back(
                         if per_lane_run && exec_at_issue >> lane & 1 == 0 {
                             continue;
                         }
-                        let mut v = match value {
-                            RegValue::Uniform(b) => b.clone(),
-                            RegValue::Lanes(l) => l[lane as usize].clone(),
-                        };
+                        let mut v = value.lane(lane);
                         // A D0 wider than the VGPR destination (VOP3SD entries whose text
                         // types D0 by the lane-mask operand) writes only the destination.
                         if vdst_bits >= 32 && vdst_bits < v.width() {
@@ -815,16 +868,16 @@ fn write_back(
                         write_vgpr_value(w, lane, reg, hi, &v, cdna);
                     }
                 }
-                Dest::Sgpr(c) => write_sgprs(w, c, &first(value)),
+                Dest::Sgpr(c) => write_sgprs(w, c, &value.first()),
                 Dest::Mask(c) => {
-                    let v = first(value).low_u64();
+                    let v = value.first().low_u64();
                     write_mask(w, c, v, exec_at_issue, per_lane_run)
                 }
                 Dest::None => {}
             },
-            "SCC" => w.scc = first(value).low_u64() & 1 == 1,
+            "SCC" => w.scc = value.first().low_u64() & 1 == 1,
             "VCC" => {
-                let v = first(value).low_u64();
+                let v = value.first().low_u64();
                 if ii.family == "VOP3SD" {
                     write_mask(w, ii.field("sdst"), v, exec_at_issue, per_lane_run);
                 } else if p.vector {
@@ -835,22 +888,22 @@ fn write_back(
                 }
             }
             "EXEC" => {
-                let v = first(value).low_u64();
+                let v = value.first().low_u64();
                 if p.vector {
                     write_mask(w, code::EXEC_LO, v, exec_at_issue, per_lane_run);
                 } else {
                     w.set_exec(v);
                 }
             }
-            "EXEC_LO" => w.write_sgpr(code::EXEC_LO, first(value).low_u64() as u32),
-            "EXEC_HI" => w.write_sgpr(code::EXEC_HI, first(value).low_u64() as u32),
-            "VCC_LO" => w.write_sgpr(code::VCC_LO, first(value).low_u64() as u32),
-            "VCC_HI" => w.write_sgpr(code::VCC_HI, first(value).low_u64() as u32),
-            "M0" => w.write_sgpr(m0_code(w.arch), first(value).low_u64() as u32),
-            "PC" => new_pc = Some(first(value).low_u64()),
+            "EXEC_LO" => w.write_sgpr(code::EXEC_LO, value.first().low_u64() as u32),
+            "EXEC_HI" => w.write_sgpr(code::EXEC_HI, value.first().low_u64() as u32),
+            "VCC_LO" => w.write_sgpr(code::VCC_LO, value.first().low_u64() as u32),
+            "VCC_HI" => w.write_sgpr(code::VCC_HI, value.first().low_u64() as u32),
+            "M0" => w.write_sgpr(m0_code(w.arch), value.first().low_u64() as u32),
+            "PC" => new_pc = Some(value.first().low_u64()),
             n if n.starts_with("TTMP") => {
                 if let Ok(t) = n[4..].parse::<u32>() {
-                    w.write_sgpr(code::TTMP0 + t, first(value).low_u64() as u32);
+                    w.write_sgpr(code::TTMP0 + t, value.first().low_u64() as u32);
                 }
             }
             _ => {}
@@ -1031,6 +1084,17 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
                         }
                     }
                 }
+                // The destination's current value (for entries that write part of it).
+                "D0" => match dst {
+                    Dest::Vgpr { reg, hi } => Bind::Vgpr {
+                        reg,
+                        hi,
+                        width,
+                        mods: Mods::default(),
+                        narrow: None,
+                    },
+                    _ => Bind::ByName,
+                },
                 "SCC" => Bind::Scc,
                 "EXEC" => Bind::Exec,
                 "PC" => uni_field(d.addr),
@@ -1071,6 +1135,9 @@ pub(super) fn execute_bound(
         family: d.inst.family.as_str(),
         arch: w.arch,
     };
+    if let Some(k) = &e.kernel {
+        return slots::execute(ex, k, ii, plan, w);
+    }
     let dst = plan.dst;
     let p = &e.prepared;
     let f = &p.function;
@@ -1154,14 +1221,13 @@ pub(super) fn execute_bound(
             message: err.to_string(),
         });
     }
-    let outs: Vec<(&str, &RegValue)> = f
+    let outs = f
         .regs
         .iter()
         .zip(&regs)
         .filter(|(r, _)| r.written && r.role != crate::ir::RegRole::Lane)
-        .map(|(r, v)| (r.name.as_str(), v))
-        .collect();
-    Ok(write_back(w, ii, dst, exec_at_issue, &outs, plan.wb))
+        .map(|(r, v)| (r.name.as_str(), OutValue::Reg(v)));
+    Ok(write_back(w, ii, dst, exec_at_issue, outs, plan.wb))
 }
 
 /// The per-lane results of a VOP3 integer add/sub/mad with `clamp`: the exact result

@@ -183,7 +183,8 @@ pub struct Program {
     pub insts: Vec<Decoded>,
     /// The byte size.
     pub size: u64,
-    index: HashMap<u64, usize>,
+    /// Instruction index + 1 per 4-byte word of the program (0: no instruction starts there).
+    index: Vec<u32>,
     /// A process-unique id (clones share it): executors key their per-instruction binding
     /// plans by it, so a program's instructions must not be changed after it is built.
     id: u64,
@@ -248,7 +249,7 @@ impl Program {
         lines: &[(u64, usize)],
     ) -> Result<Program, WaveError> {
         let mut insts = Vec::new();
-        let mut index = HashMap::new();
+        let mut index = vec![0u32; bytes.len().div_ceil(4)];
         let mut pos = 0usize;
         while pos < bytes.len() {
             let addr = pos as u64;
@@ -288,7 +289,9 @@ impl Program {
                     size = 8;
                 }
             }
-            index.insert(addr, insts.len());
+            if let Some(slot) = index.get_mut(pos / 4) {
+                *slot = insts.len() as u32 + 1;
+            }
             insts.push(Decoded {
                 addr,
                 inst,
@@ -308,12 +311,16 @@ impl Program {
 
     /// The instruction at byte offset `addr`.
     pub fn at(&self, addr: u64) -> Option<&Decoded> {
-        self.index.get(&addr).map(|&i| &self.insts[i])
+        self.position(addr).map(|i| &self.insts[i])
     }
 
     /// The index in `insts` of the instruction at byte offset `addr`.
     pub fn position(&self, addr: u64) -> Option<usize> {
-        self.index.get(&addr).copied()
+        if !addr.is_multiple_of(4) {
+            return None;
+        }
+        let i = *self.index.get(usize::try_from(addr / 4).ok()?)?;
+        (i > 0).then(|| i as usize - 1)
     }
 }
 
@@ -350,6 +357,8 @@ pub struct Executor {
     /// The maximum number of instructions one [`Executor::run`] executes.
     pub step_budget: u64,
     machine: Machine,
+    /// The JIT fast path's slot buffer, reused from step to step.
+    slot_buffer: Vec<u8>,
     /// Fast-path binding plans per instruction index of the program last run (identified by
     /// its instruction buffer); each is checked against the instruction's address and name.
     plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
@@ -412,6 +421,7 @@ impl Executor {
             cache: HashMap::new(),
             step_budget: DEFAULT_STEP_BUDGET,
             machine: Machine::new(32),
+            slot_buffer: Vec::new(),
             plans: Vec::new(),
             plans_of: (0, 0),
         })

@@ -161,6 +161,19 @@ impl WaveState {
     }
 
     /// Sets VGPR `reg` of `lane` (registers past v255 are dropped).
+    /// The 64 lane values of VGPR `reg` (`None` beyond the file).
+    pub fn vgpr_row(&self, reg: u32) -> Option<&[u32]> {
+        let start = reg as usize * LANE_SLOTS;
+        self.vgpr.get(start..start + LANE_SLOTS)
+    }
+
+    /// The 64 lane values of VGPR `reg`, writable (`None` beyond the file).
+    pub fn vgpr_row_mut(&mut self, reg: u32) -> Option<&mut [u32]> {
+        let start = reg as usize * LANE_SLOTS;
+        self.vgpr.get_mut(start..start + LANE_SLOTS)
+    }
+
+    /// Writes VGPR `reg` of `lane` (ignored beyond the file).
     pub fn set_vgpr(&mut self, lane: u32, reg: u32, value: u32) {
         if let Some(slot) = self.vgpr.get_mut(reg as usize * LANE_SLOTS + lane as usize) {
             *slot = value;

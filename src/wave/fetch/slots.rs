@@ -1,0 +1,258 @@
+//! The JIT's bound fast path: operands go from the wave straight into the kernel's slot
+//! buffer (reused across steps), and results go from the slot buffer straight back into the
+//! wave, with no per-lane `RegValue` vectors in between.
+
+use super::{
+    apply_mods, read_vgpr_lanes, write_back, Bind, Dest, Inst, OutValue, Plan, RegValue, WaveError,
+};
+use crate::jit::Kernel;
+use crate::value::{mask64, Bits};
+use crate::wave::state::{code, WaveState, LANE_SLOTS};
+use crate::wave::Executor;
+
+/// Bytes per value in a slot buffer (two little-endian words).
+pub(super) const SLOT: usize = 16;
+
+/// Reads a `width`-bit value at byte `off`.
+pub(super) fn read(slots: &[u8], off: usize, width: u32) -> Bits {
+    let word = |o: usize| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&slots[o..o + 8]);
+        u64::from_le_bytes(b)
+    };
+    if width <= 64 {
+        Bits::from_u64(width, word(off))
+    } else {
+        Bits::from_words(width, &[word(off), word(off + 8)])
+    }
+}
+
+/// Writes the low `width` bits of (`lo`, `hi`) at byte `off`.
+#[inline]
+fn put(slots: &mut [u8], off: usize, width: u32, lo: u64, hi: u64) {
+    let (lo, hi) = if width >= 128 {
+        (lo, hi)
+    } else if width > 64 {
+        (lo, hi & mask64(width - 64))
+    } else {
+        (lo & mask64(width), 0)
+    };
+    slots[off..off + 8].copy_from_slice(&lo.to_le_bytes());
+    slots[off + 8..off + 16].copy_from_slice(&hi.to_le_bytes());
+}
+
+fn put_bits(slots: &mut [u8], off: usize, width: u32, b: &Bits) {
+    let w = b.words();
+    put(slots, off, width, w[0], w.get(1).copied().unwrap_or(0));
+}
+
+/// Writes one value for every lane of a per-lane register, or once for a uniform one
+/// (`width` at most 64: only the low word, the one a kernel reads).
+fn put_uniform(slots: &mut [u8], off: usize, width: u32, per_lane: bool, lanes: u32, x: u64) {
+    let n = if per_lane { lanes as usize } else { 1 };
+    let bytes = (x & mask64(width.min(64))).to_le_bytes();
+    for chunk in slots[off..off + n * SLOT].chunks_exact_mut(SLOT) {
+        chunk[..8].copy_from_slice(&bytes);
+    }
+}
+
+/// Writes a bound value, adapted to the register's shape as `fit_value` does: a uniform
+/// value fills every lane, a per-lane value bound to a scalar register takes lane 0.
+fn put_value(slots: &mut [u8], off: usize, width: u32, per_lane: bool, lanes: u32, v: &RegValue) {
+    match v {
+        RegValue::Uniform(b) => {
+            let n = if per_lane { lanes as usize } else { 1 };
+            for lane in 0..n {
+                put_bits(slots, off + lane * SLOT, width, b);
+            }
+        }
+        RegValue::Lanes(l) => {
+            let n = if per_lane { lanes as usize } else { 1 };
+            for lane in 0..n {
+                match l.get(lane) {
+                    Some(b) => put_bits(slots, off + lane * SLOT, width, b),
+                    None => put(slots, off + lane * SLOT, width, 0, 0),
+                }
+            }
+        }
+    }
+}
+
+/// Runs a fast-path instruction with its kernel.
+pub(super) fn execute(
+    ex: &mut Executor,
+    k: &Kernel,
+    ii: &Inst<'_>,
+    plan: &Plan,
+    w: &mut WaveState,
+) -> Result<Option<u64>, WaveError> {
+    let e = ii.e;
+    let f = &e.prepared.function;
+    let layout = &e.layout;
+    let lanes = w.wave_size;
+    let exec_at_issue = w.exec();
+    let mut slots = std::mem::take(&mut ex.slot_buffer);
+    slots.resize(layout.size, 0);
+    for (i, (r, bind)) in f.regs.iter().zip(&plan.binds).enumerate() {
+        let off = layout.offsets[i] as usize;
+        let per_lane = layout.per_lane[i];
+        let width = r.width;
+        match bind {
+            Bind::Vgpr {
+                reg,
+                hi,
+                width: read_width,
+                mods,
+                narrow,
+            } => {
+                let n = if per_lane { lanes } else { 1 };
+                let plain = mods.is_plain();
+                if plain && *read_width <= 64 {
+                    let mask = mask64(width.min(narrow.unwrap_or(*read_width)));
+                    let shift = if *hi { 16 } else { 0 };
+                    let zeros = [0u32; LANE_SLOTS];
+                    let row0 = w.vgpr_row(*reg).unwrap_or(&zeros);
+                    let row1 = if *read_width > 32 {
+                        w.vgpr_row(reg + 1).unwrap_or(&zeros)
+                    } else {
+                        &zeros
+                    };
+                    let dst = &mut slots[off..off + n as usize * SLOT];
+                    for ((chunk, &lo), &hi) in dst.chunks_exact_mut(SLOT).zip(row0).zip(row1) {
+                        let x = ((lo as u64 | (hi as u64) << 32) >> shift) & mask;
+                        chunk[..8].copy_from_slice(&x.to_le_bytes());
+                    }
+                } else {
+                    for lane in 0..n {
+                        let mut v =
+                            apply_mods(read_vgpr_lanes(w, *reg, *hi, *read_width, lane), mods);
+                        if let Some(nw) = narrow {
+                            v = v.zext(*nw);
+                        }
+                        put_bits(
+                            &mut slots,
+                            off + lane as usize * SLOT,
+                            width.min(v.width()),
+                            &v,
+                        );
+                    }
+                }
+            }
+            Bind::Const(RegValue::Uniform(b)) if b.width() <= 64 => put_uniform(
+                &mut slots,
+                off,
+                width.min(b.width()),
+                per_lane,
+                lanes,
+                b.low_u64(),
+            ),
+            Bind::Const(v) => put_value(&mut slots, off, width, per_lane, lanes, v),
+            Bind::Sgpr { code: c, width: sw } => {
+                let mut x = w.read_sgpr(*c) as u64;
+                if *sw > 32 {
+                    x |= (w.read_sgpr(c + 1) as u64) << 32;
+                }
+                put_uniform(&mut slots, off, width.min(*sw), per_lane, lanes, x);
+            }
+            Bind::Scc => put_uniform(&mut slots, off, width, per_lane, lanes, w.scc as u64),
+            Bind::Exec => put_uniform(
+                &mut slots,
+                off,
+                width,
+                per_lane,
+                lanes,
+                w.sgpr_pair(code::EXEC_LO),
+            ),
+            Bind::ByName => {
+                let v = super::bind_named(w, ii, plan.dst, &r.name, width, None)
+                    .unwrap_or_else(|| RegValue::Uniform(super::default_value(w, &r.name, width)));
+                put_value(&mut slots, off, width, per_lane, lanes, &v);
+            }
+        }
+    }
+
+    let exec = exec_at_issue & w.full_mask();
+    let m = &mut ex.machine;
+    m.wave_size = lanes;
+    // (An allocated map's `clear` writes its whole table even when empty.)
+    if !m.vgpr.is_empty() {
+        m.vgpr.clear();
+    }
+    if !m.sgpr.is_empty() {
+        m.sgpr.clear();
+    }
+    if !m.hwreg.is_empty() {
+        m.hwreg.clear();
+    }
+    let mut memory = crate::exec::machine_memory(m);
+    let result = k.bind(&mut memory).run(&mut slots, lanes, exec);
+    if let Err(err) = result {
+        ex.slot_buffer = slots;
+        return Err(WaveError::Exec {
+            addr: ii.d.addr,
+            inst: ii.d.inst.name.clone(),
+            message: err.to_string(),
+        });
+    }
+    // A plain per-lane 32/64-bit VGPR result is written straight from the slots; everything
+    // else (masks, SCC, clamp/omod, 16-bit halves, wide results) through `write_back`.
+    let p = &e.prepared;
+    let wb = plan.wb;
+    let direct_d0 = match plan.dst {
+        Dest::Vgpr { reg, hi: false } if p.vector && !p.wave_level && !wb.clamp && wb.omod == 0 => {
+            f.reg("D0").and_then(|id| {
+                let i = id.0 as usize;
+                let r = &f.regs[i];
+                let fits = matches!(r.width, 32 | 64)
+                    && !(wb.vdst_bits >= 32 && wb.vdst_bits < r.width)
+                    && layout.per_lane[i]
+                    && r.written;
+                fits.then_some((i, reg, r.width))
+            })
+        }
+        _ => None,
+    };
+    if let Some((i, reg, width)) = direct_d0 {
+        let off = layout.offsets[i] as usize;
+        let src = &slots[off..off + lanes as usize * SLOT];
+        let word = |lane: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&src[lane * SLOT..lane * SLOT + 8]);
+            u64::from_le_bytes(b)
+        };
+        let halves: &[(u32, u32)] = if width == 64 {
+            &[(0, 0), (1, 32)]
+        } else {
+            &[(0, 0)]
+        };
+        for &(k, shift) in halves {
+            if let Some(row) = w.vgpr_row_mut(reg + k) {
+                for (lane, v) in row.iter_mut().enumerate().take(lanes as usize) {
+                    if exec_at_issue >> lane & 1 == 1 {
+                        *v = (word(lane) >> shift) as u32;
+                    }
+                }
+            }
+        }
+    }
+    let skip = direct_d0.map(|d| d.0);
+    let outs = f
+        .regs
+        .iter()
+        .enumerate()
+        .filter(|&(i, r)| r.written && r.role != crate::ir::RegRole::Lane && Some(i) != skip)
+        .map(|(i, r)| {
+            (
+                r.name.as_str(),
+                OutValue::Slot {
+                    slots: &slots,
+                    off: layout.offsets[i] as usize,
+                    width: r.width,
+                    per_lane: layout.per_lane[i],
+                },
+            )
+        });
+    let next = write_back(w, ii, plan.dst, exec_at_issue, outs, wb);
+    ex.slot_buffer = slots;
+    Ok(next)
+}
