@@ -290,6 +290,12 @@ impl Kernel {
         status_to_result(code, ctx.error)
     }
 
+    /// Whether the kernel calls helpers (built-ins, soft-float, memory); one that does not
+    /// never touches the memory it is given.
+    pub fn uses_helpers(&self) -> bool {
+        !self.helpers.is_empty()
+    }
+
     /// The kernel bound to a memory, for running it many times without rebuilding the
     /// helper context on each call (the fast path for simulators and benches).
     pub fn bind<'a>(&'a self, memory: &'a mut dyn crate::interp::Memory) -> Bound<'a> {

@@ -971,6 +971,8 @@ enum Bind {
     Exec,
     /// Anything else: resolved by name at each step.
     ByName,
+    /// Never read, and assigned in full before the function ends: no input value needed.
+    Unread,
 }
 
 /// The per-decoded-instruction binding plan of the fast path: where each function register
@@ -982,6 +984,98 @@ pub(super) struct Plan {
     dst: Dest,
     binds: Vec<Bind>,
     wb: WriteBackInfo,
+    /// The registers the instruction writes, in function order, with how each is written.
+    outputs: Vec<(usize, Out)>,
+}
+
+/// The registers a function body assigns whole in a top-level statement before any
+/// statement that may `return` (so on every path that completes).
+fn assigned_in_full(body: &[crate::ir::Stmt]) -> Vec<usize> {
+    use crate::ir::{Place, Stmt};
+    fn may_return(st: &Stmt) -> bool {
+        match st {
+            Stmt::Return { .. } => true,
+            Stmt::If {
+                then, otherwise, ..
+            } => then.iter().chain(otherwise).any(may_return),
+            Stmt::For { body, .. } | Stmt::While { body, .. } => body.iter().any(may_return),
+            _ => false,
+        }
+    }
+    let mut out = Vec::new();
+    for st in body {
+        if may_return(st) {
+            break;
+        }
+        match st {
+            Stmt::Assign {
+                place: Place::Reg(id),
+                ..
+            } => out.push(id.0 as usize),
+            Stmt::AssignConcat { places, .. } => {
+                for (p, _) in places {
+                    if let Place::Reg(id) = p {
+                        out.push(id.0 as usize);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// How one written register reaches the wave, resolved once per decoded instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Out {
+    /// A plain per-lane 32/64-bit D0 into VGPR `reg` (active lanes only).
+    VgprD0 { reg: u32, width: u32 },
+    /// A 32/64-bit D0 into the scalar registers from `code`.
+    SgprD0 { code: u32, width: u32 },
+    /// SCC (bit 0).
+    Scc,
+    /// The program counter (a branch).
+    Pc,
+    /// Everything else: through `write_back`.
+    General,
+}
+
+/// Resolves how each written register of an instruction is written back.
+fn outputs(ii: &Inst<'_>, dst: Dest, wb: WriteBackInfo) -> Vec<(usize, Out)> {
+    let p = &ii.e.prepared;
+    let f = &p.function;
+    f.regs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.written && r.role != crate::ir::RegRole::Lane)
+        .map(|(i, r)| {
+            let plain_width = matches!(r.width, 32 | 64);
+            let out = match (r.name.as_str(), dst) {
+                ("D0", Dest::Vgpr { reg, hi: false })
+                    if p.vector
+                        && !p.wave_level
+                        && p.per_lane[i]
+                        && plain_width
+                        && !wb.clamp
+                        && wb.omod == 0
+                        && !(wb.vdst_bits >= 32 && wb.vdst_bits < r.width) =>
+                {
+                    Out::VgprD0 {
+                        reg,
+                        width: r.width,
+                    }
+                }
+                ("D0", Dest::Sgpr(code)) if plain_width && !p.per_lane[i] => Out::SgprD0 {
+                    code,
+                    width: r.width,
+                },
+                ("SCC", _) if !p.per_lane[i] => Out::Scc,
+                ("PC", _) if !p.per_lane[i] => Out::Pc,
+                _ => Out::General,
+            };
+            (i, out)
+        })
+        .collect()
 }
 
 /// Facts about an instruction's write-back, fixed by the encoding.
@@ -1033,10 +1127,15 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
         .map(|r| f.regs[r.0 as usize].width)
         .unwrap_or(32);
     let dst = dest(&ii, d0_width);
+    let assigned = assigned_in_full(&f.body);
     let binds = f
         .regs
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
+            if !r.read && assigned.contains(&i) {
+                return Bind::Unread;
+            }
             let width = r.width;
             let uni_field = |v: u64| Bind::Const(uni(width, v));
             match r.name.as_str() {
@@ -1093,6 +1192,7 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
                         mods: Mods::default(),
                         narrow: None,
                     },
+                    Dest::Sgpr(code) if code < 128 && width <= 64 => Bind::Sgpr { code, width },
                     _ => Bind::ByName,
                 },
                 "SCC" => Bind::Scc,
@@ -1110,12 +1210,14 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
             }
         })
         .collect();
+    let wb = write_back_info(&ii);
     Plan {
         addr: d.addr,
         name: d.inst.name.clone(),
         dst,
         binds,
-        wb: write_back_info(&ii),
+        wb,
+        outputs: outputs(&ii, dst, wb),
     }
 }
 
@@ -1175,6 +1277,7 @@ pub(super) fn execute_bound(
             Bind::Exec => uni(r.width, w.sgpr_pair(code::EXEC_LO)),
             Bind::ByName => bind_named(w, ii, dst, &r.name, r.width, None)
                 .unwrap_or_else(|| RegValue::Uniform(default_value(w, &r.name, r.width))),
+            Bind::Unread => uni(r.width, 0),
         };
         regs.push(fit_value(v, per_lane, r.width, lanes));
     }

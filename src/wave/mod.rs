@@ -179,8 +179,9 @@ pub struct Decoded {
 /// A decoded program.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
-    /// The instructions in memory order.
-    pub insts: Vec<Decoded>,
+    /// The instructions in memory order (fixed once built: executors cache per-instruction
+    /// plans by the program's id).
+    insts: Vec<Decoded>,
     /// The byte size.
     pub size: u64,
     /// Instruction index + 1 per 4-byte word of the program (0: no instruction starts there).
@@ -307,6 +308,11 @@ impl Program {
             index,
             id: NEXT_PROGRAM_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
+    }
+
+    /// The instructions in memory order.
+    pub fn insts(&self) -> &[Decoded] {
+        &self.insts
     }
 
     /// The instruction at byte offset `addr`.
@@ -641,9 +647,9 @@ impl Executor {
         if self.plans_of != (program.id, program.insts.len()) {
             return None;
         }
+        // Programs never change once built, so (id, index) identifies the instruction.
         let (e, p) = self.plans.get(idx)?.as_ref()?;
-        let d = &program.insts[idx];
-        (p.addr == d.addr && p.name == d.inst.name).then(|| (e.clone(), p.clone()))
+        Some((e.clone(), p.clone()))
     }
 
     /// The cached entry and binding plan of instruction `idx`, building them on first use;

@@ -3,7 +3,7 @@
 //! wave, with no per-lane `RegValue` vectors in between.
 
 use super::{
-    apply_mods, read_vgpr_lanes, write_back, Bind, Dest, Inst, OutValue, Plan, RegValue, WaveError,
+    apply_mods, read_vgpr_lanes, write_back, Bind, Inst, Out, OutValue, Plan, RegValue, WaveError,
 };
 use crate::jit::Kernel;
 use crate::value::{mask64, Bits};
@@ -92,7 +92,10 @@ pub(super) fn execute(
     let lanes = w.wave_size;
     let exec_at_issue = w.exec();
     let mut slots = std::mem::take(&mut ex.slot_buffer);
-    slots.resize(layout.size, 0);
+    // Only ever grown: the buffer serves every instruction's layout.
+    if slots.len() < layout.size {
+        slots.resize(layout.size, 0);
+    }
     for (i, (r, bind)) in f.regs.iter().zip(&plan.binds).enumerate() {
         let off = layout.offsets[i] as usize;
         let per_lane = layout.per_lane[i];
@@ -163,6 +166,7 @@ pub(super) fn execute(
                 lanes,
                 w.sgpr_pair(code::EXEC_LO),
             ),
+            Bind::Unread => {}
             Bind::ByName => {
                 let v = super::bind_named(w, ii, plan.dst, &r.name, width, None)
                     .unwrap_or_else(|| RegValue::Uniform(super::default_value(w, &r.name, width)));
@@ -172,20 +176,25 @@ pub(super) fn execute(
     }
 
     let exec = exec_at_issue & w.full_mask();
-    let m = &mut ex.machine;
-    m.wave_size = lanes;
-    // (An allocated map's `clear` writes its whole table even when empty.)
-    if !m.vgpr.is_empty() {
-        m.vgpr.clear();
-    }
-    if !m.sgpr.is_empty() {
-        m.sgpr.clear();
-    }
-    if !m.hwreg.is_empty() {
-        m.hwreg.clear();
-    }
-    let mut memory = crate::exec::machine_memory(m);
-    let result = k.bind(&mut memory).run(&mut slots, lanes, exec);
+    let result = if k.uses_helpers() {
+        let m = &mut ex.machine;
+        m.wave_size = lanes;
+        // (An allocated map's `clear` writes its whole table even when empty.)
+        if !m.vgpr.is_empty() {
+            m.vgpr.clear();
+        }
+        if !m.sgpr.is_empty() {
+            m.sgpr.clear();
+        }
+        if !m.hwreg.is_empty() {
+            m.hwreg.clear();
+        }
+        let mut memory = crate::exec::machine_memory(m);
+        k.bind(&mut memory).run(&mut slots, lanes, exec)
+    } else {
+        k.bind(&mut crate::exec::NullMemory)
+            .run(&mut slots, lanes, exec)
+    };
     if let Err(err) = result {
         ex.slot_buffer = slots;
         return Err(WaveError::Exec {
@@ -194,65 +203,67 @@ pub(super) fn execute(
             message: err.to_string(),
         });
     }
-    // A plain per-lane 32/64-bit VGPR result is written straight from the slots; everything
-    // else (masks, SCC, clamp/omod, 16-bit halves, wide results) through `write_back`.
-    let p = &e.prepared;
-    let wb = plan.wb;
-    let direct_d0 = match plan.dst {
-        Dest::Vgpr { reg, hi: false } if p.vector && !p.wave_level && !wb.clamp && wb.omod == 0 => {
-            f.reg("D0").and_then(|id| {
-                let i = id.0 as usize;
-                let r = &f.regs[i];
-                let fits = matches!(r.width, 32 | 64)
-                    && !(wb.vdst_bits >= 32 && wb.vdst_bits < r.width)
-                    && layout.per_lane[i]
-                    && r.written;
-                fits.then_some((i, reg, r.width))
-            })
-        }
-        _ => None,
+    // The common results are written straight from the slots; the rest (masks, VCC/EXEC,
+    // clamp/omod, 16-bit halves, wide results) through `write_back`.
+    let word = |off: usize| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&slots[off..off + 8]);
+        u64::from_le_bytes(b)
     };
-    if let Some((i, reg, width)) = direct_d0 {
+    let mut next = None;
+    let mut general = false;
+    for &(i, out) in &plan.outputs {
         let off = layout.offsets[i] as usize;
-        let src = &slots[off..off + lanes as usize * SLOT];
-        let word = |lane: usize| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&src[lane * SLOT..lane * SLOT + 8]);
-            u64::from_le_bytes(b)
-        };
-        let halves: &[(u32, u32)] = if width == 64 {
-            &[(0, 0), (1, 32)]
-        } else {
-            &[(0, 0)]
-        };
-        for &(k, shift) in halves {
-            if let Some(row) = w.vgpr_row_mut(reg + k) {
-                for (lane, v) in row.iter_mut().enumerate().take(lanes as usize) {
-                    if exec_at_issue >> lane & 1 == 1 {
-                        *v = (word(lane) >> shift) as u32;
+        match out {
+            Out::VgprD0 { reg, width } => {
+                let halves: &[(u32, u32)] = if width == 64 {
+                    &[(0, 0), (1, 32)]
+                } else {
+                    &[(0, 0)]
+                };
+                for &(k, shift) in halves {
+                    if let Some(row) = w.vgpr_row_mut(reg + k) {
+                        for (lane, v) in row.iter_mut().enumerate().take(lanes as usize) {
+                            if exec_at_issue >> lane & 1 == 1 {
+                                *v = (word(off + lane * SLOT) >> shift) as u32;
+                            }
+                        }
                     }
                 }
             }
+            Out::SgprD0 { code: c, width } => {
+                let x = word(off);
+                w.write_sgpr(c, x as u32);
+                if width == 64 {
+                    w.write_sgpr(c + 1, (x >> 32) as u32);
+                }
+            }
+            Out::Scc => w.scc = word(off) & 1 == 1,
+            Out::Pc => next = Some(word(off)),
+            Out::General => general = true,
         }
     }
-    let skip = direct_d0.map(|d| d.0);
-    let outs = f
-        .regs
-        .iter()
-        .enumerate()
-        .filter(|&(i, r)| r.written && r.role != crate::ir::RegRole::Lane && Some(i) != skip)
-        .map(|(i, r)| {
-            (
-                r.name.as_str(),
-                OutValue::Slot {
-                    slots: &slots,
-                    off: layout.offsets[i] as usize,
-                    width: r.width,
-                    per_lane: layout.per_lane[i],
-                },
-            )
-        });
-    let next = write_back(w, ii, plan.dst, exec_at_issue, outs, wb);
+    if general {
+        let outs = plan
+            .outputs
+            .iter()
+            .filter(|(_, out)| *out == Out::General)
+            .map(|&(i, _)| {
+                let r = &f.regs[i];
+                (
+                    r.name.as_str(),
+                    OutValue::Slot {
+                        slots: &slots,
+                        off: layout.offsets[i] as usize,
+                        width: r.width,
+                        per_lane: layout.per_lane[i],
+                    },
+                )
+            });
+        if let Some(pc) = write_back(w, ii, plan.dst, exec_at_issue, outs, plan.wb) {
+            next = Some(pc);
+        }
+    }
     ex.slot_buffer = slots;
     Ok(next)
 }
