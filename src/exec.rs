@@ -261,6 +261,15 @@ impl Prepared {
         }
     }
 
+    /// The same instruction with optimised IR (`ir::opt`: folded constants, unrolled constant
+    /// loops, no dead stores); registers and bindings are unchanged.
+    pub fn optimized(&self) -> Prepared {
+        Prepared {
+            function: crate::ir::opt::optimize(&self.function),
+            ..self.clone()
+        }
+    }
+
     /// Whether the text calls a built-in the hardware only approximates.
     pub fn is_approximate(&self) -> bool {
         let mut approx = false;

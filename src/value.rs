@@ -26,6 +26,7 @@ fn words_for(width: u32) -> usize {
 
 impl Bits {
     /// A value of `width` bits from the low bits of `value`.
+    #[inline]
     pub fn from_u64(width: u32, value: u64) -> Bits {
         Bits::from_words(width, &[value])
     }
@@ -36,12 +37,14 @@ impl Bits {
     }
 
     /// Zero of `width` bits.
+    #[inline]
     pub fn zero(width: u32) -> Bits {
         Bits::from_words(width, &[])
     }
 
     /// A value of `width` bits from little-endian 64-bit words; missing words are zero and
     /// bits beyond `width` are dropped.
+    #[inline]
     pub fn from_words(width: u32, words: &[u64]) -> Bits {
         let width = width.max(1);
         if width <= 64 {
@@ -89,11 +92,13 @@ impl Bits {
     }
 
     /// The width in bits.
+    #[inline]
     pub fn width(&self) -> u32 {
         self.width
     }
 
     /// The little-endian words (one for values up to 64 bits).
+    #[inline]
     pub fn words(&self) -> &[u64] {
         match &self.repr {
             Repr::Small(v) => std::slice::from_ref(v),
@@ -102,6 +107,7 @@ impl Bits {
     }
 
     /// The low 64 bits.
+    #[inline]
     pub fn low_u64(&self) -> u64 {
         self.words()[0]
     }
@@ -113,6 +119,7 @@ impl Bits {
     }
 
     /// True when every bit is zero.
+    #[inline]
     pub fn is_zero(&self) -> bool {
         self.words().iter().all(|w| *w == 0)
     }
@@ -174,6 +181,7 @@ impl Bits {
     }
 
     /// Whether bit `i` is set (false past the width).
+    #[inline]
     pub fn bit(&self, i: u64) -> bool {
         if i >= self.width as u64 {
             return false;
@@ -182,11 +190,13 @@ impl Bits {
     }
 
     /// The top bit: the sign of a signed view.
+    #[inline]
     pub fn sign_bit(&self) -> bool {
         self.bit(self.width as u64 - 1)
     }
 
     /// Zero-extends or truncates to `width`.
+    #[inline]
     pub fn zext(&self, width: u32) -> Bits {
         Bits::from_words(width, self.words())
     }

@@ -1315,7 +1315,7 @@ pub(super) fn execute_bound(
             }
             r
         }
-        None => crate::exec::run_bound_interp(p, &mut regs, lanes, exec, &mut memory),
+        None => crate::exec::run_bound_interp(&e.optimized, &mut regs, lanes, exec, &mut memory),
     };
     if let Err(err) = result {
         return Err(WaveError::Exec {

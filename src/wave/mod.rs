@@ -343,6 +343,9 @@ pub enum Step {
 struct Entry {
     inst: Instruction,
     prepared: Prepared,
+    /// The same with optimised IR (constants folded, constant loops unrolled): what the
+    /// interpreter runs on the bound fast path.
+    optimized: Prepared,
     kernel: Option<Kernel>,
     /// The kernel's slot layout (as `Jit::compile` lays it out).
     layout: crate::jit::Layout,
@@ -505,6 +508,7 @@ impl Executor {
             sgpr_space: text.contains("SGPR["),
             vgpr_space: text.contains("VGPR["),
             layout: crate::jit::Layout::new(&prepared.per_lane),
+            optimized: prepared.optimized(),
             prepared,
             kernel,
         }))

@@ -514,6 +514,20 @@ pub fn fold(e: &Expr) -> Expr {
                 return mk(v);
             }
         }
+        // A same-width bitcast of a register read or a constant is the leaf itself, typed
+        // as the bitcast (their values do not depend on the node's type, only its width).
+        ExprKind::Convert {
+            conv: Conv::Bitcast,
+            arg,
+        } if arg.ty.width() == e.ty.width()
+            && matches!(arg.kind, ExprKind::Reg(_) | ExprKind::Const(_)) =>
+        {
+            return Expr {
+                ty: e.ty,
+                kind: arg.kind.clone(),
+                span: e.span,
+            };
+        }
         ExprKind::Select {
             cond,
             then,
