@@ -594,6 +594,7 @@ fn jit_command(
     all: bool,
 ) -> Result<(), Failure> {
     let jit = jit::Jit::new().map_err(|e| Failure(format!("error: {e}")))?;
+    let jit = if dump { jit.with_disasm() } else { jit };
     if all {
         let start = std::time::Instant::now();
         let (mut ok, mut total, mut bytes) = (0, 0, 0);
@@ -632,6 +633,8 @@ fn jit_command(
         text.push_str(&amdpcode::ir::print_function(&p.function));
         text.push_str("\n== Cranelift IR\n");
         text.push_str(&k.clif);
+        text.push_str("\n== Machine code\n");
+        text.push_str(&k.asm);
     }
     print_out(&text)
 }

@@ -62,6 +62,9 @@ pub struct Kernel {
     lane_loop: bool,
     /// The Cranelift IR, for `amdpcode jit --dump`.
     pub clif: String,
+    /// The generated machine code as text (Cranelift's disassembly of its lowered code), when
+    /// the JIT was made [`Jit::with_disasm`]; empty otherwise.
+    pub asm: String,
     _owner: Arc<Mutex<Inner>>,
 }
 
@@ -77,6 +80,8 @@ struct Inner {
 #[derive(Clone)]
 pub struct Jit {
     inner: Arc<Mutex<Inner>>,
+    /// Keep a disassembly of each kernel (`Kernel::asm`); off by default (it slows compiles).
+    disasm: bool,
 }
 
 impl Jit {
@@ -103,6 +108,7 @@ impl Jit {
         let module = JITModule::new(builder);
         let ctx = module.make_context();
         Ok(Jit {
+            disasm: false,
             inner: Arc::new(Mutex::new(Inner {
                 module,
                 ctx,
@@ -110,6 +116,12 @@ impl Jit {
                 counter: 0,
             })),
         })
+    }
+
+    /// The same JIT, keeping a disassembly of every kernel it compiles from now on.
+    pub fn with_disasm(mut self) -> Jit {
+        self.disasm = true;
+        self
     }
 
     /// Compiles a prepared instruction.
@@ -135,6 +147,7 @@ impl Jit {
         let ptr = inner.module.target_config().pointer_type();
         let cc = inner.module.target_config().default_call_conv;
         inner.module.clear_context(&mut inner.ctx);
+        inner.ctx.set_disasm(self.disasm);
         inner.ctx.func.signature = translate::kernel_signature(ptr, cc);
         let helper_sig = translate::helper_signature(ptr, cc);
         let helper_id = inner
@@ -185,6 +198,11 @@ impl Jit {
             .ctx
             .compiled_code()
             .map_or(0, |c| c.code_buffer().len());
+        let asm = inner
+            .ctx
+            .compiled_code()
+            .and_then(|c| c.vcode.clone())
+            .unwrap_or_default();
         inner.module.clear_context(&mut inner.ctx);
         inner
             .module
@@ -201,6 +219,7 @@ impl Jit {
             code_size,
             lane_loop,
             clif,
+            asm,
             _owner: Arc::clone(&self.inner),
         })
     }
