@@ -1285,38 +1285,18 @@ pub(super) fn execute_bound(
     let exec = exec_at_issue & w.full_mask();
     let m = &mut ex.machine;
     m.wave_size = lanes;
-    m.vgpr.clear();
-    m.sgpr.clear();
-    m.hwreg.clear();
+    // (An allocated map's `clear` writes its whole table even when empty.)
+    if !m.vgpr.is_empty() {
+        m.vgpr.clear();
+    }
+    if !m.sgpr.is_empty() {
+        m.sgpr.clear();
+    }
+    if !m.hwreg.is_empty() {
+        m.hwreg.clear();
+    }
     let mut memory = crate::exec::machine_memory(m);
-    let result = match &e.kernel {
-        Some(k) => {
-            let mut slots = k.slots(&regs);
-            let r = k.run_slots(&mut slots, lanes, exec, &mut memory);
-            if r.is_ok() {
-                let layout = &e.layout;
-                for (i, r) in f.regs.iter().enumerate() {
-                    if !r.written || r.role == crate::ir::RegRole::Lane {
-                        continue;
-                    }
-                    let off = layout.offsets[i] as usize;
-                    let read = |o: usize| {
-                        let lo = u64::from_le_bytes(slots[o..o + 8].try_into().unwrap_or([0; 8]));
-                        let hi =
-                            u64::from_le_bytes(slots[o + 8..o + 16].try_into().unwrap_or([0; 8]));
-                        Bits::from_words(r.width, &[lo, hi])
-                    };
-                    regs[i] = if layout.per_lane[i] {
-                        RegValue::Lanes((0..lanes as usize).map(|l| read(off + l * 16)).collect())
-                    } else {
-                        RegValue::Uniform(read(off))
-                    };
-                }
-            }
-            r
-        }
-        None => crate::exec::run_bound_interp(&e.optimized, &mut regs, lanes, exec, &mut memory),
-    };
+    let result = crate::exec::run_bound_interp(&e.optimized, &mut regs, lanes, exec, &mut memory);
     if let Err(err) = result {
         return Err(WaveError::Exec {
             addr: ii.d.addr,
@@ -1324,13 +1304,49 @@ pub(super) fn execute_bound(
             message: err.to_string(),
         });
     }
-    let outs = f
-        .regs
-        .iter()
-        .zip(&regs)
-        .filter(|(r, _)| r.written && r.role != crate::ir::RegRole::Lane)
-        .map(|(r, v)| (r.name.as_str(), OutValue::Reg(v)));
-    Ok(write_back(w, ii, dst, exec_at_issue, outs, plan.wb))
+    // The common results go straight into the wave; the rest through `write_back`.
+    let mut next = None;
+    let mut general = false;
+    for &(i, out) in &plan.outputs {
+        let v = &regs[i];
+        match out {
+            Out::VgprD0 { reg, width } => {
+                for lane in 0..lanes {
+                    if exec_at_issue >> lane & 1 == 1 {
+                        let x = match v {
+                            RegValue::Uniform(b) => b.low_u64(),
+                            RegValue::Lanes(l) => l[lane as usize].low_u64(),
+                        };
+                        w.set_vgpr(lane, reg, x as u32);
+                        if width == 64 {
+                            w.set_vgpr(lane, reg + 1, (x >> 32) as u32);
+                        }
+                    }
+                }
+            }
+            Out::SgprD0 { code: c, width } => {
+                let x = first(v).low_u64();
+                w.write_sgpr(c, x as u32);
+                if width == 64 {
+                    w.write_sgpr(c + 1, (x >> 32) as u32);
+                }
+            }
+            Out::Scc => w.scc = first(v).low_u64() & 1 == 1,
+            Out::Pc => next = Some(first(v).low_u64()),
+            Out::General => general = true,
+        }
+    }
+    if general {
+        let outs = plan
+            .outputs
+            .iter()
+            .filter(|(_, out)| *out == Out::General)
+            .map(|&(i, _)| (f.regs[i].name.as_str(), OutValue::Reg(&regs[i])));
+        if let Some(pc) = write_back(w, ii, dst, exec_at_issue, outs, plan.wb) {
+            next = Some(pc);
+        }
+    }
+    Ok(next)
 }
 
 /// The per-lane results of a VOP3 integer add/sub/mad with `clamp`: the exact result
