@@ -598,10 +598,12 @@ impl Executor {
             target: wave.pc,
         })?;
         let d = &program.insts[idx];
-        // An instruction with a cached plan is neither a no-op nor the end.
-        if let Some((entry, plan)) = self.plan_hit(program, idx) {
-            let next = fetch::execute_bound(self, &entry, &plan, d, wave)?;
-            return self.advance(program, d, next, wave);
+        // An instruction with a cached plan is neither a no-op nor the end. The plan is
+        // taken out of its slot while it runs (no reference counting on the hot path).
+        if let Some((entry, plan)) = self.plan_take(program, idx) {
+            let r = fetch::execute_bound(self, &entry, &plan, d, wave);
+            self.plans[idx] = Some((entry, plan));
+            return self.advance(program, d, r?, wave);
         }
         let name = d.inst.name.as_str();
         if is_endpgm(name) {
@@ -645,15 +647,15 @@ impl Executor {
         })
     }
 
-    /// The cached entry and plan of instruction `idx` of `program`, if built.
+    /// Takes the cached entry and plan of instruction `idx` of `program` out of the cache,
+    /// if built (the caller puts them back).
     #[allow(clippy::type_complexity)]
-    fn plan_hit(&self, program: &Program, idx: usize) -> Option<(Rc<Entry>, Rc<fetch::Plan>)> {
+    fn plan_take(&mut self, program: &Program, idx: usize) -> Option<(Rc<Entry>, Rc<fetch::Plan>)> {
         if self.plans_of != (program.id, program.insts.len()) {
             return None;
         }
         // Programs never change once built, so (id, index) identifies the instruction.
-        let (e, p) = self.plans.get(idx)?.as_ref()?;
-        Some((e.clone(), p.clone()))
+        self.plans.get_mut(idx)?.take()
     }
 
     /// The cached entry and binding plan of instruction `idx`, building them on first use;
