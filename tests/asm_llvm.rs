@@ -16,11 +16,39 @@ use amdpcode::spec::{self, Arch};
 const PER_ARCH: usize = 20_000;
 /// Lines per llvm-mc run.
 const CHUNK: usize = 500;
-const FAMILIES: [&str; 22] = [
+const FAMILIES: [&str; 23] = [
     "SOP1", "SOP2", "SOPC", "SOPK", "SOPP", "SMEM", "VOP1", "VOP2", "VOPC", "VOP3", "VOP3SD",
-    "VOP3P", "DS", "FLAT", "GLOBAL", "SCRATCH", "VFLAT", "VGLOBAL", "VSCRATCH", "MUBUF", "MTBUF",
-    "VBUFFER",
+    "VOP3P", "VOPD", "DS", "FLAT", "GLOBAL", "SCRATCH", "VFLAT", "VGLOBAL", "VSCRATCH", "MUBUF",
+    "MTBUF", "VBUFFER",
 ];
+/// The DPP/SDWA variants, reported as their own rows: (variant class, `src0` code that
+/// selects it).
+const EXTENSIONS: [(&str, u32); 15] = [
+    ("VOP1_DPP16", 0xfa),
+    ("VOP2_DPP16", 0xfa),
+    ("VOPC_DPP16", 0xfa),
+    ("VOP3_DPP16", 0xfa),
+    ("VOP3SD_DPP16", 0xfa),
+    ("VOP3P_DPP16", 0xfa),
+    ("VOP1_DPP8", 0xe9),
+    ("VOP2_DPP8", 0xe9),
+    ("VOPC_DPP8", 0xe9),
+    ("VOP3_DPP8", 0xe9),
+    ("VOP3SD_DPP8", 0xe9),
+    ("VOP3P_DPP8", 0xe9),
+    ("VOP1_SDWA", 0xf9),
+    ("VOP2_SDWA", 0xf9),
+    ("VOPC_SDWA_SDST", 0xf9),
+];
+
+/// The row a decoded instruction is reported under: its family, or its DPP/SDWA variant.
+fn label(inst: &amdpcode::isa::Inst) -> String {
+    if EXTENSIONS.iter().any(|(v, _)| *v == inst.format) {
+        inst.format.clone()
+    } else {
+        inst.family.clone()
+    }
+}
 
 fn llvm_mc() -> Option<String> {
     ["llvm-mc-22", "/usr/lib/llvm-22/bin/llvm-mc"]
@@ -238,22 +266,37 @@ fn generate(isa: &Isa, seed: u64) -> (Vec<Case>, BTreeMap<String, usize>) {
     let mut rng = Rng(seed);
     let mut per_family: BTreeMap<String, Vec<Case>> = BTreeMap::new();
     let mut own_fail: BTreeMap<String, usize> = BTreeMap::new();
-    let families: Vec<&str> = FAMILIES
+    let mut families: Vec<&str> = FAMILIES
         .iter()
         .copied()
         .filter(|f| isa.tables().format(f).is_some())
         .collect();
+    let mut ext_rows: Vec<(&str, u32)> = Vec::new();
+    for &(v, code) in &EXTENSIONS {
+        if isa.tables().format(v).is_some() {
+            ext_rows.push((v, code));
+        }
+    }
+    families.extend(ext_rows.iter().map(|r| r.0));
     let quota = PER_ARCH / families.len() + 1;
-    let prefixes: Vec<(String, u32)> = isa
-        .tables()
-        .formats
-        .iter()
-        .filter(|f| families.contains(&f.name.as_str()))
-        .filter_map(|f| {
-            let e = f.field("encoding")?;
-            Some((f.name.clone(), (e.fixed? as u32) << e.lo))
-        })
-        .collect();
+    // (row, encoding prefix, src0 field of the base format and the code to put there)
+    type Prefix = (String, u32, Option<(u32, u32, u32)>);
+    let mut prefixes: Vec<Prefix> = Vec::new();
+    for f in &isa.tables().formats {
+        let Some(e) = f.field("encoding") else {
+            continue;
+        };
+        let Some(fixed) = e.fixed else { continue };
+        let p = (fixed as u32) << e.lo;
+        if families.contains(&f.name.as_str()) && f.name == f.family {
+            prefixes.push((f.name.clone(), p, None));
+        }
+        if let Some(&(_, code)) = ext_rows.iter().find(|r| r.0 == f.name) {
+            let base = isa.tables().format(&f.family).expect("base format");
+            let src0 = base.field("src0").expect("src0 field");
+            prefixes.push((f.name.clone(), p, Some((src0.lo, src0.width, code))));
+        }
+    }
     let mut tries = 0;
     while per_family.values().map(Vec::len).sum::<usize>() < PER_ARCH && tries < 5_000_000 {
         tries += 1;
@@ -262,16 +305,27 @@ fn generate(isa: &Isa, seed: u64) -> (Vec<Case>, BTreeMap<String, usize>) {
             c.copy_from_slice(&rng.next().to_le_bytes());
         }
         // Steer the first word into a format: keep the random low bits.
-        let (_, p) = &prefixes[rng.next() as usize % prefixes.len()];
+        let (_, p, src0) = &prefixes[rng.next() as usize % prefixes.len()];
         let p = *p;
         let top_bits = 32 - p.trailing_zeros().min(31);
         let mask = !0u32 >> top_bits.min(31);
         let word = (u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) & mask) | p;
         bytes[..4].copy_from_slice(&word.to_le_bytes());
+        if let Some((lo, width, mut code)) = *src0 {
+            if code == 0xe9 {
+                // DPP8 with or without `fi`.
+                code |= rng.next() & 1;
+            }
+            // Put the DPP/SDWA marker into `src0` (bit `lo` of the instruction).
+            let mut all = u128::from_le_bytes(bytes);
+            let m = ((1u128 << width) - 1) << lo;
+            all = (all & !m) | (u128::from(code) << lo);
+            bytes = all.to_le_bytes();
+        }
         let Ok((inst, _)) = isa.decode(&bytes) else {
             continue;
         };
-        let family = inst.family.clone();
+        let family = label(&inst);
         if !families.contains(&family.as_str()) || inst.name == "S_NOP" {
             continue;
         }
@@ -287,7 +341,7 @@ fn generate(isa: &Isa, seed: u64) -> (Vec<Case>, BTreeMap<String, usize>) {
             *own_fail.entry(family).or_default() += 1;
             continue;
         };
-        if len != canon.len() || isa.print(&again) != text || again.family != family {
+        if len != canon.len() || isa.print(&again) != text || label(&again) != family {
             *own_fail.entry(family).or_default() += 1;
             continue;
         }

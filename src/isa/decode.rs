@@ -75,7 +75,24 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
         let mut used = fmt;
         let mut size = fmt.size;
         let mut literal = None;
-        if takes_literal(info, fmt, bits) {
+        let src0 = fmt.field("src0").map(|f| f.get(bits) as u32);
+        let ext = src0.and_then(|c| super::dpp::ext_of(tables.arch, &fmt.family, c));
+        if let Some(ext) = ext {
+            let Some(var) = super::dpp::ext_format(tables, &fmt.family, ext) else {
+                continue;
+            };
+            if bytes.len() < var.size {
+                return Err(DecodeError::Truncated {
+                    needed: var.size,
+                    available: bytes.len(),
+                });
+            }
+            if !super::dpp::valid(tables.arch, var, bits) {
+                continue;
+            }
+            used = var;
+            size = var.size;
+        } else if takes_literal(info, fmt, bits) {
             if let Some(lit_fmt) = tables.variant(&fmt.family, "_LIT", info.opcode) {
                 used = lit_fmt;
             }
@@ -94,7 +111,7 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
             ]));
             size = at + 4;
         }
-        let fields: Vec<(String, u64)> = fmt
+        let fields: Vec<(String, u64)> = (if ext.is_some() { used } else { fmt })
             .fields
             .iter()
             .filter(|f| f.fixed.is_none() && f.name != "op")
@@ -105,9 +122,26 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
             .iter()
             .filter_map(|op| {
                 let raw = fields.iter().find(|(n, _)| *n == op.field)?.1;
+                let value = match (ext, op.field.as_str()) {
+                    // The real `src0` of a DPP/SDWA word is `vsrc0` of the extension.
+                    (Some(e), "src0") => {
+                        let v = used.field("vsrc0").map_or(0, |f| f.get(bits)) as u32;
+                        let scalar = e == super::dpp::Ext::Sdwa
+                            && used.field("s0").is_some_and(|f| f.get(bits) != 0);
+                        if scalar {
+                            value_of(tables, fmt, "src0", op.bits, u64::from(v), None)
+                        } else {
+                            Value::Reg(Reg::Vgpr {
+                                index: (v & 0xff) as u16,
+                                count: op.bits.div_ceil(32).max(1) as u8,
+                            })
+                        }
+                    }
+                    _ => value_of(tables, fmt, &op.field, op.bits, raw, literal),
+                };
                 Some(Operand {
                     field: op.field.clone(),
-                    value: value_of(tables, fmt, &op.field, op.bits, raw, literal),
+                    value,
                 })
             })
             .collect();

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::dpp::Ext;
 use super::layout::{self, Slot};
 use super::operands::{self, LITERAL};
 use super::print::{DELAY_INSTID, DELAY_SKIP, DEPCTR};
@@ -51,6 +52,11 @@ impl<'t> Enc<'t> {
     /// The value already stored in `field` (0 when the format has no such field).
     pub(crate) fn get(&self, field: &str) -> u64 {
         self.fmt.field(field).map_or(0, |f| f.get(self.bits))
+    }
+
+    /// The name of the format being encoded (`VOP1`, `VOP1_DPP16`...).
+    pub(crate) fn format_name(&self) -> &str {
+        &self.fmt.name
     }
 
     /// The literal constant set so far.
@@ -651,12 +657,20 @@ fn encode_as(
     info: &InstInfo,
     stmt: &Statement,
     line: usize,
+    ext: Option<Ext>,
 ) -> Result<Encoded, AsmError> {
-    let Some(fmt) = tables.format(&info.family) else {
+    let fmt = match ext {
+        Some(x) => super::dpp::ext_format(tables, &info.family, x),
+        None => tables.format(&info.family),
+    };
+    let Some(fmt) = fmt else {
         return Err(AsmError {
             line,
             col: stmt.col,
-            message: format!("format {} is not supported", info.family),
+            message: match ext {
+                Some(_) => "dpp/sdwa variant of this instruction is not supported".into(),
+                None => format!("format {} is not supported", info.family),
+            },
         });
     };
     let mut e = Enc {
@@ -704,6 +718,33 @@ fn encode_as(
 
 /// Encodes one statement, trying every instruction its mnemonic names.
 fn encode_stmt(tables: &Tables, stmt: &Statement, line: usize) -> Result<Encoded, AsmError> {
+    // `_dpp`/`_e64_dpp`/`_sdwa` select an extension form; RDNA's VOPC DPP forms have no
+    // suffix and are recognised by their DPP modifiers.
+    let m = stmt.mnemonic.as_str();
+    let (name, ext) = if tables.by_mnemonic.contains_key(m) {
+        (m, super::dpp::wants_dpp(&stmt.mods))
+    } else if let Some(base) = m.strip_suffix("_dpp") {
+        let kind = super::dpp::wants_dpp(&stmt.mods).unwrap_or(Ext::Dpp16);
+        (base, Some(kind))
+    } else if let Some(base) = m.strip_suffix("_sdwa") {
+        (base, Some(Ext::Sdwa))
+    } else {
+        (m, super::dpp::wants_dpp(&stmt.mods))
+    };
+    if ext.is_some() && name != m {
+        let mut plain = stmt.clone();
+        plain.mnemonic = name.to_string();
+        return encode_cands(tables, &plain, line, ext);
+    }
+    encode_cands(tables, stmt, line, ext)
+}
+
+fn encode_cands(
+    tables: &Tables,
+    stmt: &Statement,
+    line: usize,
+    ext: Option<Ext>,
+) -> Result<Encoded, AsmError> {
     let Some(cands) = tables.by_mnemonic.get(&stmt.mnemonic) else {
         return Err(AsmError {
             line,
@@ -716,7 +757,10 @@ fn encode_stmt(tables: &Tables, stmt: &Statement, line: usize) -> Result<Encoded
     let mut cands = cands.clone();
     cands.sort_by_key(|&i| !matches!(tables.insts[i].family.as_str(), "VOP1" | "VOP2" | "VOPC"));
     for &idx in &cands {
-        match encode_as(tables, &tables.insts[idx], stmt, line) {
+        if ext.is_some() && !super::vop::is_vop(&tables.insts[idx].family) {
+            continue;
+        }
+        match encode_as(tables, &tables.insts[idx], stmt, line, ext) {
             Ok(v) => return Ok(v),
             Err(err) => {
                 first_err.get_or_insert(err);

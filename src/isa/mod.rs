@@ -25,6 +25,7 @@ use crate::spec::{Arch, SpecDb};
 
 pub mod cli;
 mod decode;
+mod dpp;
 mod encode;
 pub mod layout;
 mod mem;

@@ -16,9 +16,10 @@
 //!   `op_sel:[..] op_sel_hi:[..] neg_lo:[..] neg_hi:[..] clamp`; `neg`/`abs` are printed on
 //!   float sources only, as `-v1` and `|v1|`.
 
+use super::dpp;
 use super::encode::Enc;
 use super::operands::{self, LITERAL};
-use super::syntax::{Expr, Statement};
+use super::syntax::{Expr, Modifier, Statement};
 use super::tables::{InstInfo, OperandSpec, Tables};
 use super::{AsmError, Inst};
 use crate::spec::Arch;
@@ -323,26 +324,48 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
     let vop3p = info.family == "VOP3P";
     let opsel = if vop3 || vop3p { f("opsel") } else { 0 };
     let wide = vop3 || vop3p;
+    let ext = dpp::ext_of_format(&inst.format);
+    // The e32 DPP16 and SDWA forms keep `neg`/`abs` in the extension dword.
+    let short_mods = ext.is_some() && !wide;
     let (neg, abs) = if vop3 {
         (f("neg"), f("abs"))
     } else if lay.mix {
         (f("neg"), f("neg_hi"))
+    } else if short_mods {
+        (
+            f("src0_neg") | f("src1_neg") << 1,
+            f("src0_abs") | f("src1_abs") << 1,
+        )
     } else {
         (0, 0)
     };
+    let sext = f("src0_sext") | f("src1_sext") << 1;
     let mut parts = Vec::new();
     for op in &lay.ops {
         let raw = if op.field.is_empty() {
             0
         } else if op.field == "literal" {
             u64::from(inst.literal.unwrap_or(0))
+        } else if op.field == "src0" && ext.is_some() {
+            // The real `src0` is `vsrc0` of the extension: a VGPR, or for SDWA with `s0`
+            // a scalar source code.
+            if ext == Some(dpp::Ext::Sdwa) && f("s0") != 0 {
+                f("vsrc0")
+            } else {
+                f("vsrc0") + 256
+            }
         } else {
             f(op.field)
         };
+        let sdwa_scalar1 = ext == Some(dpp::Ext::Sdwa) && op.field == "vsrc1" && f("s1") != 0;
         let regs = op.bits.div_ceil(32).max(1);
         let half16 = lay.t16 && op.bits == 16;
         let mut text = match &op.kind {
+            Kind::Implicit(_) if ext == Some(dpp::Ext::Sdwa) && op.idx == 3 && f("sd") != 0 => {
+                super::print::sreg(tables, f("sdst") as u32, regs)
+            }
             Kind::Implicit(name) => (*name).to_string(),
+            Kind::Vgpr if sdwa_scalar1 => super::print::src(tables, raw as u32, op.bits, None),
             Kind::LitK if op.bits == 16 => format!("0x{:x}", raw & 0xffff),
             Kind::LitK => format!("0x{raw:x}"),
             Kind::Sreg => super::print::sreg(tables, raw as u32, regs),
@@ -371,7 +394,16 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
                 }
             }
         };
-        if (vop3 || lay.mix) && op.idx < 3 && op.float && matches!(op.kind, Kind::Src) {
+        let modded = matches!(op.kind, Kind::Src) || (short_mods && op.field == "vsrc1");
+        if ext == Some(dpp::Ext::Sdwa)
+            && op.idx < 2
+            && !op.float
+            && modded
+            && sext >> op.idx & 1 != 0
+        {
+            text = format!("sext({text})");
+        }
+        if (vop3 || lay.mix || short_mods) && op.idx < 3 && op.float && modded {
             if abs >> op.idx & 1 != 0 {
                 text = format!("|{text}|");
             }
@@ -381,7 +413,10 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         }
         parts.push(text);
     }
-    let mut text = mnemonic(tables, info);
+    let mut text = match ext {
+        Some(x) => ext_mnemonic(tables, info, x),
+        None => mnemonic(tables, info),
+    };
     if !parts.is_empty() {
         text.push(' ');
         text.push_str(&parts.join(", "));
@@ -425,7 +460,92 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
             text.push_str(" clamp");
         }
     }
+    if let Some(x) = ext {
+        if !wide && x == dpp::Ext::Sdwa {
+            if f("clmp") != 0 {
+                text.push_str(" clamp");
+            }
+            match f("omod") {
+                1 if lay.float_mods => text.push_str(" mul:2"),
+                2 if lay.float_mods => text.push_str(" mul:4"),
+                3 if lay.float_mods => text.push_str(" div:2"),
+                _ => {}
+            }
+        }
+        text.push_str(&ext_text(arch, info, inst, x));
+    }
     Some(text)
+}
+
+/// The mnemonic of a DPP/SDWA form: `v_add_f32_dpp`, `v_fma_f32_e64_dpp`, `v_add_f32_sdwa`;
+/// LLVM prints RDNA's VOPC DPP forms without a suffix.
+fn ext_mnemonic(tables: &Tables, info: &InstInfo, ext: dpp::Ext) -> String {
+    let upper = info.mnemonic.to_ascii_uppercase();
+    let base = stem(&upper).to_ascii_lowercase();
+    match (ext, info.family.as_str()) {
+        (dpp::Ext::Sdwa, _) => format!("{base}_sdwa"),
+        (_, "VOPC") if tables.arch != Arch::Cdna => base,
+        (_, "VOP3" | "VOP3SD") => format!("{base}_e64_dpp"),
+        _ => format!("{base}_dpp"),
+    }
+}
+
+/// The extension's trailing modifiers: the DPP control and masks, or the SDWA selects.
+fn ext_text(arch: Arch, info: &InstInfo, inst: &Inst, ext: dpp::Ext) -> String {
+    let f = |n: &str| inst.field(n).unwrap_or(0);
+    let mut out = String::new();
+    match ext {
+        dpp::Ext::Dpp8 => {
+            let sels = (0..8).fold(0u32, |acc, i| {
+                acc | (f(&format!("lane_sel_{i}")) as u32 & 7) << (3 * i)
+            });
+            out.push(' ');
+            out.push_str(&dpp::dpp8_text(sels));
+            let src0 = inst.field("src0").unwrap_or(0) as u32;
+            if src0 == dpp::SRC_DPP8_FI {
+                out.push_str(" fi:1");
+            }
+        }
+        dpp::Ext::Dpp16 => {
+            let ctrl = dpp::ctrl_text(arch, f("dpp") as u32).unwrap_or_default();
+            out.push_str(&format!(
+                " {ctrl} row_mask:0x{:x} bank_mask:0x{:x}",
+                f("row_mask"),
+                f("bank_mask")
+            ));
+            if f("bc") != 0 {
+                out.push_str(" bound_ctrl:1");
+            }
+            if f("fi") != 0 {
+                out.push_str(" fi:1");
+            }
+        }
+        dpp::Ext::Sdwa => {
+            let sel = |n: &str| dpp::SDWA_SEL.get(f(n) as usize).copied().unwrap_or("DWORD");
+            if info.family != "VOPC" {
+                out.push_str(&format!(
+                    " dst_sel:{} dst_unused:{}",
+                    sel("dst_sel"),
+                    dpp::SDWA_UNUSED
+                        .get(f("dst_unused") as usize)
+                        .copied()
+                        .unwrap_or("UNUSED_PAD")
+                ));
+            }
+            let n_src = info
+                .operands
+                .iter()
+                .filter(|o| src_index(&o.field).is_some())
+                .count();
+            if n_src >= 1 {
+                out.push_str(&format!(" src0_sel:{}", sel("src0_sel")));
+            }
+            if n_src >= 2 {
+                out.push_str(&format!(" src1_sel:{}", sel("src1_sel")));
+            }
+        }
+    }
+    out
 }
 
 /// A source operand with its modifiers peeled off.
@@ -433,6 +553,8 @@ struct Peeled<'a> {
     expr: &'a Expr,
     neg: bool,
     abs: bool,
+    /// `sext(v1)` (SDWA integer sources).
+    sext: bool,
 }
 
 fn peel(expr: &Expr) -> Peeled<'_> {
@@ -440,7 +562,15 @@ fn peel(expr: &Expr) -> Peeled<'_> {
         expr,
         neg: false,
         abs: false,
+        sext: false,
     };
+    if let Expr::Call { name, args } = p.expr {
+        if name == "sext" && args.len() == 1 {
+            p.sext = true;
+            p.expr = &args[0];
+            return p;
+        }
+    }
     if let Expr::Neg(inner) = p.expr {
         p.neg = true;
         p.expr = inner;
@@ -646,24 +776,82 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         let col = stmt.args.get(lay.ops.len()).map_or(stmt.col, |a| a.col);
         return Err(e.err(col, "invalid operand for instruction"));
     }
-    let (mut neg, mut abs, mut opsel) = (0u64, 0u64, 0u64);
+    let ext = dpp::ext_of_format(e.format_name());
+    let (ext_mods, mods): (Vec<&Modifier>, Vec<&Modifier>) = stmt
+        .mods
+        .iter()
+        .partition(|m| ext.is_some() && dpp::is_ext_mod(&m.name));
+    let xm = match ext {
+        Some(x) => Some(parse_ext_mods(e, info, x, &ext_mods)?),
+        None => None,
+    };
+    // The e32 DPP16 and SDWA forms keep `neg`/`abs` (and SDWA `sext`) in the extension.
+    let short_mods = matches!(ext, Some(dpp::Ext::Dpp16 | dpp::Ext::Sdwa)) && !vop3 && !vop3p;
+    let (mut neg, mut abs, mut opsel, mut sext) = (0u64, 0u64, 0u64, 0u64);
     if vop3 && is_cmpx(info) && arch != Arch::Cdna {
         e.set("vdst", 126);
     }
     for (op, arg) in lay.ops.iter().zip(&stmt.args) {
         let p = peel(&arg.expr);
-        if (p.neg || p.abs) && !((vop3 || lay.mix) && op.float && matches!(op.kind, Kind::Src)) {
+        let modded = matches!(op.kind, Kind::Src) || (short_mods && op.field == "vsrc1");
+        let mods_ok = op.float && op.idx < 3 && modded && (vop3 || lay.mix || short_mods);
+        if (p.neg || p.abs) && !mods_ok {
             // `-1` and `-0.5` are plain constants, not a modifier.
+            return Err(e.err(arg.col, "invalid operand for instruction"));
+        }
+        if p.sext && !(ext == Some(dpp::Ext::Sdwa) && !op.float && modded && op.idx < 2) {
             return Err(e.err(arg.col, "invalid operand for instruction"));
         }
         neg |= u64::from(p.neg) << op.idx;
         abs |= u64::from(p.abs) << op.idx;
+        sext |= u64::from(p.sext) << op.idx;
         let half16 = lay.t16 && op.bits == 16;
+        if ext.is_some() && op.field == "src0" {
+            let (code, hi_half) = encode_src(e, p.expr, arg.col, op.bits, op.float)?;
+            let vgpr = code >= 256;
+            if code == LITERAL || (!vgpr && ext != Some(dpp::Ext::Sdwa)) {
+                return Err(e.err(arg.col, "invalid operand for instruction"));
+            }
+            let r = if vgpr { code - 256 } else { code };
+            if half16 && !vop3 && !vop3p {
+                if r > 127 {
+                    return Err(e.err(arg.col, "invalid register for 16-bit operand"));
+                }
+                e.set("vsrc0", u64::from(r | u32::from(hi_half) << 7));
+            } else {
+                e.set("vsrc0", u64::from(r));
+                if hi_half {
+                    opsel |= 1;
+                }
+            }
+            e.set("s0", u64::from(!vgpr));
+            continue;
+        }
         match &op.kind {
+            Kind::Implicit(_) if ext == Some(dpp::Ext::Sdwa) && op.idx == 3 => {
+                let code = scalar_code(e, p.expr, arg.col, op.bits)?;
+                let vcc = operands::special_code(arch, "vcc").map(|c| c.0);
+                if Some(code) != vcc {
+                    e.set("sd", 1);
+                    e.set("sdst", u64::from(code));
+                }
+            }
             Kind::Implicit(name) => match p.expr {
                 Expr::Ident(n) if n.eq_ignore_ascii_case(name) => {}
                 _ => return Err(e.err(arg.col, "invalid operand for instruction")),
             },
+            Kind::Vgpr
+                if ext == Some(dpp::Ext::Sdwa)
+                    && op.field == "vsrc1"
+                    && !matches!(p.expr, Expr::Reg { file, .. } if file == "v") =>
+            {
+                let (code, _) = encode_src(e, p.expr, arg.col, op.bits, op.float)?;
+                if code == LITERAL {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
+                e.set("vsrc1", u64::from(code));
+                e.set("s1", 1);
+            }
             Kind::LitK => {
                 let v = match p.expr {
                     Expr::Float(f) if op.bits == 32 => (*f as f32).to_bits(),
@@ -747,9 +935,37 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         }
     }
     check_constant_bus(e, info, &lay, stmt.col)?;
+    if let Some(xm) = &xm {
+        if e.literal().is_some() {
+            return Err(e.err(stmt.col, "literal operands are not supported with DPP/SDWA"));
+        }
+        write_ext_mods(e, xm);
+    }
     if !vop3 && !vop3p {
-        if let Some(m) = stmt.mods.first() {
-            return Err(e.err(m.col, "invalid operand for instruction"));
+        for m in &mods {
+            match (m.name.as_str(), &m.value) {
+                ("clamp", None) if ext == Some(dpp::Ext::Sdwa) && fam != "VOPC" => e.set("clmp", 1),
+                ("mul", Some(Expr::Int(2))) if ext == Some(dpp::Ext::Sdwa) && lay.float_mods => {
+                    e.set("omod", 1)
+                }
+                ("mul", Some(Expr::Int(4))) if ext == Some(dpp::Ext::Sdwa) && lay.float_mods => {
+                    e.set("omod", 2)
+                }
+                ("div", Some(Expr::Int(2))) if ext == Some(dpp::Ext::Sdwa) && lay.float_mods => {
+                    e.set("omod", 3)
+                }
+                _ => return Err(e.err(m.col, "invalid operand for instruction")),
+            }
+        }
+        if short_mods {
+            e.set("src0_neg", neg & 1);
+            e.set("src1_neg", neg >> 1 & 1);
+            e.set("src0_abs", abs & 1);
+            e.set("src1_abs", abs >> 1 & 1);
+            e.set("src0_sext", sext & 1);
+            e.set("src1_sext", sext >> 1 & 1);
+        } else if neg | abs != 0 {
+            return Err(e.err(stmt.col, "invalid operand for instruction"));
         }
         return Ok(());
     }
@@ -757,7 +973,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     let mut clamp = 0;
     let (mut opsel_hi, mut neg_lo, mut neg_hi) = ((1u64 << lay.n_src) - 1, 0, 0);
     let mut explicit_opsel = None;
-    for m in &stmt.mods {
+    for m in mods {
         match (m.name.as_str(), &m.value) {
             ("clamp", None) => clamp = 1,
             ("mul", Some(Expr::Int(2))) if vop3 && lay.float_mods => omod = 1,
@@ -805,4 +1021,126 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         }
     }
     Ok(())
+}
+
+/// The extension modifiers of one DPP/SDWA statement, defaults filled in.
+struct ExtMods {
+    ext: dpp::Ext,
+    ctrl: u32,
+    row_mask: u64,
+    bank_mask: u64,
+    bound_ctrl: u64,
+    fi: u64,
+    dpp8: u32,
+    dst_sel: u64,
+    dst_unused: u64,
+    src0_sel: u64,
+    src1_sel: u64,
+    n_src: usize,
+}
+
+fn parse_ext_mods(
+    e: &Enc<'_>,
+    info: &InstInfo,
+    ext: dpp::Ext,
+    mods: &[&Modifier],
+) -> Result<ExtMods, AsmError> {
+    let arch = e.tables.arch;
+    let n_src = info
+        .operands
+        .iter()
+        .filter(|o| src_index(&o.field).is_some())
+        .count();
+    let mut x = ExtMods {
+        ext,
+        ctrl: 0xe4,
+        row_mask: 0xf,
+        bank_mask: 0xf,
+        bound_ctrl: 0,
+        fi: 0,
+        dpp8: 0,
+        dst_sel: 6,
+        dst_unused: 2,
+        src0_sel: 6,
+        src1_sel: 6,
+        n_src,
+    };
+    let mut seen_ctrl = false;
+    let mut seen_dpp8 = false;
+    for m in mods {
+        let bad = || e.err(m.col, "invalid modifier for instruction");
+        let mask = || match m.value {
+            Some(Expr::Int(v @ 0..=15)) => Ok(v as u64),
+            _ => Err(bad()),
+        };
+        let sel = |names: &[&str]| dpp::parse_named(m, names).ok_or_else(bad);
+        match (ext, m.name.as_str()) {
+            (dpp::Ext::Dpp16, "row_mask") => x.row_mask = mask()?,
+            (dpp::Ext::Dpp16, "bank_mask") => x.bank_mask = mask()?,
+            (dpp::Ext::Dpp16, "bound_ctrl") => match m.value {
+                Some(Expr::Int(0 | 1)) => x.bound_ctrl = 1,
+                _ => return Err(bad()),
+            },
+            (dpp::Ext::Dpp16 | dpp::Ext::Dpp8, "fi") if arch != Arch::Cdna => match m.value {
+                Some(Expr::Int(v @ 0..=1)) => x.fi = v as u64,
+                _ => return Err(bad()),
+            },
+            (dpp::Ext::Dpp8, "dpp8") if !seen_dpp8 => {
+                x.dpp8 = dpp::parse_dpp8(m).ok_or_else(bad)?;
+                seen_dpp8 = true;
+            }
+            (dpp::Ext::Sdwa, "dst_sel") if info.family != "VOPC" => {
+                x.dst_sel = sel(&dpp::SDWA_SEL)?
+            }
+            (dpp::Ext::Sdwa, "dst_unused") if info.family != "VOPC" => {
+                x.dst_unused = sel(&dpp::SDWA_UNUSED)?
+            }
+            (dpp::Ext::Sdwa, "src0_sel") if n_src >= 1 => x.src0_sel = sel(&dpp::SDWA_SEL)?,
+            (dpp::Ext::Sdwa, "src1_sel") if n_src >= 2 => x.src1_sel = sel(&dpp::SDWA_SEL)?,
+            (dpp::Ext::Dpp16, _) if !seen_ctrl => {
+                x.ctrl = dpp::parse_ctrl(arch, m).ok_or_else(bad)?;
+                seen_ctrl = true;
+            }
+            _ => return Err(bad()),
+        }
+    }
+    if ext == dpp::Ext::Dpp8 && !seen_dpp8 {
+        return Err(e.err(mods.first().map_or(0, |m| m.col), "expected dpp8:[..]"));
+    }
+    Ok(x)
+}
+
+fn write_ext_mods(e: &mut Enc<'_>, x: &ExtMods) {
+    match x.ext {
+        dpp::Ext::Dpp16 => {
+            e.set("src0", u64::from(dpp::SRC_DPP16));
+            e.set("dpp", u64::from(x.ctrl));
+            e.set("row_mask", x.row_mask);
+            e.set("bank_mask", x.bank_mask);
+            e.set("bc", x.bound_ctrl);
+            e.set("fi", x.fi);
+        }
+        dpp::Ext::Dpp8 => {
+            let code = if x.fi != 0 {
+                dpp::SRC_DPP8_FI
+            } else {
+                dpp::SRC_DPP8
+            };
+            e.set("src0", u64::from(code));
+            for i in 0..8 {
+                e.set(&format!("lane_sel_{i}"), u64::from(x.dpp8 >> (3 * i) & 7));
+            }
+        }
+        dpp::Ext::Sdwa => {
+            e.set("src0", u64::from(dpp::SRC_SDWA));
+            e.set("dst_sel", x.dst_sel);
+            e.set("dst_unused", x.dst_unused);
+            if x.n_src >= 1 {
+                e.set("src0_sel", x.src0_sel);
+            }
+            if x.n_src >= 2 {
+                e.set("src1_sel", x.src1_sel);
+            }
+        }
+    }
 }

@@ -269,7 +269,9 @@ impl Program {
                 },
             };
             let mut ext = None;
-            if matches!(inst.family.as_str(), "VOP1" | "VOP2" | "VOPC") && inst.size == 4 {
+            // The isa decoder returns DPP/SDWA words whole (8 bytes); the extension dword
+            // is kept here as well for the lane-select code.
+            if matches!(inst.family.as_str(), "VOP1" | "VOP2" | "VOPC") {
                 let src0 = inst.field("src0").unwrap_or(0) as u32;
                 if matches!(src0, SRC_DPP8 | SRC_DPP8_FI | SRC_SDWA | SRC_DPP16) {
                     if pos + 8 > bytes.len() {
