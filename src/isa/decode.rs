@@ -87,7 +87,7 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
                     available: bytes.len(),
                 });
             }
-            if !super::dpp::valid(tables.arch, var, bits) {
+            if !super::dpp::valid(tables.arch, info, var, bits) {
                 continue;
             }
             used = var;

@@ -9,7 +9,7 @@
 //! the text of the controls, are LLVM's and written here once.
 
 use super::syntax::{Expr, Modifier};
-use super::tables::{Format, Tables};
+use super::tables::{Format, InstInfo, Tables};
 use crate::spec::Arch;
 
 /// The `src0` code of a DPP16 extension.
@@ -76,16 +76,23 @@ pub(crate) fn ext_of_format(format: &str) -> Option<Ext> {
 
 /// Whether the extension fields of `var` (a DPP/SDWA variant format) in `bits` hold values
 /// that have a spelling: a known DPP16 control, SDWA selects up to `DWORD`.
-pub(crate) fn valid(arch: Arch, var: &Format, bits: u128) -> bool {
+pub(crate) fn valid(arch: Arch, info: &InstInfo, var: &Format, bits: u128) -> bool {
     let get = |n: &str| var.field(n).map(|f| f.get(bits) as usize);
     if let Some(ctrl) = get("dpp") {
-        return ctrl_text(arch, ctrl as u32).is_some();
+        return ctrl_text(arch, ctrl as u32).is_some() && ctrl_allowed(arch, info, ctrl as u32);
     }
     let sel_ok = |n: &str| get(n).is_none_or(|v| v < SDWA_SEL.len());
     sel_ok("dst_sel")
         && sel_ok("src0_sel")
         && sel_ok("src1_sel")
         && get("dst_unused").is_none_or(|v| v < SDWA_UNUSED.len())
+}
+
+/// Whether `info` may use DPP16 control `ctrl`: on CDNA an instruction with a 64-bit
+/// operand runs on the double-precision ALU, whose DPP supports only `row_newbcast`.
+pub(crate) fn ctrl_allowed(arch: Arch, info: &InstInfo, ctrl: u32) -> bool {
+    let dp_alu = arch == Arch::Cdna && info.operands.iter().any(|o| o.bits == 64);
+    !dp_alu || (0x150..=0x15f).contains(&ctrl)
 }
 
 /// The text of a DPP16 control value, or `None` if it is reserved on `arch`.

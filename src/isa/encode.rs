@@ -734,6 +734,12 @@ fn encode_stmt(tables: &Tables, stmt: &Statement, line: usize) -> Result<Encoded
     if ext.is_some() && name != m {
         let mut plain = stmt.clone();
         plain.mnemonic = name.to_string();
+        // VOP3P has no `_e32` twin, so its mnemonics carry no `_e64` (`v_dot2_f32_f16_e64_dpp`).
+        if !tables.by_mnemonic.contains_key(name) {
+            if let Some(bare) = name.strip_suffix("_e64") {
+                plain.mnemonic = bare.to_string();
+            }
+        }
         return encode_cands(tables, &plain, line, ext);
     }
     encode_cands(tables, stmt, line, ext)

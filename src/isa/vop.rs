@@ -68,8 +68,12 @@ struct Opnd {
 /// The textual layout of one vector instruction.
 struct Layout {
     ops: Vec<Opnd>,
-    /// The number of sources (the length of `op_sel` lists).
+    /// The number of sources (the length of `op_sel_hi`/`neg_*` lists).
     n_src: usize,
+    /// The number of source slots of a VOP3 `op_sel` list.
+    opsel_srcs: usize,
+    /// Whether an operand is packed (no `neg`/`abs` in the DPP/SDWA dword).
+    packed: bool,
     /// Whether the `.l`/`.h` halves are printed for 16-bit VGPRs.
     t16: bool,
     /// Whether float modifiers (`neg`, `abs`, `omod`) apply.
@@ -229,6 +233,7 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
     }
     // Sources.
     let fmamk = info.name.contains("FMAMK") || info.name.contains("MADMK");
+    let ldexp = info.name.starts_with("V_LDEXP");
     let fmaak = info.name.contains("FMAAK") || info.name.contains("MADAK");
     for &(i, o) in &srcs {
         let (field, kind) = match (is_e32(fam), i) {
@@ -254,7 +259,8 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
             field,
             kind,
             bits,
-            float: is_float(o) && !o.format.contains("M64"),
+            // `v_ldexp_*` scales by an integer exponent, as LLVM types it.
+            float: is_float(o) && !o.format.contains("M64") && !(i == 1 && ldexp),
             idx: i,
             vgpr_only: is_e32(fam) && o.kind == "VGPR",
         });
@@ -287,7 +293,15 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
     let mix = fam == "VOP3P" && !info.operands.iter().any(|o| o.format.contains("PK"));
     let dst_in_opsel = ops.iter().any(|o| o.idx == 3 && o.kind == Kind::Vgpr);
     let float_mods = srcs.iter().any(|(_, o)| is_float(o));
+    // `v_fmac_*_e64` reads its destination as `src2`, which has an `op_sel` slot.
+    let opsel_srcs = if info.name.starts_with("V_FMAC") && srcs.len() == 2 {
+        3
+    } else {
+        srcs.len()
+    };
     Layout {
+        opsel_srcs,
+        packed: info.operands.iter().any(|o| o.format.contains("PK")),
         n_src: srcs.len(),
         ops,
         t16: t16 && !mix,
@@ -326,7 +340,7 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
     let wide = vop3 || vop3p;
     let ext = dpp::ext_of_format(&inst.format);
     // The e32 DPP16 and SDWA forms keep `neg`/`abs` in the extension dword.
-    let short_mods = ext.is_some() && !wide;
+    let short_mods = matches!(ext, Some(dpp::Ext::Dpp16 | dpp::Ext::Sdwa)) && !wide && !lay.packed;
     let (neg, abs) = if vop3 {
         (f("neg"), f("abs"))
     } else if lay.mix {
@@ -423,9 +437,9 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
     }
     if vop3 {
         if opsel != 0 && (lay.has16 || arch == Arch::Cdna) {
-            let n = lay.n_src + usize::from(lay.dst_in_opsel);
-            let bits =
-                (opsel as u32 & ((1 << lay.n_src) - 1)) | ((opsel as u32 >> 3 & 1) << lay.n_src);
+            let n = lay.opsel_srcs + usize::from(lay.dst_in_opsel);
+            let bits = (opsel as u32 & ((1 << lay.n_src) - 1))
+                | ((opsel as u32 >> 3 & 1) << lay.opsel_srcs);
             text.push_str(&format!(" op_sel:{}", list_text(bits, n)));
         }
         if f("clmp") != 0 {
@@ -447,7 +461,9 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         if opsel as u32 & full != 0 {
             text.push_str(&format!(" op_sel:{}", list_text(opsel as u32, n)));
         }
-        if hi & full != full {
+        // `v_fma_mix*` selects f16 sources with `op_sel_hi`: its default is 0.
+        let hi_default = if lay.mix { 0 } else { full };
+        if hi & full != hi_default {
             text.push_str(&format!(" op_sel_hi:{}", list_text(hi, n)));
         }
         if !lay.mix && f("neg") as u32 & full != 0 {
@@ -485,7 +501,8 @@ fn ext_mnemonic(tables: &Tables, info: &InstInfo, ext: dpp::Ext) -> String {
     match (ext, info.family.as_str()) {
         (dpp::Ext::Sdwa, _) => format!("{base}_sdwa"),
         (_, "VOPC") if tables.arch != Arch::Cdna => base,
-        (_, "VOP3" | "VOP3SD") => format!("{base}_e64_dpp"),
+        _ if info.operands.is_empty() => base,
+        (_, "VOP3" | "VOP3SD" | "VOP3P") => format!("{base}_e64_dpp"),
         _ => format!("{base}_dpp"),
     }
 }
@@ -786,7 +803,8 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         None => None,
     };
     // The e32 DPP16 and SDWA forms keep `neg`/`abs` (and SDWA `sext`) in the extension.
-    let short_mods = matches!(ext, Some(dpp::Ext::Dpp16 | dpp::Ext::Sdwa)) && !vop3 && !vop3p;
+    let short_mods =
+        matches!(ext, Some(dpp::Ext::Dpp16 | dpp::Ext::Sdwa)) && !vop3 && !vop3p && !lay.packed;
     let (mut neg, mut abs, mut opsel, mut sext) = (0u64, 0u64, 0u64, 0u64);
     if vop3 && is_cmpx(info) && arch != Arch::Cdna {
         e.set("vdst", 126);
@@ -840,6 +858,16 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
                 Expr::Ident(n) if n.eq_ignore_ascii_case(name) => {}
                 _ => return Err(e.err(arg.col, "invalid operand for instruction")),
             },
+            Kind::Src
+                if ext.is_some()
+                    && arch == Arch::Rdna3
+                    && op.field == "src1"
+                    && !matches!(p.expr, Expr::Reg { file, .. } if file == "v") =>
+            {
+                // RDNA 3 VOP3 DPP reads `src1` from a VGPR only (llvm-mc: "src1 immediate
+                // operand invalid", "invalid operand").
+                return Err(e.err(arg.col, "invalid operand for instruction"));
+            }
             Kind::Vgpr
                 if ext == Some(dpp::Ext::Sdwa)
                     && op.field == "vsrc1"
@@ -935,6 +963,23 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         }
     }
     check_constant_bus(e, info, &lay, stmt.col)?;
+    if ext == Some(dpp::Ext::Sdwa) {
+        // SDWA scalar sources sit in `vsrc0`/`vsrc1`, out of `check_constant_bus`'s view;
+        // CDNA's bus carries one scalar value.
+        let mut scalars = Vec::new();
+        for (field, flag) in [("vsrc0", "s0"), ("vsrc1", "s1")] {
+            let code = e.get(field) as u32;
+            if e.get(flag) != 0 && uses_constant_bus(arch, code) && !scalars.contains(&code) {
+                scalars.push(code);
+            }
+        }
+        if scalars.len() > 1 {
+            return Err(e.err(
+                stmt.col,
+                "invalid operand (violates constant bus restrictions)",
+            ));
+        }
+    }
     if let Some(xm) = &xm {
         if e.literal().is_some() {
             return Err(e.err(stmt.col, "literal operands are not supported with DPP/SDWA"));
@@ -971,7 +1016,8 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     }
     let mut omod = 0;
     let mut clamp = 0;
-    let (mut opsel_hi, mut neg_lo, mut neg_hi) = ((1u64 << lay.n_src) - 1, 0, 0);
+    let hi_default = if lay.mix { 0 } else { (1u64 << lay.n_src) - 1 };
+    let (mut opsel_hi, mut neg_lo, mut neg_hi) = (hi_default, 0, 0);
     let mut explicit_opsel = None;
     for m in mods {
         match (m.name.as_str(), &m.value) {
@@ -980,11 +1026,13 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
             ("mul", Some(Expr::Int(4))) if vop3 && lay.float_mods => omod = 2,
             ("div", Some(Expr::Int(2))) if vop3 && lay.float_mods => omod = 3,
             ("op_sel", v) => {
-                let n = lay.n_src + usize::from(vop3 && lay.dst_in_opsel);
+                let srcs = if vop3 { lay.opsel_srcs } else { lay.n_src };
+                let n = srcs + usize::from(vop3 && lay.dst_in_opsel);
                 let mut bits = list_bits(e, m.col, v, n)?;
                 // The destination's bit is always bit 3 in VOP3.
-                if vop3 && bits >> lay.n_src & 1 != 0 {
-                    bits = (bits & ((1 << lay.n_src) - 1)) | 8;
+                if vop3 {
+                    let dst = bits >> srcs & 1;
+                    bits = (bits & ((1 << lay.n_src) - 1)) | dst << 3;
                 }
                 explicit_opsel = Some(bits);
             }
@@ -1099,6 +1147,9 @@ fn parse_ext_mods(
             (dpp::Ext::Sdwa, "src1_sel") if n_src >= 2 => x.src1_sel = sel(&dpp::SDWA_SEL)?,
             (dpp::Ext::Dpp16, _) if !seen_ctrl => {
                 x.ctrl = dpp::parse_ctrl(arch, m).ok_or_else(bad)?;
+                if !dpp::ctrl_allowed(arch, info, x.ctrl) {
+                    return Err(e.err(m.col, "DP ALU dpp only supports row_newbcast"));
+                }
                 seen_ctrl = true;
             }
             _ => return Err(bad()),
