@@ -69,6 +69,9 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
         if !fmt.matches(bits, 128) {
             continue;
         }
+        if fmt.family == "VOPD" {
+            return super::vopd::decode(tables, fmt, bytes, bits);
+        }
         let Some(info) = lookup(tables, fmt, bits) else {
             continue;
         };

@@ -35,6 +35,33 @@ pub(crate) struct Enc<'t> {
 }
 
 impl<'t> Enc<'t> {
+    /// A fresh encoder for `fmt`, its fixed fields set.
+    pub(crate) fn new(tables: &'t Tables, fmt: &'t Format, line: usize) -> Enc<'t> {
+        let mut e = Enc {
+            tables,
+            fmt,
+            bits: 0,
+            literal: None,
+            line,
+            label: None,
+        };
+        for f in &fmt.fields {
+            if let Some(v) = f.fixed {
+                f.set(&mut e.bits, v);
+            }
+        }
+        e
+    }
+
+    /// The first `size` bytes of the instruction, then the literal if one was set.
+    pub(crate) fn finish(&self, size: usize) -> Vec<u8> {
+        let mut bytes = self.bits.to_le_bytes()[..size].to_vec();
+        if let Some(lit) = self.literal {
+            bytes.extend_from_slice(&lit.to_le_bytes());
+        }
+        bytes
+    }
+
     pub(crate) fn err(&self, col: usize, message: impl Into<String>) -> AsmError {
         AsmError {
             line: self.line,
@@ -673,19 +700,7 @@ fn encode_as(
             },
         });
     };
-    let mut e = Enc {
-        tables,
-        fmt,
-        bits: 0,
-        literal: None,
-        line,
-        label: None,
-    };
-    for f in &fmt.fields {
-        if let Some(v) = f.fixed {
-            f.set(&mut e.bits, v);
-        }
-    }
+    let mut e = Enc::new(tables, fmt, line);
     e.set("op", u64::from(info.opcode));
     let hex = tables.hex_imm.contains(&info.mnemonic);
     if let Some(slots) = layout::scalar_layout(info, hex) {
@@ -718,6 +733,9 @@ fn encode_as(
 
 /// Encodes one statement, trying every instruction its mnemonic names.
 fn encode_stmt(tables: &Tables, stmt: &Statement, line: usize) -> Result<Encoded, AsmError> {
+    if let Some(y) = &stmt.pair {
+        return Ok((super::vopd::encode(tables, stmt, y, line)?, None));
+    }
     // `_dpp`/`_e64_dpp`/`_sdwa` select an extension form; RDNA's VOPC DPP forms have no
     // suffix and are recognised by their DPP modifiers.
     let m = stmt.mnemonic.as_str();

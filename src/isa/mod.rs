@@ -34,9 +34,11 @@ mod print;
 pub mod syntax;
 pub mod tables;
 mod vop;
+mod vopd;
 
 pub use operands::Reg;
 pub use tables::Tables;
+pub use vopd::dst_y as vopd_dst_y;
 
 /// The value of one decoded operand.
 #[derive(Clone, Debug, PartialEq)]

@@ -228,6 +228,9 @@ fn slot_text(tables: &Tables, inst: &Inst, field: &str, slot: Slot) -> String {
 }
 
 pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
+    if inst.family == "VOPD" {
+        return super::vopd::print(tables, inst);
+    }
     let Some(&idx) = tables.by_opcode.get(&(inst.family.clone(), inst.opcode)) else {
         return format!("; unknown {} opcode {}", inst.family, inst.opcode);
     };

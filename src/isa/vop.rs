@@ -617,7 +617,7 @@ fn list_bits(e: &Enc<'_>, col: usize, value: &Option<Expr>, n: usize) -> Result<
 }
 
 /// Encodes a 9-bit source operand; returns the code and the `.h` flag.
-fn encode_src(
+pub(crate) fn encode_src(
     e: &mut Enc<'_>,
     expr: &Expr,
     col: usize,
@@ -712,7 +712,7 @@ fn uses_constant_bus(arch: Arch, code: u32) -> bool {
 
 /// Whether a VALU source may name `code`: RDNA has no `src_vccz`/`src_execz`, and no arch
 /// here has `src_lds_direct` (llvm-mc: "not available on this GPU").
-fn source_available(arch: Arch, code: u32) -> bool {
+pub(crate) fn source_available(arch: Arch, code: u32) -> bool {
     match code {
         254 => false,
         251 | 252 => arch == Arch::Cdna,

@@ -255,18 +255,15 @@ impl Program {
             let line = lines.iter().find(|(a, _)| *a == addr).map(|x| x.1);
             let (inst, mut size) = match isa.decode(&bytes[pos..]) {
                 Ok(x) => x,
-                Err(e) => match vopd::decode(isa, &bytes[pos..]) {
-                    Some(x) => x,
-                    None => {
-                        return Err(WaveError::Undecodable {
-                            addr,
-                            message: match line {
-                                Some(l) => format!("line {l}: {e}"),
-                                None => e.to_string(),
-                            },
-                        })
-                    }
-                },
+                Err(e) => {
+                    return Err(WaveError::Undecodable {
+                        addr,
+                        message: match line {
+                            Some(l) => format!("line {l}: {e}"),
+                            None => e.to_string(),
+                        },
+                    })
+                }
             };
             let mut ext = None;
             // The isa decoder returns DPP/SDWA words whole (8 bytes); the extension dword
