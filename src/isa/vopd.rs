@@ -24,7 +24,7 @@ pub fn dst_y(vdstx: u32, vdsty_field: u32) -> u32 {
     (vdsty_field << 1) | ((vdstx & 1) ^ 1)
 }
 
-fn half_info<'t>(tables: &'t Tables, opcode: u32) -> Option<&'t InstInfo> {
+fn half_info(tables: &Tables, opcode: u32) -> Option<&InstInfo> {
     let &i = tables.by_opcode.get(&("VOPD".to_string(), opcode))?;
     Some(&tables.insts[i])
 }
