@@ -93,6 +93,17 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
             if !super::dpp::valid(tables.arch, info, var, bits) {
                 continue;
             }
+            // SDWA scalar sources: a named register or inline constant, never the literal.
+            let get = |n: &str| var.field(n).map_or(0, |f| f.get(bits) as u32);
+            let bad_scalar =
+                |v: &str, s: &str| get(s) != 0 && (get(v) == LITERAL || !known_src(tables, get(v)));
+            if bad_scalar("vsrc0", "s0") || bad_scalar("vsrc1", "s1") {
+                continue;
+            }
+            // The extension dword takes the literal's place.
+            if get("src1") == LITERAL || get("src2") == LITERAL {
+                continue;
+            }
             used = var;
             size = var.size;
         } else if takes_literal(info, fmt, bits) {
@@ -120,7 +131,7 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
             .filter(|f| f.fixed.is_none() && f.name != "op")
             .map(|f| (f.name.clone(), f.get(bits)))
             .collect();
-        let operands = info
+        let operands: Vec<Operand> = info
             .operands
             .iter()
             .filter_map(|op| {
@@ -148,6 +159,13 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
                 })
             })
             .collect();
+        // A reserved source code (e.g. 0xe9 on CDNA) has no spelling: not an instruction.
+        if operands
+            .iter()
+            .any(|o| matches!(o.value, Value::Unknown(_)))
+        {
+            continue;
+        }
         return Ok((
             Inst {
                 name: info.name.clone(),
@@ -225,4 +243,20 @@ fn scalar_value(tables: &Tables, code: u32, regs: u8) -> Value {
     } else {
         Value::Unknown(code)
     }
+}
+
+/// Whether 9-bit source code `code` names something on this arch (a register, an inline
+/// constant or the literal).
+pub(crate) fn known_src(tables: &Tables, code: u32) -> bool {
+    code >= 256 || code == LITERAL || !matches!(value_of_code(tables, code), Value::Unknown(_))
+}
+
+fn value_of_code(tables: &Tables, code: u32) -> Value {
+    if let Some(v) = operands::inline_int(code) {
+        return Value::InlineInt(v);
+    }
+    if (240..=248).contains(&code) {
+        return Value::InlineFloat(code);
+    }
+    scalar_value(tables, code, 1)
 }

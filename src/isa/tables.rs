@@ -265,11 +265,22 @@ impl Tables {
         let mut by_opcode = HashMap::new();
         for ins in db.instructions() {
             let idx = insts.len();
+            // RDNA 4's `operands.py` calls the VOP3 `src0` field `vsrc0`; use the format's
+            // name so the decoder and the literal check find it.
+            let base = formats.iter().find(|f| f.name == ins.encoding);
+            let rename = base.is_some_and(|f| {
+                f.fields.iter().any(|x| x.name == "src0")
+                    && !f.fields.iter().any(|x| x.name == "vsrc0")
+            });
             let operands = ins
                 .operands
                 .iter()
                 .map(|o| OperandSpec {
-                    field: o.field.clone(),
+                    field: if rename && o.field == "vsrc0" {
+                        "src0".to_string()
+                    } else {
+                        o.field.clone()
+                    },
                     bits: o.bits,
                     kind: o.kind.trim_start_matches("OPR_").to_string(),
                     format: o.format.trim_start_matches("FMT_").to_string(),

@@ -410,6 +410,7 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         };
         let modded = matches!(op.kind, Kind::Src) || (short_mods && op.field == "vsrc1");
         if ext == Some(dpp::Ext::Sdwa)
+            && short_mods
             && op.idx < 2
             && !op.float
             && modded
@@ -422,7 +423,12 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
                 text = format!("|{text}|");
             }
             if neg >> op.idx & 1 != 0 {
-                text = format!("-{text}");
+                // `--1.0` would read back as `1.0`: LLVM writes `neg(-1.0)`.
+                text = if text.starts_with('-') {
+                    format!("neg({text})")
+                } else {
+                    format!("-{text}")
+                };
             }
         }
         parts.push(text);
@@ -440,7 +446,10 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
             let n = lay.opsel_srcs + usize::from(lay.dst_in_opsel);
             let bits = (opsel as u32 & ((1 << lay.n_src) - 1))
                 | ((opsel as u32 >> 3 & 1) << lay.opsel_srcs);
-            text.push_str(&format!(" op_sel:{}", list_text(bits, n)));
+            // Bits of operands that are not printed (the EXEC destination of `v_cmpx`) drop.
+            if bits & ((1 << n) - 1) != 0 {
+                text.push_str(&format!(" op_sel:{}", list_text(bits, n)));
+            }
         }
         if f("clmp") != 0 {
             text.push_str(" clamp");
@@ -588,9 +597,16 @@ fn peel(expr: &Expr) -> Peeled<'_> {
             return p;
         }
     }
-    if let Expr::Neg(inner) = p.expr {
-        p.neg = true;
-        p.expr = inner;
+    match p.expr {
+        Expr::Neg(inner) => {
+            p.neg = true;
+            p.expr = inner;
+        }
+        Expr::Call { name, args } if name == "neg" && args.len() == 1 => {
+            p.neg = true;
+            p.expr = &args[0];
+        }
+        _ => {}
     }
     if let Expr::Abs(inner) = p.expr {
         p.abs = true;
@@ -817,7 +833,9 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
             // `-1` and `-0.5` are plain constants, not a modifier.
             return Err(e.err(arg.col, "invalid operand for instruction"));
         }
-        if p.sext && !(ext == Some(dpp::Ext::Sdwa) && !op.float && modded && op.idx < 2) {
+        if p.sext
+            && !(ext == Some(dpp::Ext::Sdwa) && short_mods && !op.float && modded && op.idx < 2)
+        {
             return Err(e.err(arg.col, "invalid operand for instruction"));
         }
         neg |= u64::from(p.neg) << op.idx;

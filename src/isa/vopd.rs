@@ -59,6 +59,10 @@ pub(crate) fn decode(
     let (Some(x), Some(y)) = (half_info(tables, opx), half_info(tables, opy)) else {
         return Err(DecodeError::Unknown { word });
     };
+    let known = |n: &str| super::decode::known_src(tables, get(n) as u32);
+    if !known("srcx0") || !known("srcy0") {
+        return Err(DecodeError::Unknown { word });
+    }
     let literal_needed = get("srcx0") as u32 == LITERAL
         || get("srcy0") as u32 == LITERAL
         || [x, y].iter().any(|i| is_fmaak(i) || is_fmamk(i));
@@ -170,6 +174,8 @@ struct Half {
     vdst: u32,
     src0: u32,
     vsrc1: Option<u32>,
+    /// The VGPR LLVM treats as the second source (`fmamk`'s second is `K`).
+    src1: Option<u32>,
     mov: bool,
     cndmask: bool,
     /// The VGPR LLVM treats as the third source: `vsrc1` of `fmamk` (`src0 * K + vsrc1`),
@@ -269,7 +275,8 @@ pub(crate) fn encode(
             opcode: info.opcode,
             vdst,
             src0,
-            vsrc1: if is_fmamk(info) { None } else { vsrc1 },
+            vsrc1,
+            src1: if is_fmamk(info) { None } else { vsrc1 },
             src2,
             mov: info.name.contains("MOV"),
             cndmask: info.name.contains("CNDMASK"),
@@ -292,7 +299,7 @@ pub(crate) fn encode(
             "src0 operands must use different VGPR banks",
         ));
     }
-    if let (Some(a), Some(b)) = (hx.vsrc1, hy.vsrc1) {
+    if let (Some(a), Some(b)) = (hx.src1, hy.src1) {
         if a % 4 == b % 4 {
             return Err(err(
                 line,
