@@ -284,8 +284,9 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
                 Expr::Int(v) if int_in(*v, 0, 63) => *v as u64,
                 Expr::Ident(n) => e
                     .tables
-                    .hwreg
+                    .hwreg_print
                     .iter()
+                    .chain(&e.tables.hwreg)
                     .find(|(k, _)| k.eq_ignore_ascii_case(n))
                     .map(|(_, v)| u64::from(*v))
                     .ok_or_else(|| e.err(*col, format!("unknown hardware register `{n}`")))?,
@@ -423,6 +424,17 @@ fn encode_scalar(
         return Err(e.err(m.col, "invalid operand for instruction"));
     }
     let args = &stmt.args;
+    // RDNA 3's `s_waitcnt_{vs,vm,exp,lgkm}cnt` take `null` as their register (llvm-mc: "src0
+    // must be null"); the field is decoded and printed whatever it holds.
+    if e.tables.arch == Arch::Rdna3 && info.name.starts_with("S_WAITCNT_") && info.family == "SOPK"
+    {
+        let null = operands::special_code(Arch::Rdna3, "null").map(|c| c.0);
+        if let Some(a) = args.first() {
+            if scalar_reg(Arch::Rdna3, &a.expr).map(|c| c.0) != null {
+                return Err(e.err(a.col, "src0 must be null"));
+            }
+        }
+    }
     // SOPP instructions without a listed operand take an optional immediate (`s_endpgm 3`).
     if slots.is_empty() {
         if info.family == "SOPP" && args.len() == 1 {
@@ -518,7 +530,11 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
         *i += 1;
         Ok(a)
     };
+    // RDNA 3 buffer loads take a 20-bit unsigned offset (llvm-mc: "expected a 20-bit
+    // unsigned offset"), although the field is signed and the decoder prints it so.
+    let buffer = info.name.starts_with("S_BUFFER_") || info.name.starts_with("S_ATC_PROBE_BUFFER");
     let (off_lo, off_hi, off_field) = match arch {
+        Arch::Rdna3 if buffer => (0, (1 << 20) - 1, "offset"),
         Arch::Rdna3 => (-(1 << 20), (1 << 20) - 1, "offset"),
         Arch::Rdna4 => (-(1 << 23), (1 << 23) - 1, "ioffset"),
         Arch::Cdna => (-(1 << 20), (1 << 20) - 1, "offset"),

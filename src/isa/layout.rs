@@ -68,6 +68,10 @@ fn src_slot(op: &OperandSpec) -> Slot {
 }
 
 fn imm_slot(info: &InstInfo, op: &OperandSpec, hex_imm: bool) -> Slot {
+    // RDNA 4's `operands.py` types the `s_waitcnt` operand as a plain immediate.
+    if info.name == "S_WAITCNT" {
+        return Slot::Waitcnt;
+    }
     match op.kind.as_str() {
         "LABEL" => Slot::Label,
         "HWREG" => Slot::Hwreg,

@@ -51,7 +51,12 @@ fn hwreg_text(tables: &Tables, v: u64) -> String {
     let id = (v & 0x3f) as u32;
     let offset = (v >> 6) & 0x1f;
     let size = ((v >> 11) & 0x1f) + 1;
-    match tables.hwreg.iter().find(|(_, i)| *i == id) {
+    let names = if tables.hwreg_print.is_empty() {
+        &tables.hwreg
+    } else {
+        &tables.hwreg_print
+    };
+    match names.iter().find(|(_, i)| *i == id) {
         Some((name, _)) if offset == 0 && size == 32 => format!("hwreg({name})"),
         Some((name, _)) => format!("hwreg({name}, {offset}, {size})"),
         None => format!("hwreg({id}, {offset}, {size})"),
@@ -116,7 +121,8 @@ fn delay_text(v: u64) -> String {
     let id0 = (v & 0xf) as usize;
     let skip = ((v >> 4) & 7) as usize;
     let id1 = ((v >> 7) & 0xf) as usize;
-    if v >> 11 != 0 || id0 >= DELAY_INSTID.len() || id1 >= DELAY_INSTID.len() || skip >= 6 {
+    // Bits above the three fields are ignored (as llvm-mc does).
+    if id0 >= DELAY_INSTID.len() || id1 >= DELAY_INSTID.len() || skip >= 6 {
         return format!("0x{v:x}");
     }
     let mut parts = Vec::new();
@@ -206,7 +212,9 @@ fn slot_text(tables: &Tables, inst: &Inst, field: &str, slot: Slot) -> String {
         Slot::SSrc { bits, .. } => src(tables, raw as u32, bits, inst.literal),
         Slot::ImmHex => format!("0x{raw:x}"),
         Slot::ImmSmall => imm_small(raw),
-        Slot::Label => sign_extend(raw, 16).to_string(),
+        // llvm-mc (without a symbolizer) prints branch offsets as unsigned 16-bit values;
+        // the assembler takes both signs.
+        Slot::Label => (raw & 0xffff).to_string(),
         Slot::Hwreg => hwreg_text(tables, raw),
         Slot::Waitcnt => waitcnt_text(tables.arch, raw),
         Slot::DelayAlu => delay_text(raw),
@@ -214,7 +222,7 @@ fn slot_text(tables: &Tables, inst: &Inst, field: &str, slot: Slot) -> String {
         Slot::Sendmsg => sendmsg_text(tables, raw),
         Slot::SendmsgRtn => match tables.msg.iter().find(|(_, i)| u64::from(*i) == raw) {
             Some((name, _)) => format!("sendmsg({name})"),
-            None => format!("0x{raw:x}"),
+            None => format!("sendmsg({raw}, 0, 0)"),
         },
         Slot::LiteralK => format!("0x{raw:x}"),
         Slot::Literal32 => {
@@ -250,7 +258,7 @@ pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
             let v = inst.field("simm16").unwrap_or(0);
             if v != 0 {
                 text.push(' ');
-                text.push_str(&imm_small(v));
+                text.push_str(&v.to_string());
             }
         }
         return text;
@@ -291,7 +299,7 @@ fn print_smem(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
         if let Some(op) = info.operand("sdata") {
             let v = f("sdata");
             ops.push(match op.kind.as_str() {
-                "SIMM8" | "SIMM5" if arch == Arch::Cdna => format!("0x{v:x}"),
+                "SIMM8" | "SIMM5" if arch != Arch::Rdna4 => imm_small(v),
                 "SIMM8" | "SIMM5" => v.to_string(),
                 _ => sreg(tables, v as u32, op.bits.div_ceil(32)),
             });

@@ -138,6 +138,9 @@ pub struct Tables {
     pub no_suffix: HashSet<String>,
     /// `HWREG` names by id, when the arch's `enum.py` was supplied.
     pub hwreg: Vec<(String, u32)>,
+    /// `HWREG` names as LLVM prints them, by id (`semantics/ALIASES.md`); ids not listed
+    /// print as numbers.
+    pub hwreg_print: Vec<(String, u32)>,
     /// `MSG` names by id, when the arch's `enum.py` was supplied.
     pub msg: Vec<(String, u32)>,
 }
@@ -353,6 +356,13 @@ impl Tables {
             .into_iter()
             .filter_map(|r| r.into_iter().next())
             .collect();
+        let hwreg_print: Vec<(String, u32)> = alias_rows("Hardware register names", arch)
+            .into_iter()
+            .filter_map(|r| match r.as_slice() {
+                [name, id, ..] => Some((name.clone(), id.parse().ok()?)),
+                _ => None,
+            })
+            .collect();
         let (hwreg, mut msg) = match enum_py {
             Some(text) => (read_enum_class(text, "HWREG"), read_enum_class(text, "MSG")),
             None => (Vec::new(), Vec::new()),
@@ -374,6 +384,7 @@ impl Tables {
             hex_imm,
             no_suffix,
             hwreg,
+            hwreg_print,
             msg,
         }
     }
