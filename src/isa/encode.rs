@@ -159,6 +159,10 @@ pub(crate) fn encode_ssrc(
             if let Some(code) = operands::int_code(v) {
                 return Ok(code);
             }
+            // A 16-bit float operand takes a 16-bit literal.
+            if bits == 16 && float && !int_in(v, -32768, 65535) {
+                return Err(e.err(arg.col, "invalid operand for instruction"));
+            }
             let pattern = if bits == 64 {
                 if !int_in(v, i64::from(i32::MIN), i64::from(u32::MAX)) {
                     // A full 64-bit pattern is only accepted when it is an inline float.
@@ -185,6 +189,10 @@ pub(crate) fn encode_ssrc(
         }
         Expr::Float(f) => {
             if let Some(code) = operands::float_code(*f) {
+                // 1/(2*pi) has no 64-bit integer meaning (llvm-mc rejects it there).
+                if code == 248 && bits == 64 && !float {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
                 return Ok(code);
             }
             if bits == 64 {
@@ -211,6 +219,10 @@ pub(crate) fn encode_ssrc(
             let Some((code, count)) = scalar_reg(arch, other) else {
                 return Err(e.err(arg.col, "invalid operand for instruction"));
             };
+            // RDNA has no `src_vccz`/`src_execz` sources ("not available on this GPU").
+            if arch != Arch::Cdna && matches!(code, 251 | 252) {
+                return Err(e.err(arg.col, "register not available on this GPU"));
+            }
             if !any_size(arch, code) && count != regs {
                 return Err(e.err(arg.col, "invalid register size for operand"));
             }
@@ -487,6 +499,31 @@ fn encode_scalar(
                 };
                 e.set_literal(v, arg.col)?;
             }
+            Slot::BarrierId => {
+                let code = encode_ssrc(e, arg, 32, false)?;
+                let m0 = operands::special_code(e.tables.arch, "m0").map(|c| c.0);
+                if Some(code) != m0 && operands::inline_int(code).is_none() {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
+                e.set(pos.field, u64::from(code));
+            }
+            Slot::GprIdx => {
+                let v = match &arg.expr {
+                    Expr::Int(_) => expect_int(e, arg, 0, 15)? as u64,
+                    Expr::Call { name, args } if name == "gpr_idx" => {
+                        let mut v = 0;
+                        for a in args {
+                            if !matches!(a, Expr::Ident(_)) {
+                                return Err(e.err(arg.col, "expected SRC0, SRC1, SRC2 or DST"));
+                            }
+                            v |= 1 << named_int(e, arg.col, a, &super::print::GPR_IDX)?;
+                        }
+                        v
+                    }
+                    _ => return Err(e.err(arg.col, "expected gpr_idx(...)")),
+                };
+                e.set(pos.field, v);
+            }
             Slot::Hwreg | Slot::Sendmsg | Slot::SendmsgRtn => {
                 if pos.slot == Slot::SendmsgRtn {
                     if let Expr::Int(_) = arg.expr {
@@ -530,13 +567,15 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
         *i += 1;
         Ok(a)
     };
-    // RDNA 3 buffer loads take a 20-bit unsigned offset (llvm-mc: "expected a 20-bit
-    // unsigned offset"), although the field is signed and the decoder prints it so.
+    // RDNA 3 and CDNA buffer loads/stores/atomics take a 20-bit unsigned offset (llvm-mc:
+    // "expected a 20-bit unsigned offset"), although the field is signed and the decoder
+    // prints it so.
     let buffer = info.name.starts_with("S_BUFFER_") || info.name.starts_with("S_ATC_PROBE_BUFFER");
     let (off_lo, off_hi, off_field) = match arch {
         Arch::Rdna3 if buffer => (0, (1 << 20) - 1, "offset"),
         Arch::Rdna3 => (-(1 << 20), (1 << 20) - 1, "offset"),
         Arch::Rdna4 => (-(1 << 23), (1 << 23) - 1, "ioffset"),
+        Arch::Cdna if buffer => (0, (1 << 20) - 1, "offset"),
         Arch::Cdna => (-(1 << 20), (1 << 20) - 1, "offset"),
     };
     let prefetch = info.operand("sdata").is_some_and(|o| o.kind == "SIMM5");
@@ -554,6 +593,10 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
     let sbase = |e: &mut Enc<'_>, a: &Arg| -> Result<(), AsmError> {
         let regs = info.operand("sbase").map_or(2, |o| o.bits.div_ceil(32));
         let code = encode_sreg(e, a, regs)?;
+        // `null` is no buffer resource (llvm-mc rejects it).
+        if buffer && Some(code) == null {
+            return Err(e.err(a.col, "invalid operand for instruction"));
+        }
         e.set("sbase", u64::from(code / 2));
         Ok(())
     };

@@ -41,6 +41,10 @@ pub(crate) fn src(tables: &Tables, code: u32, bits: u32, literal: Option<u32>) -
     if code == LITERAL {
         return format!("0x{:x}", literal.unwrap_or(0));
     }
+    // CDNA prints 1/(2*pi) of a 64-bit operand with the double's digits.
+    if code == 248 && bits == 64 && tables.arch == Arch::Cdna {
+        return "0.15915494309189532".into();
+    }
     if let Some(t) = operands::inline_text(code) {
         return t;
     }
@@ -72,10 +76,6 @@ pub(crate) fn waitcnt_fields(arch: Arch) -> &'static [(&'static str, u32, u32)] 
 }
 
 fn waitcnt_text(arch: Arch, v: u64) -> String {
-    // GFX9 bits outside the counters cannot be spelled symbolically: keep the number.
-    if arch == Arch::Cdna && v & !0xcf7f != 0 {
-        return format!("0x{v:x}");
-    }
     let mut parts = Vec::new();
     let mut all = Vec::new();
     for &(name, lo, width) in waitcnt_fields(arch) {
@@ -97,6 +97,9 @@ fn waitcnt_text(arch: Arch, v: u64) -> String {
         parts.join(" ")
     }
 }
+
+/// The `gpr_idx(...)` mode bits, from bit 0.
+pub(crate) const GPR_IDX: [&str; 4] = ["SRC0", "SRC1", "SRC2", "DST"];
 
 pub(crate) const DELAY_INSTID: [&str; 12] = [
     "NO_DEP",
@@ -210,6 +213,7 @@ fn slot_text(tables: &Tables, inst: &Inst, field: &str, slot: Slot) -> String {
     match slot {
         Slot::SReg { regs } => sreg(tables, raw as u32, regs),
         Slot::SSrc { bits, .. } => src(tables, raw as u32, bits, inst.literal),
+        Slot::BarrierId => src(tables, raw as u32, 32, inst.literal),
         Slot::ImmHex => format!("0x{raw:x}"),
         Slot::ImmSmall => imm_small(raw),
         // llvm-mc (without a symbolizer) prints branch offsets as unsigned 16-bit values;
@@ -220,6 +224,16 @@ fn slot_text(tables: &Tables, inst: &Inst, field: &str, slot: Slot) -> String {
         Slot::DelayAlu => delay_text(raw),
         Slot::Depctr => depctr_text(raw),
         Slot::Sendmsg => sendmsg_text(tables, raw),
+        Slot::GprIdx if raw <= 15 => {
+            let names: Vec<&str> = GPR_IDX
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| raw >> i & 1 != 0)
+                .map(|(_, n)| *n)
+                .collect();
+            format!("gpr_idx({})", names.join(","))
+        }
+        Slot::GprIdx => format!("0x{raw:x}"),
         Slot::SendmsgRtn => match tables.msg.iter().find(|(_, i)| u64::from(*i) == raw) {
             Some((name, _)) => format!("sendmsg({name})"),
             None => format!("sendmsg({raw}, 0, 0)"),
