@@ -84,6 +84,9 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
             let Some(var) = super::dpp::ext_format(tables, &fmt.family, ext) else {
                 continue;
             };
+            if super::mfma::applies(tables.arch, info) {
+                continue;
+            }
             if bytes.len() < var.size {
                 return Err(DecodeError::Truncated {
                     needed: var.size,
@@ -166,19 +169,20 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
         {
             continue;
         }
-        return Ok((
-            Inst {
-                name: info.name.clone(),
-                family: fmt.family.clone(),
-                format: used.name.clone(),
-                opcode: info.opcode,
-                fields,
-                operands,
-                literal,
-                size,
-            },
+        let inst = Inst {
+            name: info.name.clone(),
+            family: fmt.family.clone(),
+            format: used.name.clone(),
+            opcode: info.opcode,
+            fields,
+            operands,
+            literal,
             size,
-        ));
+        };
+        if super::mfma::applies(tables.arch, info) && !super::mfma::valid(info, &inst) {
+            continue;
+        }
+        return Ok((inst, size));
     }
     Err(DecodeError::Unknown { word })
 }

@@ -29,6 +29,7 @@ mod dpp;
 mod encode;
 pub mod layout;
 mod mem;
+mod mfma;
 pub mod operands;
 mod print;
 pub mod syntax;

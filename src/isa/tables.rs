@@ -289,6 +289,19 @@ impl Tables {
                     format: o.format.trim_start_matches("FMT_").to_string(),
                 })
                 .collect();
+            let mut operands: Vec<OperandSpec> = operands;
+            if operands.is_empty() && ins.name == "V_MFMA_LD_SCALE_B32" {
+                // `operands.py` lists none; the word carries two 32-bit sources (the scales
+                // of the next MFMA), as llvm-mc prints them.
+                for field in ["src0", "src1"] {
+                    operands.push(OperandSpec {
+                        field: field.into(),
+                        bits: 32,
+                        kind: "SRC".into(),
+                        format: "NUM_B32".into(),
+                    });
+                }
+            }
             insts.push(InstInfo {
                 name: ins.name.clone(),
                 mnemonic: ins.name.to_ascii_lowercase(),

@@ -74,6 +74,8 @@ struct Layout {
     opsel_srcs: usize,
     /// Whether an operand is packed (no `neg`/`abs` in the DPP/SDWA dword).
     packed: bool,
+    /// `v_mfma_ld_scale_b32`: `op_sel`/`op_sel_hi` only, no `neg_*` or `clamp`.
+    scale: bool,
     /// Whether the `.l`/`.h` halves are printed for 16-bit VGPRs.
     t16: bool,
     /// Whether float modifiers (`neg`, `abs`, `omod`) apply.
@@ -290,7 +292,9 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
         }
     }
     let has16 = info.operands.iter().any(|o| o.bits == 16);
-    let mix = fam == "VOP3P" && !info.operands.iter().any(|o| o.format.contains("PK"));
+    let mix = fam == "VOP3P"
+        && !info.operands.iter().any(|o| o.format.contains("PK"))
+        && !info.name.starts_with("V_MFMA");
     let dst_in_opsel = ops.iter().any(|o| o.idx == 3 && o.kind == Kind::Vgpr);
     let float_mods = srcs.iter().any(|(_, o)| is_float(o));
     // `v_fmac_*_e64` reads its destination as `src2`, which has an `op_sel` slot.
@@ -301,6 +305,7 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
     };
     Layout {
         opsel_srcs,
+        scale: info.name == "V_MFMA_LD_SCALE_B32",
         packed: info.operands.iter().any(|o| o.format.contains("PK")),
         n_src: srcs.len(),
         ops,
@@ -332,6 +337,14 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         return None;
     }
     let arch = tables.arch;
+    if super::mfma::applies(arch, info) {
+        return Some(super::mfma::print(
+            tables,
+            info,
+            inst,
+            &mnemonic(tables, info),
+        ));
+    }
     let lay = layout(tables, info);
     let f = |n: &str| inst.field(n).unwrap_or(0);
     let vop3 = matches!(info.family.as_str(), "VOP3" | "VOP3SD");
@@ -409,8 +422,11 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
             }
         };
         let modded = matches!(op.kind, Kind::Src) || (short_mods && op.field == "vsrc1");
+        // `sext` applies to registers only (llvm-mc rejects `sext(4)`).
+        let constant = (op.field == "src0" || sdwa_scalar1) && (128..256).contains(&raw);
         if ext == Some(dpp::Ext::Sdwa)
             && short_mods
+            && !constant
             && op.idx < 2
             && !op.float
             && modded
@@ -475,13 +491,13 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         if hi & full != hi_default {
             text.push_str(&format!(" op_sel_hi:{}", list_text(hi, n)));
         }
-        if !lay.mix && f("neg") as u32 & full != 0 {
+        if !lay.mix && !lay.scale && f("neg") as u32 & full != 0 {
             text.push_str(&format!(" neg_lo:{}", list_text(f("neg") as u32, n)));
         }
-        if !lay.mix && f("neg_hi") as u32 & full != 0 {
+        if !lay.mix && !lay.scale && f("neg_hi") as u32 & full != 0 {
             text.push_str(&format!(" neg_hi:{}", list_text(f("neg_hi") as u32, n)));
         }
-        if f("clmp") != 0 {
+        if f("clmp") != 0 && !lay.scale {
             text.push_str(" clamp");
         }
     }
@@ -805,11 +821,20 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     if (m.ends_with("_e32") && !is_e32(fam)) || (m.ends_with("_e64") && is_e32(fam)) {
         return Err(e.err(stmt.col, "invalid instruction form"));
     }
+    let ext = dpp::ext_of_format(e.format_name());
+    if super::mfma::applies(arch, info) {
+        if ext.is_some() {
+            return Err(e.err(
+                stmt.col,
+                "dpp/sdwa variant of this instruction is not supported",
+            ));
+        }
+        return super::mfma::encode(e, info, stmt);
+    }
     if lay.ops.len() != stmt.args.len() {
         let col = stmt.args.get(lay.ops.len()).map_or(stmt.col, |a| a.col);
         return Err(e.err(col, "invalid operand for instruction"));
     }
-    let ext = dpp::ext_of_format(e.format_name());
     let (ext_mods, mods): (Vec<&Modifier>, Vec<&Modifier>) = stmt
         .mods
         .iter()
@@ -833,8 +858,14 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
             // `-1` and `-0.5` are plain constants, not a modifier.
             return Err(e.err(arg.col, "invalid operand for instruction"));
         }
+        let register = matches!(p.expr, Expr::Reg { .. } | Expr::Ident(_));
         if p.sext
-            && !(ext == Some(dpp::Ext::Sdwa) && short_mods && !op.float && modded && op.idx < 2)
+            && !(ext == Some(dpp::Ext::Sdwa)
+                && short_mods
+                && register
+                && !op.float
+                && modded
+                && op.idx < 2)
         {
             return Err(e.err(arg.col, "invalid operand for instruction"));
         }
@@ -1039,7 +1070,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     let mut explicit_opsel = None;
     for m in mods {
         match (m.name.as_str(), &m.value) {
-            ("clamp", None) => clamp = 1,
+            ("clamp", None) if !lay.scale => clamp = 1,
             ("mul", Some(Expr::Int(2))) if vop3 && lay.float_mods => omod = 1,
             ("mul", Some(Expr::Int(4))) if vop3 && lay.float_mods => omod = 2,
             ("div", Some(Expr::Int(2))) if vop3 && lay.float_mods => omod = 3,
@@ -1055,10 +1086,23 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
                 explicit_opsel = Some(bits);
             }
             ("op_sel_hi", v) if vop3p => opsel_hi = list_bits(e, m.col, v, lay.n_src)?,
-            ("neg_lo", v) if vop3p && !lay.mix => neg_lo = list_bits(e, m.col, v, lay.n_src)?,
-            ("neg_hi", v) if vop3p && !lay.mix => neg_hi = list_bits(e, m.col, v, lay.n_src)?,
+            ("neg_lo", v) if vop3p && !lay.mix && !lay.scale => {
+                neg_lo = list_bits(e, m.col, v, lay.n_src)?
+            }
+            ("neg_hi", v) if vop3p && !lay.mix && !lay.scale => {
+                neg_hi = list_bits(e, m.col, v, lay.n_src)?
+            }
             _ => return Err(e.err(m.col, "invalid modifier for instruction")),
         }
+    }
+    // GFX940+ dot instructions ignore op_sel: llvm-mc takes only the defaults.
+    let full = (1u64 << lay.n_src) - 1;
+    if arch == Arch::Cdna
+        && vop3p
+        && info.name.starts_with("V_DOT")
+        && (explicit_opsel.is_some_and(|b| b != 0) || opsel_hi != full)
+    {
+        return Err(e.err(stmt.col, "invalid op_sel operand"));
     }
     if let Some(bits) = explicit_opsel {
         if vop3 && !lay.has16 && arch != Arch::Cdna {
