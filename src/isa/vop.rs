@@ -84,6 +84,9 @@ struct Layout {
     has16: bool,
     /// Whether the destination is a VGPR with an `op_sel` bit (VOP3 lists `n_src + 1` bits).
     dst_in_opsel: bool,
+    /// Whether the `op_sel` list has a (zero) slot for a scalar destination: RDNA VOP3
+    /// compares with 16-bit sources (`v_cmp_lt_i16_e64 s42, v1.h, v2.l op_sel:[1,0,0]`).
+    sdst_slot: bool,
     /// A VOP3P instruction on unpacked sources (`v_fma_mix*`): `neg` and `neg_hi` are the
     /// `-` and `|..|` source modifiers, as in VOP3.
     mix: bool,
@@ -292,10 +295,12 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
         }
     }
     let has16 = info.operands.iter().any(|o| o.bits == 16);
-    let mix = fam == "VOP3P"
-        && !info.operands.iter().any(|o| o.format.contains("PK"))
-        && !info.name.starts_with("V_MFMA");
+    // `v_fma_mix*` (and CDNA's `v_mad_mix*`) read unpacked sources.
+    let mix = fam == "VOP3P" && info.name.contains("_MIX");
     let dst_in_opsel = ops.iter().any(|o| o.idx == 3 && o.kind == Kind::Vgpr);
+    let sdst_slot = arch != Arch::Cdna
+        && fam == "VOP3"
+        && ops.iter().any(|o| o.idx == 3 && o.kind == Kind::Sreg);
     let float_mods = srcs.iter().any(|(_, o)| is_float(o));
     // `v_fmac_*_e64` reads its destination as `src2`, which has an `op_sel` slot.
     let opsel_srcs = if info.name.starts_with("V_FMAC") && srcs.len() == 2 {
@@ -311,6 +316,7 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
         ops,
         t16: t16 && !mix,
         dst_in_opsel,
+        sdst_slot,
         mix,
         float_mods,
         has16,
@@ -459,9 +465,14 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
     }
     if vop3 {
         if opsel != 0 && (lay.has16 || arch == Arch::Cdna) {
-            let n = lay.opsel_srcs + usize::from(lay.dst_in_opsel);
-            let bits = (opsel as u32 & ((1 << lay.n_src) - 1))
-                | ((opsel as u32 >> 3 & 1) << lay.opsel_srcs);
+            let sdst_slot = lay.sdst_slot && ext.is_none();
+            let n = lay.opsel_srcs + usize::from(lay.dst_in_opsel || sdst_slot);
+            let dst_bit = if lay.dst_in_opsel {
+                opsel as u32 >> 3 & 1
+            } else {
+                0
+            };
+            let bits = (opsel as u32 & ((1 << lay.n_src) - 1)) | (dst_bit << lay.opsel_srcs);
             // Bits of operands that are not printed (the EXEC destination of `v_cmpx`) drop.
             if bits & ((1 << n) - 1) != 0 {
                 text.push_str(&format!(" op_sel:{}", list_text(bits, n)));
@@ -1076,11 +1087,15 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
             ("div", Some(Expr::Int(2))) if vop3 && lay.float_mods => omod = 3,
             ("op_sel", v) => {
                 let srcs = if vop3 { lay.opsel_srcs } else { lay.n_src };
-                let n = srcs + usize::from(vop3 && lay.dst_in_opsel);
+                let sdst_slot = lay.sdst_slot && ext.is_none();
+                let n = srcs + usize::from(vop3 && (lay.dst_in_opsel || sdst_slot));
                 let mut bits = list_bits(e, m.col, v, n)?;
                 // The destination's bit is always bit 3 in VOP3.
                 if vop3 {
                     let dst = bits >> srcs & 1;
+                    if dst != 0 && !lay.dst_in_opsel {
+                        return Err(e.err(m.col, "invalid op_sel operand"));
+                    }
                     bits = (bits & ((1 << lay.n_src) - 1)) | dst << 3;
                 }
                 explicit_opsel = Some(bits);
