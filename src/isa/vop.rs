@@ -887,7 +887,11 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         if ext.is_some() && op.field == "src0" {
             let (code, hi_half) = encode_src(e, p.expr, arg.col, op.bits, op.float)?;
             let vgpr = code >= 256;
-            if code == LITERAL || (!vgpr && ext != Some(dpp::Ext::Sdwa)) {
+            // No literal, and on SDWA no aperture register (llvm-mc rejects both).
+            if code == LITERAL
+                || (!vgpr && ext != Some(dpp::Ext::Sdwa))
+                || (235..=239).contains(&code)
+            {
                 return Err(e.err(arg.col, "invalid operand for instruction"));
             }
             let r = if vgpr { code - 256 } else { code };
@@ -934,7 +938,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
                     && !matches!(p.expr, Expr::Reg { file, .. } if file == "v") =>
             {
                 let (code, _) = encode_src(e, p.expr, arg.col, op.bits, op.float)?;
-                if code == LITERAL {
+                if code == LITERAL || (235..=239).contains(&code) {
                     return Err(e.err(arg.col, "invalid operand for instruction"));
                 }
                 e.set("vsrc1", u64::from(code));
