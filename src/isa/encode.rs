@@ -189,8 +189,13 @@ pub(crate) fn encode_ssrc(
         }
         Expr::Float(f) => {
             if let Some(code) = operands::float_code(*f) {
-                // 1/(2*pi) has no 64-bit integer meaning (llvm-mc rejects it there).
-                if code == 248 && bits == 64 && !float {
+                // For a 64-bit integer operand llvm-mc takes 1/(2*pi) only with the
+                // double's digits (`0.15915494309189532`), as it prints it.
+                if code == 248
+                    && bits == 64
+                    && !float
+                    && f.to_bits() != operands::INLINE_FLOATS[8].4
+                {
                     return Err(e.err(arg.col, "invalid operand for instruction"));
                 }
                 return Ok(code);

@@ -41,8 +41,8 @@ pub(crate) fn src(tables: &Tables, code: u32, bits: u32, literal: Option<u32>) -
     if code == LITERAL {
         return format!("0x{:x}", literal.unwrap_or(0));
     }
-    // CDNA prints 1/(2*pi) of a 64-bit operand with the double's digits.
-    if code == 248 && bits == 64 && tables.arch == Arch::Cdna {
+    // 1/(2*pi) of a 64-bit operand prints with the double's digits.
+    if code == 248 && bits == 64 {
         return "0.15915494309189532".into();
     }
     if let Some(t) = operands::inline_text(code) {

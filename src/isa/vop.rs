@@ -441,12 +441,17 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
             text = format!("sext({text})");
         }
         if (vop3 || lay.mix || short_mods) && op.idx < 3 && op.float && modded {
-            if abs >> op.idx & 1 != 0 {
+            let has_abs = abs >> op.idx & 1 != 0;
+            if has_abs {
                 text = format!("|{text}|");
             }
             if neg >> op.idx & 1 != 0 {
-                // `--1.0` would read back as `1.0`: LLVM writes `neg(-1.0)`.
-                text = if text.starts_with('-') {
+                // A negated constant is written `neg(47)` (`-47` is another constant), as
+                // LLVM does for every immediate without `abs`; `neg(-1.0)` likewise.
+                let constant_code =
+                    (128..=208).contains(&raw) || (240..=248).contains(&raw) || raw == 255;
+                let immediate = constant_code && (matches!(op.kind, Kind::Src) || sdwa_scalar1);
+                text = if text.starts_with('-') || (immediate && !has_abs) {
                     format!("neg({text})")
                 } else {
                     format!("-{text}")
