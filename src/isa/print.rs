@@ -187,11 +187,11 @@ fn sendmsg_text(tables: &Tables, v: u64) -> String {
         }
         return format!("sendmsg({id}, {op}, {stream})");
     }
-    if v > 0xff {
-        return v.to_string();
-    }
-    match tables.msg.iter().find(|(_, i)| u64::from(*i) == v) {
+    // RDNA message ids are 8 bits: llvm-mc names a known id whatever the bits above hold,
+    // and prints an unknown one with stray high bits as the number.
+    match tables.msg.iter().find(|(_, i)| u64::from(*i) == v & 0xff) {
         Some((name, _)) => format!("sendmsg({name})"),
+        None if v > 0xff => v.to_string(),
         None => format!("sendmsg({v}, 0, 0)"),
     }
 }
