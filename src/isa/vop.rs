@@ -72,6 +72,8 @@ struct Layout {
     n_src: usize,
     /// The number of source slots of a VOP3 `op_sel` list.
     opsel_srcs: usize,
+    /// Whether a VOP3 form takes `op_sel`.
+    has_opsel: bool,
     /// Whether an operand is packed (no `neg`/`abs` in the DPP/SDWA dword).
     packed: bool,
     /// `v_mfma_ld_scale_b32`: `op_sel`/`op_sel_hi` only, no `neg_*` or `clamp`.
@@ -80,8 +82,6 @@ struct Layout {
     t16: bool,
     /// Whether float modifiers (`neg`, `abs`, `omod`) apply.
     float_mods: bool,
-    /// Whether any operand is 16 bits wide (VOP3 `op_sel` is meaningful).
-    has16: bool,
     /// Whether the destination is a VGPR with an `op_sel` bit (VOP3 lists `n_src + 1` bits).
     dst_in_opsel: bool,
     /// Whether the `op_sel` list has a (zero) slot for a scalar destination: RDNA VOP3
@@ -303,12 +303,20 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
         && ops.iter().any(|o| o.idx == 3 && o.kind == Kind::Sreg);
     let float_mods = srcs.iter().any(|(_, o)| is_float(o));
     // `v_fmac_*_e64` reads its destination as `src2`, which has an `op_sel` slot.
-    let opsel_srcs = if info.name.starts_with("V_FMAC") && srcs.len() == 2 {
+    // gfx950's `v_cvt_scalef32_pk_fp4_*` write part of their destination, which LLVM
+    // lists as a third source slot.
+    let scalef32 = arch == Arch::Cdna && info.name.starts_with("V_CVT_SCALEF32");
+    let tied = info.name.starts_with("V_FMAC") || info.name.starts_with("V_CVT_SCALEF32_PK_FP4");
+    let opsel_srcs = if tied && srcs.len() == 2 {
         3
     } else {
         srcs.len()
     };
+    // Which VOP3 forms have `op_sel`: those with 16-bit operands, and on gfx950 the
+    // `v_cvt_scalef32_*` conversions.
+    let has_opsel = has16 || scalef32;
     Layout {
+        has_opsel,
         opsel_srcs,
         scale: info.name == "V_MFMA_LD_SCALE_B32",
         packed: info.operands.iter().any(|o| o.format.contains("PK")),
@@ -319,7 +327,6 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
         sdst_slot,
         mix,
         float_mods,
-        has16,
     }
 }
 
@@ -469,7 +476,7 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         text.push_str(&parts.join(", "));
     }
     if vop3 {
-        if opsel != 0 && (lay.has16 || arch == Arch::Cdna) {
+        if opsel != 0 && lay.has_opsel {
             let sdst_slot = lay.sdst_slot && ext.is_none();
             let n = lay.opsel_srcs + usize::from(lay.dst_in_opsel || sdst_slot);
             let dst_bit = if lay.dst_in_opsel {
@@ -1129,7 +1136,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         return Err(e.err(stmt.col, "invalid op_sel operand"));
     }
     if let Some(bits) = explicit_opsel {
-        if vop3 && !lay.has16 && arch != Arch::Cdna {
+        if vop3 && !lay.has_opsel {
             return Err(e.err(stmt.col, "op_sel is not valid for this instruction"));
         }
         opsel |= bits;
