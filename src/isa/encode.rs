@@ -325,8 +325,17 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
             if name != "sendmsg" || margs.is_empty() || margs.len() > 3 {
                 return Err(e.err(*col, "expected sendmsg(...)"));
             }
+            let gfx9 = |n: &str| {
+                super::print::GFX9_MSG
+                    .iter()
+                    .find(|m| m.1.eq_ignore_ascii_case(n))
+                    .map(|m| m.0)
+            };
             let id = match &margs[0] {
                 Expr::Int(v) if *v >= 0 => *v as u64,
+                Expr::Ident(n) if arch == Arch::Cdna => {
+                    gfx9(n).ok_or_else(|| e.err(*col, format!("unknown message `{n}`")))?
+                }
                 Expr::Ident(n) => e
                     .tables
                     .msg
@@ -338,8 +347,23 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
             };
             let mut rest = [0u64; 2];
             for (i, a) in margs[1..].iter().enumerate() {
+                let op_name = |n: &str| {
+                    let gs = super::print::GFX9_GS_OP
+                        .iter()
+                        .position(|x| x.eq_ignore_ascii_case(n))
+                        .map(|p| p as u64);
+                    let sys = super::print::GFX9_SYSMSG_OP
+                        .iter()
+                        .find(|x| x.1.eq_ignore_ascii_case(n))
+                        .map(|x| x.0);
+                    gs.or(sys)
+                };
                 match a {
                     Expr::Int(v) if *v >= 0 => rest[i] = *v as u64,
+                    Expr::Ident(n) if i == 0 && arch == Arch::Cdna => {
+                        rest[i] = op_name(n)
+                            .ok_or_else(|| e.err(*col, format!("unknown operation `{n}`")))?
+                    }
                     _ => return Err(e.err(*col, "invalid message operation")),
                 }
             }

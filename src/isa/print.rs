@@ -177,15 +177,61 @@ fn depctr_text(v: u64) -> String {
     }
 }
 
+/// GFX9 message names by id, as llvm-mc-22 prints them for gfx950.
+pub(crate) const GFX9_MSG: [(u64, &str); 11] = [
+    (1, "MSG_INTERRUPT"),
+    (2, "MSG_GS"),
+    (3, "MSG_GS_DONE"),
+    (4, "MSG_SAVEWAVE"),
+    (5, "MSG_STALL_WAVE_GEN"),
+    (6, "MSG_HALT_WAVES"),
+    (7, "MSG_ORDERED_PS_DONE"),
+    (8, "MSG_EARLY_PRIM_DEALLOC"),
+    (9, "MSG_GS_ALLOC_REQ"),
+    (10, "MSG_GET_DOORBELL"),
+    (15, "MSG_SYSMSG"),
+];
+/// The operations of `MSG_GS`/`MSG_GS_DONE`, by value.
+pub(crate) const GFX9_GS_OP: [&str; 4] = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
+/// The operations of `MSG_SYSMSG` gfx950 accepts, by value.
+pub(crate) const GFX9_SYSMSG_OP: [(u64, &str); 3] = [
+    (1, "SYSMSG_OP_ECC_ERR_INTERRUPT"),
+    (2, "SYSMSG_OP_REG_RD"),
+    (4, "SYSMSG_OP_TTRACE_PC"),
+];
+
+/// The symbolic GFX9 `sendmsg(...)` of `v` (id in bits 3:0, operation in 6:4, stream in
+/// 9:8), when llvm-mc has one: a named message with its operation (GS, GS_DONE, SYSMSG) or
+/// without any.
+fn gfx9_sendmsg(v: u64) -> Option<String> {
+    let (id, op, stream) = (v & 0xf, (v >> 4) & 7, (v >> 8) & 3);
+    let name = GFX9_MSG.iter().find(|m| m.0 == id)?.1;
+    match id {
+        2 | 3 if (1..=3).contains(&op) => Some(format!(
+            "sendmsg({name}, {}, {stream})",
+            GFX9_GS_OP[op as usize]
+        )),
+        3 if op == 0 && stream == 0 => Some(format!("sendmsg({name}, GS_OP_NOP)")),
+        2 | 3 => None,
+        15 => {
+            let (_, op_name) = GFX9_SYSMSG_OP.iter().find(|o| o.0 == op)?;
+            (stream == 0).then(|| format!("sendmsg({name}, {op_name})"))
+        }
+        _ => (op == 0 && stream == 0).then(|| format!("sendmsg({name})")),
+    }
+}
+
 fn sendmsg_text(tables: &Tables, v: u64) -> String {
     if tables.arch == Arch::Cdna {
-        let id = v & 0xf;
-        let op = (v >> 4) & 7;
-        let stream = (v >> 8) & 3;
-        if v >> 10 != 0 {
+        // llvm-mc names what it can whatever the unused bits (7, 15:10) hold, and prints
+        // the raw value of anything else that has them set.
+        if let Some(text) = gfx9_sendmsg(v) {
+            return text;
+        }
+        if v & !0x37f != 0 {
             return v.to_string();
         }
-        return format!("sendmsg({id}, {op}, {stream})");
+        return format!("sendmsg({}, {}, {})", v & 0xf, (v >> 4) & 7, (v >> 8) & 3);
     }
     // RDNA message ids are 8 bits: llvm-mc names a known id whatever the bits above hold,
     // and prints an unknown one with stray high bits as the number.
