@@ -266,6 +266,17 @@ impl Program {
                 }
             };
             let mut ext = None;
+            // A VOP3/VOP3SD/VOP3P DPP word (RDNA, 12 bytes) carries its extension in the
+            // third dword, laid out as the 32-bit forms' second.
+            let long_dpp = matches!(inst.family.as_str(), "VOP3" | "VOP3SD" | "VOP3P")
+                && (inst.format.ends_with("_DPP16") || inst.format.ends_with("_DPP8"));
+            if long_dpp {
+                let src0 = inst.field("src0").unwrap_or(0) as u32;
+                let at = pos + 8;
+                let w =
+                    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+                ext = Some((src0, w));
+            }
             // The isa decoder returns DPP/SDWA words whole (8 bytes); the extension dword
             // is kept here as well for the lane-select code.
             if matches!(inst.family.as_str(), "VOP1" | "VOP2" | "VOPC") {
