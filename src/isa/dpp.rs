@@ -8,8 +8,10 @@
 //! (`VOP1_DPP16`, `VOP3_DPP8`, `VOPC_SDWA_SDST`...); which code selects which variant, and
 //! the text of the controls, are LLVM's and written here once.
 
+use super::encode::Enc;
 use super::syntax::{Expr, Modifier};
 use super::tables::{Format, InstInfo, Tables};
+use super::{AsmError, Inst};
 use crate::spec::Arch;
 
 /// The `src0` code of a DPP16 extension.
@@ -247,6 +249,181 @@ pub(crate) fn parse_named(m: &Modifier, names: &[&str]) -> Option<u64> {
             .position(|x| x.eq_ignore_ascii_case(n))
             .map(|p| p as u64),
         _ => None,
+    }
+}
+
+/// The extension's trailing modifiers: the DPP control and masks, or the SDWA selects.
+pub(crate) fn ext_text(arch: Arch, info: &InstInfo, inst: &Inst, ext: Ext) -> String {
+    let f = |n: &str| inst.field(n).unwrap_or(0);
+    let mut out = String::new();
+    match ext {
+        Ext::Dpp8 => {
+            let sels = (0..8).fold(0u32, |acc, i| {
+                acc | (f(&format!("lane_sel_{i}")) as u32 & 7) << (3 * i)
+            });
+            out.push(' ');
+            out.push_str(&dpp8_text(sels));
+            let src0 = inst.field("src0").unwrap_or(0) as u32;
+            if src0 == SRC_DPP8_FI {
+                out.push_str(" fi:1");
+            }
+        }
+        Ext::Dpp16 => {
+            let ctrl = ctrl_text(arch, f("dpp") as u32).unwrap_or_default();
+            out.push_str(&format!(
+                " {ctrl} row_mask:0x{:x} bank_mask:0x{:x}",
+                f("row_mask"),
+                f("bank_mask")
+            ));
+            if f("bc") != 0 {
+                out.push_str(" bound_ctrl:1");
+            }
+            if f("fi") != 0 {
+                out.push_str(" fi:1");
+            }
+        }
+        Ext::Sdwa => {
+            let sel = |n: &str| SDWA_SEL.get(f(n) as usize).copied().unwrap_or("DWORD");
+            if info.family != "VOPC" {
+                out.push_str(&format!(
+                    " dst_sel:{} dst_unused:{}",
+                    sel("dst_sel"),
+                    SDWA_UNUSED
+                        .get(f("dst_unused") as usize)
+                        .copied()
+                        .unwrap_or("UNUSED_PAD")
+                ));
+            }
+            let n_src = info
+                .operands
+                .iter()
+                .filter(|o| super::vop::src_index(&o.field).is_some())
+                .count();
+            if n_src >= 1 {
+                out.push_str(&format!(" src0_sel:{}", sel("src0_sel")));
+            }
+            if n_src >= 2 {
+                out.push_str(&format!(" src1_sel:{}", sel("src1_sel")));
+            }
+        }
+    }
+    out
+}
+
+/// The extension modifiers of one DPP/SDWA statement, defaults filled in.
+pub(crate) struct ExtMods {
+    ext: Ext,
+    ctrl: u32,
+    row_mask: u64,
+    bank_mask: u64,
+    bound_ctrl: u64,
+    fi: u64,
+    dpp8: u32,
+    dst_sel: u64,
+    dst_unused: u64,
+    src0_sel: u64,
+    src1_sel: u64,
+    n_src: usize,
+}
+
+pub(crate) fn parse_ext_mods(
+    e: &Enc<'_>,
+    info: &InstInfo,
+    ext: Ext,
+    mods: &[&Modifier],
+) -> Result<ExtMods, AsmError> {
+    let arch = e.tables.arch;
+    let n_src = info
+        .operands
+        .iter()
+        .filter(|o| super::vop::src_index(&o.field).is_some())
+        .count();
+    let mut x = ExtMods {
+        ext,
+        ctrl: 0xe4,
+        row_mask: 0xf,
+        bank_mask: 0xf,
+        bound_ctrl: 0,
+        fi: 0,
+        dpp8: 0,
+        dst_sel: 6,
+        dst_unused: 2,
+        src0_sel: 6,
+        src1_sel: 6,
+        n_src,
+    };
+    let mut seen_ctrl = false;
+    let mut seen_dpp8 = false;
+    for m in mods {
+        let bad = || e.err(m.col, "invalid modifier for instruction");
+        let mask = || match m.value {
+            Some(Expr::Int(v @ 0..=15)) => Ok(v as u64),
+            _ => Err(bad()),
+        };
+        let sel = |names: &[&str]| parse_named(m, names).ok_or_else(bad);
+        match (ext, m.name.as_str()) {
+            (Ext::Dpp16, "row_mask") => x.row_mask = mask()?,
+            (Ext::Dpp16, "bank_mask") => x.bank_mask = mask()?,
+            (Ext::Dpp16, "bound_ctrl") => match m.value {
+                Some(Expr::Int(0 | 1)) => x.bound_ctrl = 1,
+                _ => return Err(bad()),
+            },
+            (Ext::Dpp16 | Ext::Dpp8, "fi") if arch != Arch::Cdna => match m.value {
+                Some(Expr::Int(v @ 0..=1)) => x.fi = v as u64,
+                _ => return Err(bad()),
+            },
+            (Ext::Dpp8, "dpp8") if !seen_dpp8 => {
+                x.dpp8 = parse_dpp8(m).ok_or_else(bad)?;
+                seen_dpp8 = true;
+            }
+            (Ext::Sdwa, "dst_sel") if info.family != "VOPC" => x.dst_sel = sel(&SDWA_SEL)?,
+            (Ext::Sdwa, "dst_unused") if info.family != "VOPC" => x.dst_unused = sel(&SDWA_UNUSED)?,
+            (Ext::Sdwa, "src0_sel") if n_src >= 1 => x.src0_sel = sel(&SDWA_SEL)?,
+            (Ext::Sdwa, "src1_sel") if n_src >= 2 => x.src1_sel = sel(&SDWA_SEL)?,
+            (Ext::Dpp16, _) if !seen_ctrl => {
+                x.ctrl = parse_ctrl(arch, m).ok_or_else(bad)?;
+                if !ctrl_allowed(arch, info, x.ctrl) {
+                    return Err(e.err(m.col, "DP ALU dpp only supports row_newbcast"));
+                }
+                seen_ctrl = true;
+            }
+            _ => return Err(bad()),
+        }
+    }
+    if ext == Ext::Dpp8 && !seen_dpp8 {
+        return Err(e.err(mods.first().map_or(0, |m| m.col), "expected dpp8:[..]"));
+    }
+    Ok(x)
+}
+
+pub(crate) fn write_ext_mods(e: &mut Enc<'_>, x: &ExtMods) {
+    match x.ext {
+        Ext::Dpp16 => {
+            e.set("src0", u64::from(SRC_DPP16));
+            e.set("dpp", u64::from(x.ctrl));
+            e.set("row_mask", x.row_mask);
+            e.set("bank_mask", x.bank_mask);
+            e.set("bc", x.bound_ctrl);
+            e.set("fi", x.fi);
+        }
+        Ext::Dpp8 => {
+            let code = if x.fi != 0 { SRC_DPP8_FI } else { SRC_DPP8 };
+            e.set("src0", u64::from(code));
+            for i in 0..8 {
+                e.set(&format!("lane_sel_{i}"), u64::from(x.dpp8 >> (3 * i) & 7));
+            }
+        }
+        Ext::Sdwa => {
+            e.set("src0", u64::from(SRC_SDWA));
+            e.set("dst_sel", x.dst_sel);
+            e.set("dst_unused", x.dst_unused);
+            if x.n_src >= 1 {
+                e.set("src0_sel", x.src0_sel);
+            }
+            if x.n_src >= 2 {
+                e.set("src1_sel", x.src1_sel);
+            }
+        }
     }
 }
 

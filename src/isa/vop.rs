@@ -109,7 +109,7 @@ fn vcc_name(arch: Arch) -> &'static str {
 }
 
 /// The source index of an `operands.py` field name (RDNA 4 spells VOP3 `src0` as `vsrc0`).
-fn src_index(field: &str) -> Option<usize> {
+pub(crate) fn src_index(field: &str) -> Option<usize> {
     match field {
         "src0" | "vsrc0" => Some(0),
         "src1" | "vsrc1" => Some(1),
@@ -536,7 +536,7 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
                 _ => {}
             }
         }
-        text.push_str(&ext_text(arch, info, inst, x));
+        text.push_str(&dpp::ext_text(arch, info, inst, x));
     }
     Some(text)
 }
@@ -553,64 +553,6 @@ fn ext_mnemonic(tables: &Tables, info: &InstInfo, ext: dpp::Ext) -> String {
         (_, "VOP3" | "VOP3SD" | "VOP3P") => format!("{base}_e64_dpp"),
         _ => format!("{base}_dpp"),
     }
-}
-
-/// The extension's trailing modifiers: the DPP control and masks, or the SDWA selects.
-fn ext_text(arch: Arch, info: &InstInfo, inst: &Inst, ext: dpp::Ext) -> String {
-    let f = |n: &str| inst.field(n).unwrap_or(0);
-    let mut out = String::new();
-    match ext {
-        dpp::Ext::Dpp8 => {
-            let sels = (0..8).fold(0u32, |acc, i| {
-                acc | (f(&format!("lane_sel_{i}")) as u32 & 7) << (3 * i)
-            });
-            out.push(' ');
-            out.push_str(&dpp::dpp8_text(sels));
-            let src0 = inst.field("src0").unwrap_or(0) as u32;
-            if src0 == dpp::SRC_DPP8_FI {
-                out.push_str(" fi:1");
-            }
-        }
-        dpp::Ext::Dpp16 => {
-            let ctrl = dpp::ctrl_text(arch, f("dpp") as u32).unwrap_or_default();
-            out.push_str(&format!(
-                " {ctrl} row_mask:0x{:x} bank_mask:0x{:x}",
-                f("row_mask"),
-                f("bank_mask")
-            ));
-            if f("bc") != 0 {
-                out.push_str(" bound_ctrl:1");
-            }
-            if f("fi") != 0 {
-                out.push_str(" fi:1");
-            }
-        }
-        dpp::Ext::Sdwa => {
-            let sel = |n: &str| dpp::SDWA_SEL.get(f(n) as usize).copied().unwrap_or("DWORD");
-            if info.family != "VOPC" {
-                out.push_str(&format!(
-                    " dst_sel:{} dst_unused:{}",
-                    sel("dst_sel"),
-                    dpp::SDWA_UNUSED
-                        .get(f("dst_unused") as usize)
-                        .copied()
-                        .unwrap_or("UNUSED_PAD")
-                ));
-            }
-            let n_src = info
-                .operands
-                .iter()
-                .filter(|o| src_index(&o.field).is_some())
-                .count();
-            if n_src >= 1 {
-                out.push_str(&format!(" src0_sel:{}", sel("src0_sel")));
-            }
-            if n_src >= 2 {
-                out.push_str(&format!(" src1_sel:{}", sel("src1_sel")));
-            }
-        }
-    }
-    out
 }
 
 /// A source operand with its modifiers peeled off.
@@ -863,7 +805,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         .iter()
         .partition(|m| ext.is_some() && dpp::is_ext_mod(&m.name));
     let xm = match ext {
-        Some(x) => Some(parse_ext_mods(e, info, x, &ext_mods)?),
+        Some(x) => Some(dpp::parse_ext_mods(e, info, x, &ext_mods)?),
         None => None,
     };
     // The e32 DPP16 and SDWA forms keep `neg`/`abs` (and SDWA `sext`) in the extension.
@@ -1060,7 +1002,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         if e.literal().is_some() {
             return Err(e.err(stmt.col, "literal operands are not supported with DPP/SDWA"));
         }
-        write_ext_mods(e, xm);
+        dpp::write_ext_mods(e, xm);
     }
     if !vop3 && !vop3p {
         for m in &mods {
@@ -1162,129 +1104,4 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         }
     }
     Ok(())
-}
-
-/// The extension modifiers of one DPP/SDWA statement, defaults filled in.
-struct ExtMods {
-    ext: dpp::Ext,
-    ctrl: u32,
-    row_mask: u64,
-    bank_mask: u64,
-    bound_ctrl: u64,
-    fi: u64,
-    dpp8: u32,
-    dst_sel: u64,
-    dst_unused: u64,
-    src0_sel: u64,
-    src1_sel: u64,
-    n_src: usize,
-}
-
-fn parse_ext_mods(
-    e: &Enc<'_>,
-    info: &InstInfo,
-    ext: dpp::Ext,
-    mods: &[&Modifier],
-) -> Result<ExtMods, AsmError> {
-    let arch = e.tables.arch;
-    let n_src = info
-        .operands
-        .iter()
-        .filter(|o| src_index(&o.field).is_some())
-        .count();
-    let mut x = ExtMods {
-        ext,
-        ctrl: 0xe4,
-        row_mask: 0xf,
-        bank_mask: 0xf,
-        bound_ctrl: 0,
-        fi: 0,
-        dpp8: 0,
-        dst_sel: 6,
-        dst_unused: 2,
-        src0_sel: 6,
-        src1_sel: 6,
-        n_src,
-    };
-    let mut seen_ctrl = false;
-    let mut seen_dpp8 = false;
-    for m in mods {
-        let bad = || e.err(m.col, "invalid modifier for instruction");
-        let mask = || match m.value {
-            Some(Expr::Int(v @ 0..=15)) => Ok(v as u64),
-            _ => Err(bad()),
-        };
-        let sel = |names: &[&str]| dpp::parse_named(m, names).ok_or_else(bad);
-        match (ext, m.name.as_str()) {
-            (dpp::Ext::Dpp16, "row_mask") => x.row_mask = mask()?,
-            (dpp::Ext::Dpp16, "bank_mask") => x.bank_mask = mask()?,
-            (dpp::Ext::Dpp16, "bound_ctrl") => match m.value {
-                Some(Expr::Int(0 | 1)) => x.bound_ctrl = 1,
-                _ => return Err(bad()),
-            },
-            (dpp::Ext::Dpp16 | dpp::Ext::Dpp8, "fi") if arch != Arch::Cdna => match m.value {
-                Some(Expr::Int(v @ 0..=1)) => x.fi = v as u64,
-                _ => return Err(bad()),
-            },
-            (dpp::Ext::Dpp8, "dpp8") if !seen_dpp8 => {
-                x.dpp8 = dpp::parse_dpp8(m).ok_or_else(bad)?;
-                seen_dpp8 = true;
-            }
-            (dpp::Ext::Sdwa, "dst_sel") if info.family != "VOPC" => {
-                x.dst_sel = sel(&dpp::SDWA_SEL)?
-            }
-            (dpp::Ext::Sdwa, "dst_unused") if info.family != "VOPC" => {
-                x.dst_unused = sel(&dpp::SDWA_UNUSED)?
-            }
-            (dpp::Ext::Sdwa, "src0_sel") if n_src >= 1 => x.src0_sel = sel(&dpp::SDWA_SEL)?,
-            (dpp::Ext::Sdwa, "src1_sel") if n_src >= 2 => x.src1_sel = sel(&dpp::SDWA_SEL)?,
-            (dpp::Ext::Dpp16, _) if !seen_ctrl => {
-                x.ctrl = dpp::parse_ctrl(arch, m).ok_or_else(bad)?;
-                if !dpp::ctrl_allowed(arch, info, x.ctrl) {
-                    return Err(e.err(m.col, "DP ALU dpp only supports row_newbcast"));
-                }
-                seen_ctrl = true;
-            }
-            _ => return Err(bad()),
-        }
-    }
-    if ext == dpp::Ext::Dpp8 && !seen_dpp8 {
-        return Err(e.err(mods.first().map_or(0, |m| m.col), "expected dpp8:[..]"));
-    }
-    Ok(x)
-}
-
-fn write_ext_mods(e: &mut Enc<'_>, x: &ExtMods) {
-    match x.ext {
-        dpp::Ext::Dpp16 => {
-            e.set("src0", u64::from(dpp::SRC_DPP16));
-            e.set("dpp", u64::from(x.ctrl));
-            e.set("row_mask", x.row_mask);
-            e.set("bank_mask", x.bank_mask);
-            e.set("bc", x.bound_ctrl);
-            e.set("fi", x.fi);
-        }
-        dpp::Ext::Dpp8 => {
-            let code = if x.fi != 0 {
-                dpp::SRC_DPP8_FI
-            } else {
-                dpp::SRC_DPP8
-            };
-            e.set("src0", u64::from(code));
-            for i in 0..8 {
-                e.set(&format!("lane_sel_{i}"), u64::from(x.dpp8 >> (3 * i) & 7));
-            }
-        }
-        dpp::Ext::Sdwa => {
-            e.set("src0", u64::from(dpp::SRC_SDWA));
-            e.set("dst_sel", x.dst_sel);
-            e.set("dst_unused", x.dst_unused);
-            if x.n_src >= 1 {
-                e.set("src0_sel", x.src0_sel);
-            }
-            if x.n_src >= 2 {
-                e.set("src1_sel", x.src1_sel);
-            }
-        }
-    }
 }
