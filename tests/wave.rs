@@ -606,3 +606,37 @@ fn issue_6_hw_vectors_sample() {
         "register-only cases passing under both engines: {reg_pass_both}, floor {HW_REGISTER_ONLY_FLOOR}"
     );
 }
+
+/// Issue 5: a VOP3 DPP word (12 bytes on RDNA) reads `src0` through its DPP control like the
+/// 32-bit DPP form does.
+#[test]
+fn issue_5_vop3_dpp_matches_the_32_bit_dpp_form() {
+    for (arch, engine) in [
+        (Arch::Rdna3, Engine::Interp),
+        (Arch::Rdna4, Engine::Interp),
+        (Arch::Rdna3, Engine::Jit),
+    ] {
+        let db = common::spec().db(arch);
+        let mut ex = Executor::new(db, engine).unwrap();
+        let setup = "v_mov_b32 v2, v255\nv_mov_b32 v3, 1000\n";
+        let run = |ex: &mut Executor, op: &str| {
+            let p = Program::assemble(ex.isa(), &format!("{setup}{op}\ns_endpgm")).unwrap();
+            let mut w = ex.new_wave(32);
+            for lane in 0..32 {
+                w.set_vgpr(lane, 255, lane * 7);
+            }
+            ex.run(&p, &mut w).unwrap();
+            (0..32).map(|lane| w.vgpr(lane, 1)).collect::<Vec<u32>>()
+        };
+        for ctrl in [
+            "quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf",
+            "row_shl:3 row_mask:0xf bank_mask:0xf bound_ctrl:1",
+            "dpp8:[7,6,5,4,3,2,1,0]",
+        ] {
+            let short = run(&mut ex, &format!("v_add_nc_u32_dpp v1, v2, v3 {ctrl}"));
+            let long = run(&mut ex, &format!("v_add_nc_u32_e64_dpp v1, v2, v3 {ctrl}"));
+            assert_eq!(short, long, "{arch} {ctrl}");
+            assert_ne!(short[0], 1000, "{arch} {ctrl}: the DPP source moved lanes");
+        }
+    }
+}

@@ -69,13 +69,47 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
         if !fmt.matches(bits, 128) {
             continue;
         }
+        if fmt.family == "VOPD" {
+            return super::vopd::decode(tables, fmt, bytes, bits);
+        }
         let Some(info) = lookup(tables, fmt, bits) else {
             continue;
         };
         let mut used = fmt;
         let mut size = fmt.size;
         let mut literal = None;
-        if takes_literal(info, fmt, bits) {
+        let src0 = fmt.field("src0").map(|f| f.get(bits) as u32);
+        let ext = src0.and_then(|c| super::dpp::ext_of(tables.arch, &fmt.family, c));
+        if let Some(ext) = ext {
+            let Some(var) = super::dpp::ext_format(tables, &fmt.family, ext) else {
+                continue;
+            };
+            if super::mfma::applies(tables.arch, info) {
+                continue;
+            }
+            if bytes.len() < var.size {
+                return Err(DecodeError::Truncated {
+                    needed: var.size,
+                    available: bytes.len(),
+                });
+            }
+            if !super::dpp::valid(tables.arch, info, var, bits) {
+                continue;
+            }
+            // SDWA scalar sources: a named register or inline constant, never the literal.
+            let get = |n: &str| var.field(n).map_or(0, |f| f.get(bits) as u32);
+            let bad_scalar =
+                |v: &str, s: &str| get(s) != 0 && (get(v) == LITERAL || !known_src(tables, get(v)));
+            if bad_scalar("vsrc0", "s0") || bad_scalar("vsrc1", "s1") {
+                continue;
+            }
+            // The extension dword takes the literal's place.
+            if get("src1") == LITERAL || get("src2") == LITERAL {
+                continue;
+            }
+            used = var;
+            size = var.size;
+        } else if takes_literal(info, fmt, bits) {
             if let Some(lit_fmt) = tables.variant(&fmt.family, "_LIT", info.opcode) {
                 used = lit_fmt;
             }
@@ -94,36 +128,61 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
             ]));
             size = at + 4;
         }
-        let fields: Vec<(String, u64)> = fmt
+        let fields: Vec<(String, u64)> = (if ext.is_some() { used } else { fmt })
             .fields
             .iter()
             .filter(|f| f.fixed.is_none() && f.name != "op")
             .map(|f| (f.name.clone(), f.get(bits)))
             .collect();
-        let operands = info
+        let operands: Vec<Operand> = info
             .operands
             .iter()
             .filter_map(|op| {
                 let raw = fields.iter().find(|(n, _)| *n == op.field)?.1;
+                let value = match (ext, op.field.as_str()) {
+                    // The real `src0` of a DPP/SDWA word is `vsrc0` of the extension.
+                    (Some(e), "src0") => {
+                        let v = used.field("vsrc0").map_or(0, |f| f.get(bits)) as u32;
+                        let scalar = e == super::dpp::Ext::Sdwa
+                            && used.field("s0").is_some_and(|f| f.get(bits) != 0);
+                        if scalar {
+                            value_of(tables, fmt, "src0", op.bits, u64::from(v), None)
+                        } else {
+                            Value::Reg(Reg::Vgpr {
+                                index: (v & 0xff) as u16,
+                                count: op.bits.div_ceil(32).max(1) as u8,
+                            })
+                        }
+                    }
+                    _ => value_of(tables, fmt, &op.field, op.bits, raw, literal),
+                };
                 Some(Operand {
                     field: op.field.clone(),
-                    value: value_of(tables, fmt, &op.field, op.bits, raw, literal),
+                    value,
                 })
             })
             .collect();
-        return Ok((
-            Inst {
-                name: info.name.clone(),
-                family: fmt.family.clone(),
-                format: used.name.clone(),
-                opcode: info.opcode,
-                fields,
-                operands,
-                literal,
-                size,
-            },
+        // A reserved source code (e.g. 0xe9 on CDNA) has no spelling: not an instruction.
+        if operands
+            .iter()
+            .any(|o| matches!(o.value, Value::Unknown(_)))
+        {
+            continue;
+        }
+        let inst = Inst {
+            name: info.name.clone(),
+            family: fmt.family.clone(),
+            format: used.name.clone(),
+            opcode: info.opcode,
+            fields,
+            operands,
+            literal,
             size,
-        ));
+        };
+        if super::mfma::applies(tables.arch, info) && !super::mfma::valid(info, &inst) {
+            continue;
+        }
+        return Ok((inst, size));
     }
     Err(DecodeError::Unknown { word })
 }
@@ -188,4 +247,20 @@ fn scalar_value(tables: &Tables, code: u32, regs: u8) -> Value {
     } else {
         Value::Unknown(code)
     }
+}
+
+/// Whether 9-bit source code `code` names something on this arch (a register, an inline
+/// constant or the literal).
+pub(crate) fn known_src(tables: &Tables, code: u32) -> bool {
+    code >= 256 || code == LITERAL || !matches!(value_of_code(tables, code), Value::Unknown(_))
+}
+
+fn value_of_code(tables: &Tables, code: u32) -> Value {
+    if let Some(v) = operands::inline_int(code) {
+        return Value::InlineInt(v);
+    }
+    if (240..=248).contains(&code) {
+        return Value::InlineFloat(code);
+    }
+    scalar_value(tables, code, 1)
 }

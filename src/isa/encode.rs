@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::dpp::Ext;
 use super::layout::{self, Slot};
 use super::operands::{self, LITERAL};
 use super::print::{DELAY_INSTID, DELAY_SKIP, DEPCTR};
@@ -34,6 +35,33 @@ pub(crate) struct Enc<'t> {
 }
 
 impl<'t> Enc<'t> {
+    /// A fresh encoder for `fmt`, its fixed fields set.
+    pub(crate) fn new(tables: &'t Tables, fmt: &'t Format, line: usize) -> Enc<'t> {
+        let mut e = Enc {
+            tables,
+            fmt,
+            bits: 0,
+            literal: None,
+            line,
+            label: None,
+        };
+        for f in &fmt.fields {
+            if let Some(v) = f.fixed {
+                f.set(&mut e.bits, v);
+            }
+        }
+        e
+    }
+
+    /// The first `size` bytes of the instruction, then the literal if one was set.
+    pub(crate) fn finish(&self, size: usize) -> Vec<u8> {
+        let mut bytes = self.bits.to_le_bytes()[..size].to_vec();
+        if let Some(lit) = self.literal {
+            bytes.extend_from_slice(&lit.to_le_bytes());
+        }
+        bytes
+    }
+
     pub(crate) fn err(&self, col: usize, message: impl Into<String>) -> AsmError {
         AsmError {
             line: self.line,
@@ -51,6 +79,11 @@ impl<'t> Enc<'t> {
     /// The value already stored in `field` (0 when the format has no such field).
     pub(crate) fn get(&self, field: &str) -> u64 {
         self.fmt.field(field).map_or(0, |f| f.get(self.bits))
+    }
+
+    /// The name of the format being encoded (`VOP1`, `VOP1_DPP16`...).
+    pub(crate) fn format_name(&self) -> &str {
+        &self.fmt.name
     }
 
     /// The literal constant set so far.
@@ -126,6 +159,10 @@ pub(crate) fn encode_ssrc(
             if let Some(code) = operands::int_code(v) {
                 return Ok(code);
             }
+            // A 16-bit float operand takes a 16-bit literal.
+            if bits == 16 && float && !int_in(v, -32768, 65535) {
+                return Err(e.err(arg.col, "invalid operand for instruction"));
+            }
             let pattern = if bits == 64 {
                 if !int_in(v, i64::from(i32::MIN), i64::from(u32::MAX)) {
                     // A full 64-bit pattern is only accepted when it is an inline float.
@@ -152,6 +189,15 @@ pub(crate) fn encode_ssrc(
         }
         Expr::Float(f) => {
             if let Some(code) = operands::float_code(*f) {
+                // For a 64-bit integer operand llvm-mc takes 1/(2*pi) only with the
+                // double's digits (`0.15915494309189532`), as it prints it.
+                if code == 248
+                    && bits == 64
+                    && !float
+                    && f.to_bits() != operands::INLINE_FLOATS[8].4
+                {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
                 return Ok(code);
             }
             if bits == 64 {
@@ -178,6 +224,10 @@ pub(crate) fn encode_ssrc(
             let Some((code, count)) = scalar_reg(arch, other) else {
                 return Err(e.err(arg.col, "invalid operand for instruction"));
             };
+            // RDNA has no `src_vccz`/`src_execz` sources ("not available on this GPU").
+            if arch != Arch::Cdna && matches!(code, 251 | 252) {
+                return Err(e.err(arg.col, "register not available on this GPU"));
+            }
             if !any_size(arch, code) && count != regs {
                 return Err(e.err(arg.col, "invalid register size for operand"));
             }
@@ -251,8 +301,9 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
                 Expr::Int(v) if int_in(*v, 0, 63) => *v as u64,
                 Expr::Ident(n) => e
                     .tables
-                    .hwreg
+                    .hwreg_print
                     .iter()
+                    .chain(&e.tables.hwreg)
                     .find(|(k, _)| k.eq_ignore_ascii_case(n))
                     .map(|(_, v)| u64::from(*v))
                     .ok_or_else(|| e.err(*col, format!("unknown hardware register `{n}`")))?,
@@ -274,8 +325,17 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
             if name != "sendmsg" || margs.is_empty() || margs.len() > 3 {
                 return Err(e.err(*col, "expected sendmsg(...)"));
             }
+            let gfx9 = |n: &str| {
+                super::print::GFX9_MSG
+                    .iter()
+                    .find(|m| m.1.eq_ignore_ascii_case(n))
+                    .map(|m| m.0)
+            };
             let id = match &margs[0] {
                 Expr::Int(v) if *v >= 0 => *v as u64,
+                Expr::Ident(n) if arch == Arch::Cdna => {
+                    gfx9(n).ok_or_else(|| e.err(*col, format!("unknown message `{n}`")))?
+                }
                 Expr::Ident(n) => e
                     .tables
                     .msg
@@ -287,8 +347,23 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
             };
             let mut rest = [0u64; 2];
             for (i, a) in margs[1..].iter().enumerate() {
+                let op_name = |n: &str| {
+                    let gs = super::print::GFX9_GS_OP
+                        .iter()
+                        .position(|x| x.eq_ignore_ascii_case(n))
+                        .map(|p| p as u64);
+                    let sys = super::print::GFX9_SYSMSG_OP
+                        .iter()
+                        .find(|x| x.1.eq_ignore_ascii_case(n))
+                        .map(|x| x.0);
+                    gs.or(sys)
+                };
                 match a {
                     Expr::Int(v) if *v >= 0 => rest[i] = *v as u64,
+                    Expr::Ident(n) if i == 0 && arch == Arch::Cdna => {
+                        rest[i] = op_name(n)
+                            .ok_or_else(|| e.err(*col, format!("unknown operation `{n}`")))?
+                    }
                     _ => return Err(e.err(*col, "invalid message operation")),
                 }
             }
@@ -390,6 +465,17 @@ fn encode_scalar(
         return Err(e.err(m.col, "invalid operand for instruction"));
     }
     let args = &stmt.args;
+    // RDNA 3's `s_waitcnt_{vs,vm,exp,lgkm}cnt` take `null` as their register (llvm-mc: "src0
+    // must be null"); the field is decoded and printed whatever it holds.
+    if e.tables.arch == Arch::Rdna3 && info.name.starts_with("S_WAITCNT_") && info.family == "SOPK"
+    {
+        let null = operands::special_code(Arch::Rdna3, "null").map(|c| c.0);
+        if let Some(a) = args.first() {
+            if scalar_reg(Arch::Rdna3, &a.expr).map(|c| c.0) != null {
+                return Err(e.err(a.col, "src0 must be null"));
+            }
+        }
+    }
     // SOPP instructions without a listed operand take an optional immediate (`s_endpgm 3`).
     if slots.is_empty() {
         if info.family == "SOPP" && args.len() == 1 {
@@ -442,6 +528,31 @@ fn encode_scalar(
                 };
                 e.set_literal(v, arg.col)?;
             }
+            Slot::BarrierId => {
+                let code = encode_ssrc(e, arg, 32, false)?;
+                let m0 = operands::special_code(e.tables.arch, "m0").map(|c| c.0);
+                if Some(code) != m0 && operands::inline_int(code).is_none() {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
+                e.set(pos.field, u64::from(code));
+            }
+            Slot::GprIdx => {
+                let v = match &arg.expr {
+                    Expr::Int(_) => expect_int(e, arg, 0, 15)? as u64,
+                    Expr::Call { name, args } if name == "gpr_idx" => {
+                        let mut v = 0;
+                        for a in args {
+                            if !matches!(a, Expr::Ident(_)) {
+                                return Err(e.err(arg.col, "expected SRC0, SRC1, SRC2 or DST"));
+                            }
+                            v |= 1 << named_int(e, arg.col, a, &super::print::GPR_IDX)?;
+                        }
+                        v
+                    }
+                    _ => return Err(e.err(arg.col, "expected gpr_idx(...)")),
+                };
+                e.set(pos.field, v);
+            }
             Slot::Hwreg | Slot::Sendmsg | Slot::SendmsgRtn => {
                 if pos.slot == Slot::SendmsgRtn {
                     if let Expr::Int(_) = arg.expr {
@@ -485,9 +596,15 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
         *i += 1;
         Ok(a)
     };
+    // RDNA 3 and CDNA buffer loads/stores/atomics take a 20-bit unsigned offset (llvm-mc:
+    // "expected a 20-bit unsigned offset"), although the field is signed and the decoder
+    // prints it so.
+    let buffer = info.name.starts_with("S_BUFFER_") || info.name.starts_with("S_ATC_PROBE_BUFFER");
     let (off_lo, off_hi, off_field) = match arch {
+        Arch::Rdna3 if buffer => (0, (1 << 20) - 1, "offset"),
         Arch::Rdna3 => (-(1 << 20), (1 << 20) - 1, "offset"),
         Arch::Rdna4 => (-(1 << 23), (1 << 23) - 1, "ioffset"),
+        Arch::Cdna if buffer => (0, (1 << 20) - 1, "offset"),
         Arch::Cdna => (-(1 << 20), (1 << 20) - 1, "offset"),
     };
     let prefetch = info.operand("sdata").is_some_and(|o| o.kind == "SIMM5");
@@ -505,6 +622,10 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
     let sbase = |e: &mut Enc<'_>, a: &Arg| -> Result<(), AsmError> {
         let regs = info.operand("sbase").map_or(2, |o| o.bits.div_ceil(32));
         let code = encode_sreg(e, a, regs)?;
+        // `null` is no buffer resource (llvm-mc rejects it).
+        if buffer && Some(code) == null {
+            return Err(e.err(a.col, "invalid operand for instruction"));
+        }
         e.set("sbase", u64::from(code / 2));
         Ok(())
     };
@@ -651,27 +772,23 @@ fn encode_as(
     info: &InstInfo,
     stmt: &Statement,
     line: usize,
+    ext: Option<Ext>,
 ) -> Result<Encoded, AsmError> {
-    let Some(fmt) = tables.format(&info.family) else {
+    let fmt = match ext {
+        Some(x) => super::dpp::ext_format(tables, &info.family, x),
+        None => tables.format(&info.family),
+    };
+    let Some(fmt) = fmt else {
         return Err(AsmError {
             line,
             col: stmt.col,
-            message: format!("format {} is not supported", info.family),
+            message: match ext {
+                Some(_) => "dpp/sdwa variant of this instruction is not supported".into(),
+                None => format!("format {} is not supported", info.family),
+            },
         });
     };
-    let mut e = Enc {
-        tables,
-        fmt,
-        bits: 0,
-        literal: None,
-        line,
-        label: None,
-    };
-    for f in &fmt.fields {
-        if let Some(v) = f.fixed {
-            f.set(&mut e.bits, v);
-        }
-    }
+    let mut e = Enc::new(tables, fmt, line);
     e.set("op", u64::from(info.opcode));
     let hex = tables.hex_imm.contains(&info.mnemonic);
     if let Some(slots) = layout::scalar_layout(info, hex) {
@@ -704,6 +821,42 @@ fn encode_as(
 
 /// Encodes one statement, trying every instruction its mnemonic names.
 fn encode_stmt(tables: &Tables, stmt: &Statement, line: usize) -> Result<Encoded, AsmError> {
+    if let Some(y) = &stmt.pair {
+        return Ok((super::vopd::encode(tables, stmt, y, line)?, None));
+    }
+    // `_dpp`/`_e64_dpp`/`_sdwa` select an extension form; RDNA's VOPC DPP forms have no
+    // suffix and are recognised by their DPP modifiers.
+    let m = stmt.mnemonic.as_str();
+    let (name, ext) = if tables.by_mnemonic.contains_key(m) {
+        (m, super::dpp::wants_dpp(&stmt.mods))
+    } else if let Some(base) = m.strip_suffix("_dpp") {
+        let kind = super::dpp::wants_dpp(&stmt.mods).unwrap_or(Ext::Dpp16);
+        (base, Some(kind))
+    } else if let Some(base) = m.strip_suffix("_sdwa") {
+        (base, Some(Ext::Sdwa))
+    } else {
+        (m, super::dpp::wants_dpp(&stmt.mods))
+    };
+    if ext.is_some() && name != m {
+        let mut plain = stmt.clone();
+        plain.mnemonic = name.to_string();
+        // VOP3P has no `_e32` twin, so its mnemonics carry no `_e64` (`v_dot2_f32_f16_e64_dpp`).
+        if !tables.by_mnemonic.contains_key(name) {
+            if let Some(bare) = name.strip_suffix("_e64") {
+                plain.mnemonic = bare.to_string();
+            }
+        }
+        return encode_cands(tables, &plain, line, ext);
+    }
+    encode_cands(tables, stmt, line, ext)
+}
+
+fn encode_cands(
+    tables: &Tables,
+    stmt: &Statement,
+    line: usize,
+    ext: Option<Ext>,
+) -> Result<Encoded, AsmError> {
     let Some(cands) = tables.by_mnemonic.get(&stmt.mnemonic) else {
         return Err(AsmError {
             line,
@@ -716,7 +869,10 @@ fn encode_stmt(tables: &Tables, stmt: &Statement, line: usize) -> Result<Encoded
     let mut cands = cands.clone();
     cands.sort_by_key(|&i| !matches!(tables.insts[i].family.as_str(), "VOP1" | "VOP2" | "VOPC"));
     for &idx in &cands {
-        match encode_as(tables, &tables.insts[idx], stmt, line) {
+        if ext.is_some() && !super::vop::is_vop(&tables.insts[idx].family) {
+            continue;
+        }
+        match encode_as(tables, &tables.insts[idx], stmt, line, ext) {
             Ok(v) => return Ok(v),
             Err(err) => {
                 first_err.get_or_insert(err);

@@ -34,6 +34,10 @@ pub enum Slot {
     Depctr,
     /// `sendmsg(...)`.
     Sendmsg,
+    /// A named barrier id: `m0` or an inline constant (RDNA 4 `s_barrier_*`).
+    BarrierId,
+    /// `gpr_idx(SRC0,SRC1,SRC2,DST)`, the 4-bit mode of `s_set_gpr_idx_on`/`_mode` (CDNA).
+    GprIdx,
     /// A 32-bit literal dword printed as an immediate.
     Literal32,
     /// The literal constant `K` of `s_fmamk_f32`/`s_fmaak_f32`, printed in hex.
@@ -59,6 +63,7 @@ fn src_slot(op: &OperandSpec) -> Slot {
     match op.kind.as_str() {
         "SDST" | "SDST_NULL" | "SREG" | "SREG_NOVCC" | "EXEC" => Slot::SReg { regs: regs_of(op) },
         "SENDMSG_RTN" => Slot::SendmsgRtn,
+        "SSRC_BARRIER_ID" => Slot::BarrierId,
         k if k.starts_with("SIMM") => Slot::ImmHex,
         _ => Slot::SSrc {
             bits: op.bits,
@@ -68,6 +73,13 @@ fn src_slot(op: &OperandSpec) -> Slot {
 }
 
 fn imm_slot(info: &InstInfo, op: &OperandSpec, hex_imm: bool) -> Slot {
+    // RDNA 4's `operands.py` types the `s_waitcnt` operand as a plain immediate.
+    if info.name == "S_WAITCNT" {
+        return Slot::Waitcnt;
+    }
+    if info.name.starts_with("S_SET_GPR_IDX_") {
+        return Slot::GprIdx;
+    }
     match op.kind.as_str() {
         "LABEL" => Slot::Label,
         "HWREG" => Slot::Hwreg,
@@ -99,6 +111,20 @@ pub fn scalar_layout(info: &InstInfo, hex_imm: bool) -> Option<Vec<Pos<'_>>> {
         }
     };
     match info.family.as_str() {
+        "SOP1" if info.operands.is_empty() && info.name.contains("BARRIER") => {
+            // RDNA 4 barrier instructions `operands.py` does not describe: a barrier id
+            // (`m0` or an inline constant), `s_get_barrier_state` also a destination.
+            if info.name.starts_with("S_GET_BARRIER_STATE") {
+                out.push(Pos {
+                    field: "sdst",
+                    slot: Slot::SReg { regs: 1 },
+                });
+            }
+            out.push(Pos {
+                field: "ssrc0",
+                slot: Slot::BarrierId,
+            });
+        }
         "SOP1" => {
             push(&mut out, "sdst");
             push(&mut out, "ssrc0");
@@ -121,6 +147,11 @@ pub fn scalar_layout(info: &InstInfo, hex_imm: bool) -> Option<Vec<Pos<'_>>> {
         "SOPC" => {
             push(&mut out, "ssrc0");
             push(&mut out, "ssrc1");
+            if info.name.starts_with("S_SET_GPR_IDX_ON") {
+                if let Some(p) = out.iter_mut().find(|p| p.field == "ssrc1") {
+                    p.slot = Slot::GprIdx;
+                }
+            }
         }
         "SOPK" if info.operands.is_empty() => {
             // Not described by `operands.py` (`s_subvector_loop_begin`): a register and a
@@ -155,6 +186,13 @@ pub fn scalar_layout(info: &InstInfo, hex_imm: bool) -> Option<Vec<Pos<'_>>> {
                 push(&mut out, "sdst");
                 out.extend(simm);
             }
+        }
+        "SOPP" if info.name == "S_WAITCNT" && info.operand("simm16").is_none() => {
+            // RDNA 4's `operands.py` leaves `s_waitcnt` out.
+            out.push(Pos {
+                field: "simm16",
+                slot: Slot::Waitcnt,
+            });
         }
         "SOPP" => {
             if let Some(op) = info.operand("simm16") {

@@ -25,17 +25,21 @@ use crate::spec::{Arch, SpecDb};
 
 pub mod cli;
 mod decode;
+mod dpp;
 mod encode;
 pub mod layout;
 mod mem;
+mod mfma;
 pub mod operands;
 mod print;
 pub mod syntax;
 pub mod tables;
 mod vop;
+mod vopd;
 
 pub use operands::Reg;
 pub use tables::Tables;
+pub use vopd::dst_y as vopd_dst_y;
 
 /// The value of one decoded operand.
 #[derive(Clone, Debug, PartialEq)]

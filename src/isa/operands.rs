@@ -252,7 +252,12 @@ pub enum ValueKind {
 
 /// The value kind of an operand data format (`NUM_F32` → Float).
 pub fn value_kind(format: &str) -> ValueKind {
-    if format.contains("_F") || format.contains("BF16") {
+    // 8-, 6- and 4-bit floats travel as packed integers (LLVM gives them no float
+    // modifiers or float constants).
+    let tiny = ["FP8", "BF8", "FP6", "BF6", "FP4"]
+        .iter()
+        .any(|t| format.contains(t));
+    if !tiny && (format.contains("_F") || format.contains("BF16")) {
         ValueKind::Float
     } else {
         ValueKind::Int

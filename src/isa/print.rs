@@ -41,6 +41,10 @@ pub(crate) fn src(tables: &Tables, code: u32, bits: u32, literal: Option<u32>) -
     if code == LITERAL {
         return format!("0x{:x}", literal.unwrap_or(0));
     }
+    // 1/(2*pi) of a 64-bit operand prints with the double's digits.
+    if code == 248 && bits == 64 {
+        return "0.15915494309189532".into();
+    }
     if let Some(t) = operands::inline_text(code) {
         return t;
     }
@@ -51,7 +55,12 @@ fn hwreg_text(tables: &Tables, v: u64) -> String {
     let id = (v & 0x3f) as u32;
     let offset = (v >> 6) & 0x1f;
     let size = ((v >> 11) & 0x1f) + 1;
-    match tables.hwreg.iter().find(|(_, i)| *i == id) {
+    let names = if tables.hwreg_print.is_empty() {
+        &tables.hwreg
+    } else {
+        &tables.hwreg_print
+    };
+    match names.iter().find(|(_, i)| *i == id) {
         Some((name, _)) if offset == 0 && size == 32 => format!("hwreg({name})"),
         Some((name, _)) => format!("hwreg({name}, {offset}, {size})"),
         None => format!("hwreg({id}, {offset}, {size})"),
@@ -67,10 +76,6 @@ pub(crate) fn waitcnt_fields(arch: Arch) -> &'static [(&'static str, u32, u32)] 
 }
 
 fn waitcnt_text(arch: Arch, v: u64) -> String {
-    // GFX9 bits outside the counters cannot be spelled symbolically: keep the number.
-    if arch == Arch::Cdna && v & !0xcf7f != 0 {
-        return format!("0x{v:x}");
-    }
     let mut parts = Vec::new();
     let mut all = Vec::new();
     for &(name, lo, width) in waitcnt_fields(arch) {
@@ -92,6 +97,9 @@ fn waitcnt_text(arch: Arch, v: u64) -> String {
         parts.join(" ")
     }
 }
+
+/// The `gpr_idx(...)` mode bits, from bit 0.
+pub(crate) const GPR_IDX: [&str; 4] = ["SRC0", "SRC1", "SRC2", "DST"];
 
 pub(crate) const DELAY_INSTID: [&str; 12] = [
     "NO_DEP",
@@ -116,7 +124,8 @@ fn delay_text(v: u64) -> String {
     let id0 = (v & 0xf) as usize;
     let skip = ((v >> 4) & 7) as usize;
     let id1 = ((v >> 7) & 0xf) as usize;
-    if v >> 11 != 0 || id0 >= DELAY_INSTID.len() || id1 >= DELAY_INSTID.len() || skip >= 6 {
+    // Bits above the three fields are ignored (as llvm-mc does).
+    if id0 >= DELAY_INSTID.len() || id1 >= DELAY_INSTID.len() || skip >= 6 {
         return format!("0x{v:x}");
     }
     let mut parts = Vec::new();
@@ -168,21 +177,67 @@ fn depctr_text(v: u64) -> String {
     }
 }
 
+/// GFX9 message names by id, as llvm-mc-22 prints them for gfx950.
+pub(crate) const GFX9_MSG: [(u64, &str); 11] = [
+    (1, "MSG_INTERRUPT"),
+    (2, "MSG_GS"),
+    (3, "MSG_GS_DONE"),
+    (4, "MSG_SAVEWAVE"),
+    (5, "MSG_STALL_WAVE_GEN"),
+    (6, "MSG_HALT_WAVES"),
+    (7, "MSG_ORDERED_PS_DONE"),
+    (8, "MSG_EARLY_PRIM_DEALLOC"),
+    (9, "MSG_GS_ALLOC_REQ"),
+    (10, "MSG_GET_DOORBELL"),
+    (15, "MSG_SYSMSG"),
+];
+/// The operations of `MSG_GS`/`MSG_GS_DONE`, by value.
+pub(crate) const GFX9_GS_OP: [&str; 4] = ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"];
+/// The operations of `MSG_SYSMSG` gfx950 accepts, by value.
+pub(crate) const GFX9_SYSMSG_OP: [(u64, &str); 3] = [
+    (1, "SYSMSG_OP_ECC_ERR_INTERRUPT"),
+    (2, "SYSMSG_OP_REG_RD"),
+    (4, "SYSMSG_OP_TTRACE_PC"),
+];
+
+/// The symbolic GFX9 `sendmsg(...)` of `v` (id in bits 3:0, operation in 6:4, stream in
+/// 9:8), when llvm-mc has one: a named message with its operation (GS, GS_DONE, SYSMSG) or
+/// without any.
+fn gfx9_sendmsg(v: u64) -> Option<String> {
+    let (id, op, stream) = (v & 0xf, (v >> 4) & 7, (v >> 8) & 3);
+    let name = GFX9_MSG.iter().find(|m| m.0 == id)?.1;
+    match id {
+        2 | 3 if (1..=3).contains(&op) => Some(format!(
+            "sendmsg({name}, {}, {stream})",
+            GFX9_GS_OP[op as usize]
+        )),
+        3 if op == 0 && stream == 0 => Some(format!("sendmsg({name}, GS_OP_NOP)")),
+        2 | 3 => None,
+        15 => {
+            let (_, op_name) = GFX9_SYSMSG_OP.iter().find(|o| o.0 == op)?;
+            (stream == 0).then(|| format!("sendmsg({name}, {op_name})"))
+        }
+        _ => (op == 0 && stream == 0).then(|| format!("sendmsg({name})")),
+    }
+}
+
 fn sendmsg_text(tables: &Tables, v: u64) -> String {
     if tables.arch == Arch::Cdna {
-        let id = v & 0xf;
-        let op = (v >> 4) & 7;
-        let stream = (v >> 8) & 3;
-        if v >> 10 != 0 {
+        // llvm-mc names what it can whatever the unused bits (7, 15:10) hold, and prints
+        // the raw value of anything else that has them set.
+        if let Some(text) = gfx9_sendmsg(v) {
+            return text;
+        }
+        if v & !0x37f != 0 {
             return v.to_string();
         }
-        return format!("sendmsg({id}, {op}, {stream})");
+        return format!("sendmsg({}, {}, {})", v & 0xf, (v >> 4) & 7, (v >> 8) & 3);
     }
-    if v > 0xff {
-        return v.to_string();
-    }
-    match tables.msg.iter().find(|(_, i)| u64::from(*i) == v) {
+    // RDNA message ids are 8 bits: llvm-mc names a known id whatever the bits above hold,
+    // and prints an unknown one with stray high bits as the number.
+    match tables.msg.iter().find(|(_, i)| u64::from(*i) == v & 0xff) {
         Some((name, _)) => format!("sendmsg({name})"),
+        None if v > 0xff => v.to_string(),
         None => format!("sendmsg({v}, 0, 0)"),
     }
 }
@@ -204,17 +259,30 @@ fn slot_text(tables: &Tables, inst: &Inst, field: &str, slot: Slot) -> String {
     match slot {
         Slot::SReg { regs } => sreg(tables, raw as u32, regs),
         Slot::SSrc { bits, .. } => src(tables, raw as u32, bits, inst.literal),
+        Slot::BarrierId => src(tables, raw as u32, 32, inst.literal),
         Slot::ImmHex => format!("0x{raw:x}"),
         Slot::ImmSmall => imm_small(raw),
-        Slot::Label => sign_extend(raw, 16).to_string(),
+        // llvm-mc (without a symbolizer) prints branch offsets as unsigned 16-bit values;
+        // the assembler takes both signs.
+        Slot::Label => (raw & 0xffff).to_string(),
         Slot::Hwreg => hwreg_text(tables, raw),
         Slot::Waitcnt => waitcnt_text(tables.arch, raw),
         Slot::DelayAlu => delay_text(raw),
         Slot::Depctr => depctr_text(raw),
         Slot::Sendmsg => sendmsg_text(tables, raw),
+        Slot::GprIdx if raw <= 15 => {
+            let names: Vec<&str> = GPR_IDX
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| raw >> i & 1 != 0)
+                .map(|(_, n)| *n)
+                .collect();
+            format!("gpr_idx({})", names.join(","))
+        }
+        Slot::GprIdx => format!("0x{raw:x}"),
         Slot::SendmsgRtn => match tables.msg.iter().find(|(_, i)| u64::from(*i) == raw) {
             Some((name, _)) => format!("sendmsg({name})"),
-            None => format!("0x{raw:x}"),
+            None => format!("sendmsg({raw}, 0, 0)"),
         },
         Slot::LiteralK => format!("0x{raw:x}"),
         Slot::Literal32 => {
@@ -228,6 +296,9 @@ fn slot_text(tables: &Tables, inst: &Inst, field: &str, slot: Slot) -> String {
 }
 
 pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
+    if inst.family == "VOPD" {
+        return super::vopd::print(tables, inst);
+    }
     let Some(&idx) = tables.by_opcode.get(&(inst.family.clone(), inst.opcode)) else {
         return format!("; unknown {} opcode {}", inst.family, inst.opcode);
     };
@@ -247,7 +318,7 @@ pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
             let v = inst.field("simm16").unwrap_or(0);
             if v != 0 {
                 text.push(' ');
-                text.push_str(&imm_small(v));
+                text.push_str(&v.to_string());
             }
         }
         return text;
@@ -288,7 +359,7 @@ fn print_smem(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
         if let Some(op) = info.operand("sdata") {
             let v = f("sdata");
             ops.push(match op.kind.as_str() {
-                "SIMM8" | "SIMM5" if arch == Arch::Cdna => format!("0x{v:x}"),
+                "SIMM8" | "SIMM5" if arch != Arch::Rdna4 => imm_small(v),
                 "SIMM8" | "SIMM5" => v.to_string(),
                 _ => sreg(tables, v as u32, op.bits.div_ceil(32)),
             });

@@ -76,6 +76,8 @@ pub struct Statement {
     pub args: Vec<Arg>,
     /// Modifiers.
     pub mods: Vec<Modifier>,
+    /// The second half of a VOPD pair (`v_dual_x ... :: v_dual_y ...`).
+    pub pair: Option<Box<Statement>>,
 }
 
 /// One parsed line.
@@ -392,6 +394,38 @@ pub fn strip_comment(line: &str) -> &str {
 /// An [`AsmError`] with the column of the first token that does not fit the grammar.
 pub fn parse_line(text: &str, line_no: usize) -> Result<Line, AsmError> {
     let body = strip_comment(text);
+    // A VOPD pair: parse each half, the second with its columns shifted.
+    if let Some(at) = body.find("::") {
+        let mut first = parse_line(&body[..at], line_no)?;
+        let mut second = parse_line(&body[at + 2..], line_no).map_err(|mut e| {
+            e.col += at + 2;
+            e
+        })?;
+        let (Some(stmt), Some(mut y)) = (first.stmt.as_mut(), second.stmt.take()) else {
+            return Err(AsmError {
+                line: line_no,
+                col: at + 1,
+                message: "expected an instruction on both sides of `::`".into(),
+            });
+        };
+        if !second.labels.is_empty() || y.pair.is_some() {
+            return Err(AsmError {
+                line: line_no,
+                col: at + 1,
+                message: "invalid VOPD pair".into(),
+            });
+        }
+        let shift = at + 2;
+        y.col += shift;
+        for a in &mut y.args {
+            a.col += shift;
+        }
+        for m in &mut y.mods {
+            m.col += shift;
+        }
+        stmt.pair = Some(Box::new(y));
+        return Ok(first);
+    }
     let mut cur = Cursor {
         text: body.as_bytes(),
         pos: 0,
@@ -416,6 +450,7 @@ pub fn parse_line(text: &str, line_no: usize) -> Result<Line, AsmError> {
             col,
             args: Vec::new(),
             mods: Vec::new(),
+            pair: None,
         };
         if word.starts_with('.') {
             // Directives are accepted and ignored.

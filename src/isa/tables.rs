@@ -138,6 +138,9 @@ pub struct Tables {
     pub no_suffix: HashSet<String>,
     /// `HWREG` names by id, when the arch's `enum.py` was supplied.
     pub hwreg: Vec<(String, u32)>,
+    /// `HWREG` names as LLVM prints them, by id (`semantics/ALIASES.md`); ids not listed
+    /// print as numbers.
+    pub hwreg_print: Vec<(String, u32)>,
     /// `MSG` names by id, when the arch's `enum.py` was supplied.
     pub msg: Vec<(String, u32)>,
 }
@@ -265,16 +268,40 @@ impl Tables {
         let mut by_opcode = HashMap::new();
         for ins in db.instructions() {
             let idx = insts.len();
+            // RDNA 4's `operands.py` calls the VOP3 `src0` field `vsrc0`; use the format's
+            // name so the decoder and the literal check find it.
+            let base = formats.iter().find(|f| f.name == ins.encoding);
+            let rename = base.is_some_and(|f| {
+                f.fields.iter().any(|x| x.name == "src0")
+                    && !f.fields.iter().any(|x| x.name == "vsrc0")
+            });
             let operands = ins
                 .operands
                 .iter()
                 .map(|o| OperandSpec {
-                    field: o.field.clone(),
+                    field: if rename && o.field == "vsrc0" {
+                        "src0".to_string()
+                    } else {
+                        o.field.clone()
+                    },
                     bits: o.bits,
                     kind: o.kind.trim_start_matches("OPR_").to_string(),
                     format: o.format.trim_start_matches("FMT_").to_string(),
                 })
                 .collect();
+            let mut operands: Vec<OperandSpec> = operands;
+            if operands.is_empty() && ins.name == "V_MFMA_LD_SCALE_B32" {
+                // `operands.py` lists none; the word carries two 32-bit sources (the scales
+                // of the next MFMA), as llvm-mc prints them.
+                for field in ["src0", "src1"] {
+                    operands.push(OperandSpec {
+                        field: field.into(),
+                        bits: 32,
+                        kind: "SRC".into(),
+                        format: "NUM_B32".into(),
+                    });
+                }
+            }
             insts.push(InstInfo {
                 name: ins.name.clone(),
                 mnemonic: ins.name.to_ascii_lowercase(),
@@ -342,6 +369,13 @@ impl Tables {
             .into_iter()
             .filter_map(|r| r.into_iter().next())
             .collect();
+        let hwreg_print: Vec<(String, u32)> = alias_rows("Hardware register names", arch)
+            .into_iter()
+            .filter_map(|r| match r.as_slice() {
+                [name, id, ..] => Some((name.clone(), id.parse().ok()?)),
+                _ => None,
+            })
+            .collect();
         let (hwreg, mut msg) = match enum_py {
             Some(text) => (read_enum_class(text, "HWREG"), read_enum_class(text, "MSG")),
             None => (Vec::new(), Vec::new()),
@@ -363,6 +397,7 @@ impl Tables {
             hex_imm,
             no_suffix,
             hwreg,
+            hwreg_print,
             msg,
         }
     }

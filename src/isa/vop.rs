@@ -16,9 +16,10 @@
 //!   `op_sel:[..] op_sel_hi:[..] neg_lo:[..] neg_hi:[..] clamp`; `neg`/`abs` are printed on
 //!   float sources only, as `-v1` and `|v1|`.
 
+use super::dpp;
 use super::encode::Enc;
 use super::operands::{self, LITERAL};
-use super::syntax::{Expr, Statement};
+use super::syntax::{Expr, Modifier, Statement};
 use super::tables::{InstInfo, OperandSpec, Tables};
 use super::{AsmError, Inst};
 use crate::spec::Arch;
@@ -67,16 +68,25 @@ struct Opnd {
 /// The textual layout of one vector instruction.
 struct Layout {
     ops: Vec<Opnd>,
-    /// The number of sources (the length of `op_sel` lists).
+    /// The number of sources (the length of `op_sel_hi`/`neg_*` lists).
     n_src: usize,
+    /// The number of source slots of a VOP3 `op_sel` list.
+    opsel_srcs: usize,
+    /// Whether a VOP3 form takes `op_sel`.
+    has_opsel: bool,
+    /// Whether an operand is packed (no `neg`/`abs` in the DPP/SDWA dword).
+    packed: bool,
+    /// `v_mfma_ld_scale_b32`: `op_sel`/`op_sel_hi` only, no `neg_*` or `clamp`.
+    scale: bool,
     /// Whether the `.l`/`.h` halves are printed for 16-bit VGPRs.
     t16: bool,
     /// Whether float modifiers (`neg`, `abs`, `omod`) apply.
     float_mods: bool,
-    /// Whether any operand is 16 bits wide (VOP3 `op_sel` is meaningful).
-    has16: bool,
     /// Whether the destination is a VGPR with an `op_sel` bit (VOP3 lists `n_src + 1` bits).
     dst_in_opsel: bool,
+    /// Whether the `op_sel` list has a (zero) slot for a scalar destination: RDNA VOP3
+    /// compares with 16-bit sources (`v_cmp_lt_i16_e64 s42, v1.h, v2.l op_sel:[1,0,0]`).
+    sdst_slot: bool,
     /// A VOP3P instruction on unpacked sources (`v_fma_mix*`): `neg` and `neg_hi` are the
     /// `-` and `|..|` source modifiers, as in VOP3.
     mix: bool,
@@ -99,7 +109,7 @@ fn vcc_name(arch: Arch) -> &'static str {
 }
 
 /// The source index of an `operands.py` field name (RDNA 4 spells VOP3 `src0` as `vsrc0`).
-fn src_index(field: &str) -> Option<usize> {
+pub(crate) fn src_index(field: &str) -> Option<usize> {
     match field {
         "src0" | "vsrc0" => Some(0),
         "src1" | "vsrc1" => Some(1),
@@ -228,6 +238,7 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
     }
     // Sources.
     let fmamk = info.name.contains("FMAMK") || info.name.contains("MADMK");
+    let ldexp = info.name.starts_with("V_LDEXP");
     let fmaak = info.name.contains("FMAAK") || info.name.contains("MADAK");
     for &(i, o) in &srcs {
         let (field, kind) = match (is_e32(fam), i) {
@@ -253,7 +264,8 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
             field,
             kind,
             bits,
-            float: is_float(o) && !o.format.contains("M64"),
+            // `v_ldexp_*` scales by an integer exponent, as LLVM types it.
+            float: is_float(o) && !o.format.contains("M64") && !(i == 1 && ldexp),
             idx: i,
             vgpr_only: is_e32(fam) && o.kind == "VGPR",
         });
@@ -283,17 +295,38 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
         }
     }
     let has16 = info.operands.iter().any(|o| o.bits == 16);
-    let mix = fam == "VOP3P" && !info.operands.iter().any(|o| o.format.contains("PK"));
+    // `v_fma_mix*` (and CDNA's `v_mad_mix*`) read unpacked sources.
+    let mix = fam == "VOP3P" && info.name.contains("_MIX");
     let dst_in_opsel = ops.iter().any(|o| o.idx == 3 && o.kind == Kind::Vgpr);
+    let sdst_slot = arch != Arch::Cdna
+        && fam == "VOP3"
+        && ops.iter().any(|o| o.idx == 3 && o.kind == Kind::Sreg);
     let float_mods = srcs.iter().any(|(_, o)| is_float(o));
+    // `v_fmac_*_e64` reads its destination as `src2`, which has an `op_sel` slot.
+    // gfx950's `v_cvt_scalef32_pk_fp4_*` write part of their destination, which LLVM
+    // lists as a third source slot.
+    let scalef32 = arch == Arch::Cdna && info.name.starts_with("V_CVT_SCALEF32");
+    let tied = info.name.starts_with("V_FMAC") || info.name.starts_with("V_CVT_SCALEF32_PK_FP4");
+    let opsel_srcs = if tied && srcs.len() == 2 {
+        3
+    } else {
+        srcs.len()
+    };
+    // Which VOP3 forms have `op_sel`: those with 16-bit operands, and on gfx950 the
+    // `v_cvt_scalef32_*` conversions.
+    let has_opsel = has16 || scalef32;
     Layout {
+        has_opsel,
+        opsel_srcs,
+        scale: info.name == "V_MFMA_LD_SCALE_B32",
+        packed: info.operands.iter().any(|o| o.format.contains("PK")),
         n_src: srcs.len(),
         ops,
         t16: t16 && !mix,
         dst_in_opsel,
+        sdst_slot,
         mix,
         float_mods,
-        has16,
     }
 }
 
@@ -317,32 +350,62 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         return None;
     }
     let arch = tables.arch;
+    if super::mfma::applies(arch, info) {
+        return Some(super::mfma::print(
+            tables,
+            info,
+            inst,
+            &mnemonic(tables, info),
+        ));
+    }
     let lay = layout(tables, info);
     let f = |n: &str| inst.field(n).unwrap_or(0);
     let vop3 = matches!(info.family.as_str(), "VOP3" | "VOP3SD");
     let vop3p = info.family == "VOP3P";
     let opsel = if vop3 || vop3p { f("opsel") } else { 0 };
     let wide = vop3 || vop3p;
+    let ext = dpp::ext_of_format(&inst.format);
+    // The e32 DPP16 and SDWA forms keep `neg`/`abs` in the extension dword.
+    let short_mods = matches!(ext, Some(dpp::Ext::Dpp16 | dpp::Ext::Sdwa)) && !wide && !lay.packed;
     let (neg, abs) = if vop3 {
         (f("neg"), f("abs"))
     } else if lay.mix {
         (f("neg"), f("neg_hi"))
+    } else if short_mods {
+        (
+            f("src0_neg") | f("src1_neg") << 1,
+            f("src0_abs") | f("src1_abs") << 1,
+        )
     } else {
         (0, 0)
     };
+    let sext = f("src0_sext") | f("src1_sext") << 1;
     let mut parts = Vec::new();
     for op in &lay.ops {
         let raw = if op.field.is_empty() {
             0
         } else if op.field == "literal" {
             u64::from(inst.literal.unwrap_or(0))
+        } else if op.field == "src0" && ext.is_some() {
+            // The real `src0` is `vsrc0` of the extension: a VGPR, or for SDWA with `s0`
+            // a scalar source code.
+            if ext == Some(dpp::Ext::Sdwa) && f("s0") != 0 {
+                f("vsrc0")
+            } else {
+                f("vsrc0") + 256
+            }
         } else {
             f(op.field)
         };
+        let sdwa_scalar1 = ext == Some(dpp::Ext::Sdwa) && op.field == "vsrc1" && f("s1") != 0;
         let regs = op.bits.div_ceil(32).max(1);
         let half16 = lay.t16 && op.bits == 16;
         let mut text = match &op.kind {
+            Kind::Implicit(_) if ext == Some(dpp::Ext::Sdwa) && op.idx == 3 && f("sd") != 0 => {
+                super::print::sreg(tables, f("sdst") as u32, regs)
+            }
             Kind::Implicit(name) => (*name).to_string(),
+            Kind::Vgpr if sdwa_scalar1 => super::print::src(tables, raw as u32, op.bits, None),
             Kind::LitK if op.bits == 16 => format!("0x{:x}", raw & 0xffff),
             Kind::LitK => format!("0x{raw:x}"),
             Kind::Sreg => super::print::sreg(tables, raw as u32, regs),
@@ -371,27 +434,61 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
                 }
             }
         };
-        if (vop3 || lay.mix) && op.idx < 3 && op.float && matches!(op.kind, Kind::Src) {
-            if abs >> op.idx & 1 != 0 {
+        let modded = matches!(op.kind, Kind::Src) || (short_mods && op.field == "vsrc1");
+        // `sext` applies to registers only (llvm-mc rejects `sext(4)`).
+        let constant = (op.field == "src0" || sdwa_scalar1) && (128..256).contains(&raw);
+        if ext == Some(dpp::Ext::Sdwa)
+            && short_mods
+            && !constant
+            && op.idx < 2
+            && !op.float
+            && modded
+            && sext >> op.idx & 1 != 0
+        {
+            text = format!("sext({text})");
+        }
+        if (vop3 || lay.mix || short_mods) && op.idx < 3 && op.float && modded {
+            let has_abs = abs >> op.idx & 1 != 0;
+            if has_abs {
                 text = format!("|{text}|");
             }
             if neg >> op.idx & 1 != 0 {
-                text = format!("-{text}");
+                // A negated constant is written `neg(47)` (`-47` is another constant), as
+                // LLVM does for every immediate without `abs`; `neg(-1.0)` likewise.
+                let constant_code =
+                    (128..=208).contains(&raw) || (240..=248).contains(&raw) || raw == 255;
+                let immediate = constant_code && (matches!(op.kind, Kind::Src) || sdwa_scalar1);
+                text = if text.starts_with('-') || (immediate && !has_abs) {
+                    format!("neg({text})")
+                } else {
+                    format!("-{text}")
+                };
             }
         }
         parts.push(text);
     }
-    let mut text = mnemonic(tables, info);
+    let mut text = match ext {
+        Some(x) => ext_mnemonic(tables, info, x),
+        None => mnemonic(tables, info),
+    };
     if !parts.is_empty() {
         text.push(' ');
         text.push_str(&parts.join(", "));
     }
     if vop3 {
-        if opsel != 0 && (lay.has16 || arch == Arch::Cdna) {
-            let n = lay.n_src + usize::from(lay.dst_in_opsel);
-            let bits =
-                (opsel as u32 & ((1 << lay.n_src) - 1)) | ((opsel as u32 >> 3 & 1) << lay.n_src);
-            text.push_str(&format!(" op_sel:{}", list_text(bits, n)));
+        if opsel != 0 && lay.has_opsel {
+            let sdst_slot = lay.sdst_slot && ext.is_none();
+            let n = lay.opsel_srcs + usize::from(lay.dst_in_opsel || sdst_slot);
+            let dst_bit = if lay.dst_in_opsel {
+                opsel as u32 >> 3 & 1
+            } else {
+                0
+            };
+            let bits = (opsel as u32 & ((1 << lay.n_src) - 1)) | (dst_bit << lay.opsel_srcs);
+            // Bits of operands that are not printed (the EXEC destination of `v_cmpx`) drop.
+            if bits & ((1 << n) - 1) != 0 {
+                text.push_str(&format!(" op_sel:{}", list_text(bits, n)));
+            }
         }
         if f("clmp") != 0 {
             text.push_str(" clamp");
@@ -412,20 +509,50 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         if opsel as u32 & full != 0 {
             text.push_str(&format!(" op_sel:{}", list_text(opsel as u32, n)));
         }
-        if hi & full != full {
+        // `v_fma_mix*` selects f16 sources with `op_sel_hi`: its default is 0.
+        let hi_default = if lay.mix { 0 } else { full };
+        if hi & full != hi_default {
             text.push_str(&format!(" op_sel_hi:{}", list_text(hi, n)));
         }
-        if !lay.mix && f("neg") as u32 & full != 0 {
+        if !lay.mix && !lay.scale && f("neg") as u32 & full != 0 {
             text.push_str(&format!(" neg_lo:{}", list_text(f("neg") as u32, n)));
         }
-        if !lay.mix && f("neg_hi") as u32 & full != 0 {
+        if !lay.mix && !lay.scale && f("neg_hi") as u32 & full != 0 {
             text.push_str(&format!(" neg_hi:{}", list_text(f("neg_hi") as u32, n)));
         }
-        if f("clmp") != 0 {
+        if f("clmp") != 0 && !lay.scale {
             text.push_str(" clamp");
         }
     }
+    if let Some(x) = ext {
+        if !wide && x == dpp::Ext::Sdwa {
+            if f("clmp") != 0 {
+                text.push_str(" clamp");
+            }
+            match f("omod") {
+                1 if lay.float_mods => text.push_str(" mul:2"),
+                2 if lay.float_mods => text.push_str(" mul:4"),
+                3 if lay.float_mods => text.push_str(" div:2"),
+                _ => {}
+            }
+        }
+        text.push_str(&dpp::ext_text(arch, info, inst, x));
+    }
     Some(text)
+}
+
+/// The mnemonic of a DPP/SDWA form: `v_add_f32_dpp`, `v_fma_f32_e64_dpp`, `v_add_f32_sdwa`;
+/// LLVM prints RDNA's VOPC DPP forms without a suffix.
+fn ext_mnemonic(tables: &Tables, info: &InstInfo, ext: dpp::Ext) -> String {
+    let upper = info.mnemonic.to_ascii_uppercase();
+    let base = stem(&upper).to_ascii_lowercase();
+    match (ext, info.family.as_str()) {
+        (dpp::Ext::Sdwa, _) => format!("{base}_sdwa"),
+        (_, "VOPC") if tables.arch != Arch::Cdna => base,
+        _ if info.operands.is_empty() => base,
+        (_, "VOP3" | "VOP3SD" | "VOP3P") => format!("{base}_e64_dpp"),
+        _ => format!("{base}_dpp"),
+    }
 }
 
 /// A source operand with its modifiers peeled off.
@@ -433,6 +560,8 @@ struct Peeled<'a> {
     expr: &'a Expr,
     neg: bool,
     abs: bool,
+    /// `sext(v1)` (SDWA integer sources).
+    sext: bool,
 }
 
 fn peel(expr: &Expr) -> Peeled<'_> {
@@ -440,10 +569,25 @@ fn peel(expr: &Expr) -> Peeled<'_> {
         expr,
         neg: false,
         abs: false,
+        sext: false,
     };
-    if let Expr::Neg(inner) = p.expr {
-        p.neg = true;
-        p.expr = inner;
+    if let Expr::Call { name, args } = p.expr {
+        if name == "sext" && args.len() == 1 {
+            p.sext = true;
+            p.expr = &args[0];
+            return p;
+        }
+    }
+    match p.expr {
+        Expr::Neg(inner) => {
+            p.neg = true;
+            p.expr = inner;
+        }
+        Expr::Call { name, args } if name == "neg" && args.len() == 1 => {
+            p.neg = true;
+            p.expr = &args[0];
+        }
+        _ => {}
     }
     if let Expr::Abs(inner) = p.expr {
         p.abs = true;
@@ -470,7 +614,7 @@ fn list_bits(e: &Enc<'_>, col: usize, value: &Option<Expr>, n: usize) -> Result<
 }
 
 /// Encodes a 9-bit source operand; returns the code and the `.h` flag.
-fn encode_src(
+pub(crate) fn encode_src(
     e: &mut Enc<'_>,
     expr: &Expr,
     col: usize,
@@ -565,7 +709,7 @@ fn uses_constant_bus(arch: Arch, code: u32) -> bool {
 
 /// Whether a VALU source may name `code`: RDNA has no `src_vccz`/`src_execz`, and no arch
 /// here has `src_lds_direct` (llvm-mc: "not available on this GPU").
-fn source_available(arch: Arch, code: u32) -> bool {
+pub(crate) fn source_available(arch: Arch, code: u32) -> bool {
     match code {
         254 => false,
         251 | 252 => arch == Arch::Cdna,
@@ -642,28 +786,118 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     if (m.ends_with("_e32") && !is_e32(fam)) || (m.ends_with("_e64") && is_e32(fam)) {
         return Err(e.err(stmt.col, "invalid instruction form"));
     }
+    let ext = dpp::ext_of_format(e.format_name());
+    if super::mfma::applies(arch, info) {
+        if ext.is_some() {
+            return Err(e.err(
+                stmt.col,
+                "dpp/sdwa variant of this instruction is not supported",
+            ));
+        }
+        return super::mfma::encode(e, info, stmt);
+    }
     if lay.ops.len() != stmt.args.len() {
         let col = stmt.args.get(lay.ops.len()).map_or(stmt.col, |a| a.col);
         return Err(e.err(col, "invalid operand for instruction"));
     }
-    let (mut neg, mut abs, mut opsel) = (0u64, 0u64, 0u64);
+    let (ext_mods, mods): (Vec<&Modifier>, Vec<&Modifier>) = stmt
+        .mods
+        .iter()
+        .partition(|m| ext.is_some() && dpp::is_ext_mod(&m.name));
+    let xm = match ext {
+        Some(x) => Some(dpp::parse_ext_mods(e, info, x, &ext_mods)?),
+        None => None,
+    };
+    // The e32 DPP16 and SDWA forms keep `neg`/`abs` (and SDWA `sext`) in the extension.
+    let short_mods =
+        matches!(ext, Some(dpp::Ext::Dpp16 | dpp::Ext::Sdwa)) && !vop3 && !vop3p && !lay.packed;
+    let (mut neg, mut abs, mut opsel, mut sext) = (0u64, 0u64, 0u64, 0u64);
     if vop3 && is_cmpx(info) && arch != Arch::Cdna {
         e.set("vdst", 126);
     }
     for (op, arg) in lay.ops.iter().zip(&stmt.args) {
         let p = peel(&arg.expr);
-        if (p.neg || p.abs) && !((vop3 || lay.mix) && op.float && matches!(op.kind, Kind::Src)) {
+        let modded = matches!(op.kind, Kind::Src) || (short_mods && op.field == "vsrc1");
+        let mods_ok = op.float && op.idx < 3 && modded && (vop3 || lay.mix || short_mods);
+        if (p.neg || p.abs) && !mods_ok {
             // `-1` and `-0.5` are plain constants, not a modifier.
+            return Err(e.err(arg.col, "invalid operand for instruction"));
+        }
+        let register = matches!(p.expr, Expr::Reg { .. } | Expr::Ident(_));
+        if p.sext
+            && !(ext == Some(dpp::Ext::Sdwa)
+                && short_mods
+                && register
+                && !op.float
+                && modded
+                && op.idx < 2)
+        {
             return Err(e.err(arg.col, "invalid operand for instruction"));
         }
         neg |= u64::from(p.neg) << op.idx;
         abs |= u64::from(p.abs) << op.idx;
+        sext |= u64::from(p.sext) << op.idx;
         let half16 = lay.t16 && op.bits == 16;
+        if ext.is_some() && op.field == "src0" {
+            let (code, hi_half) = encode_src(e, p.expr, arg.col, op.bits, op.float)?;
+            let vgpr = code >= 256;
+            // No literal, and on SDWA no aperture register (llvm-mc rejects both).
+            if code == LITERAL
+                || (!vgpr && ext != Some(dpp::Ext::Sdwa))
+                || (235..=239).contains(&code)
+            {
+                return Err(e.err(arg.col, "invalid operand for instruction"));
+            }
+            let r = if vgpr { code - 256 } else { code };
+            if half16 && !vop3 && !vop3p {
+                if r > 127 {
+                    return Err(e.err(arg.col, "invalid register for 16-bit operand"));
+                }
+                e.set("vsrc0", u64::from(r | u32::from(hi_half) << 7));
+            } else {
+                e.set("vsrc0", u64::from(r));
+                if hi_half {
+                    opsel |= 1;
+                }
+            }
+            e.set("s0", u64::from(!vgpr));
+            continue;
+        }
         match &op.kind {
+            Kind::Implicit(_) if ext == Some(dpp::Ext::Sdwa) && op.idx == 3 => {
+                let code = scalar_code(e, p.expr, arg.col, op.bits)?;
+                let vcc = operands::special_code(arch, "vcc").map(|c| c.0);
+                if Some(code) != vcc {
+                    e.set("sd", 1);
+                    e.set("sdst", u64::from(code));
+                }
+            }
             Kind::Implicit(name) => match p.expr {
                 Expr::Ident(n) if n.eq_ignore_ascii_case(name) => {}
                 _ => return Err(e.err(arg.col, "invalid operand for instruction")),
             },
+            Kind::Src
+                if ext.is_some()
+                    && arch == Arch::Rdna3
+                    && op.field == "src1"
+                    && !matches!(p.expr, Expr::Reg { file, .. } if file == "v") =>
+            {
+                // RDNA 3 VOP3 DPP reads `src1` from a VGPR only (llvm-mc: "src1 immediate
+                // operand invalid", "invalid operand").
+                return Err(e.err(arg.col, "invalid operand for instruction"));
+            }
+            Kind::Vgpr
+                if ext == Some(dpp::Ext::Sdwa)
+                    && op.field == "vsrc1"
+                    && !matches!(p.expr, Expr::Reg { file, .. } if file == "v") =>
+            {
+                let (code, _) = encode_src(e, p.expr, arg.col, op.bits, op.float)?;
+                if code == LITERAL || (235..=239).contains(&code) {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
+                e.set("vsrc1", u64::from(code));
+                e.set("s1", 1);
+            }
             Kind::LitK => {
                 let v = match p.expr {
                     Expr::Float(f) if op.bits == 32 => (*f as f32).to_bits(),
@@ -747,39 +981,104 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         }
     }
     check_constant_bus(e, info, &lay, stmt.col)?;
+    if ext == Some(dpp::Ext::Sdwa) {
+        // SDWA scalar sources sit in `vsrc0`/`vsrc1`, out of `check_constant_bus`'s view;
+        // CDNA's bus carries one scalar value.
+        let mut scalars = Vec::new();
+        for (field, flag) in [("vsrc0", "s0"), ("vsrc1", "s1")] {
+            let code = e.get(field) as u32;
+            if e.get(flag) != 0 && uses_constant_bus(arch, code) && !scalars.contains(&code) {
+                scalars.push(code);
+            }
+        }
+        if scalars.len() > 1 {
+            return Err(e.err(
+                stmt.col,
+                "invalid operand (violates constant bus restrictions)",
+            ));
+        }
+    }
+    if let Some(xm) = &xm {
+        if e.literal().is_some() {
+            return Err(e.err(stmt.col, "literal operands are not supported with DPP/SDWA"));
+        }
+        dpp::write_ext_mods(e, xm);
+    }
     if !vop3 && !vop3p {
-        if let Some(m) = stmt.mods.first() {
-            return Err(e.err(m.col, "invalid operand for instruction"));
+        for m in &mods {
+            match (m.name.as_str(), &m.value) {
+                ("clamp", None) if ext == Some(dpp::Ext::Sdwa) && fam != "VOPC" => e.set("clmp", 1),
+                ("mul", Some(Expr::Int(2))) if ext == Some(dpp::Ext::Sdwa) && lay.float_mods => {
+                    e.set("omod", 1)
+                }
+                ("mul", Some(Expr::Int(4))) if ext == Some(dpp::Ext::Sdwa) && lay.float_mods => {
+                    e.set("omod", 2)
+                }
+                ("div", Some(Expr::Int(2))) if ext == Some(dpp::Ext::Sdwa) && lay.float_mods => {
+                    e.set("omod", 3)
+                }
+                _ => return Err(e.err(m.col, "invalid operand for instruction")),
+            }
+        }
+        if short_mods {
+            e.set("src0_neg", neg & 1);
+            e.set("src1_neg", neg >> 1 & 1);
+            e.set("src0_abs", abs & 1);
+            e.set("src1_abs", abs >> 1 & 1);
+            e.set("src0_sext", sext & 1);
+            e.set("src1_sext", sext >> 1 & 1);
+        } else if neg | abs != 0 {
+            return Err(e.err(stmt.col, "invalid operand for instruction"));
         }
         return Ok(());
     }
     let mut omod = 0;
     let mut clamp = 0;
-    let (mut opsel_hi, mut neg_lo, mut neg_hi) = ((1u64 << lay.n_src) - 1, 0, 0);
+    let hi_default = if lay.mix { 0 } else { (1u64 << lay.n_src) - 1 };
+    let (mut opsel_hi, mut neg_lo, mut neg_hi) = (hi_default, 0, 0);
     let mut explicit_opsel = None;
-    for m in &stmt.mods {
+    for m in mods {
         match (m.name.as_str(), &m.value) {
-            ("clamp", None) => clamp = 1,
+            ("clamp", None) if !lay.scale => clamp = 1,
             ("mul", Some(Expr::Int(2))) if vop3 && lay.float_mods => omod = 1,
             ("mul", Some(Expr::Int(4))) if vop3 && lay.float_mods => omod = 2,
             ("div", Some(Expr::Int(2))) if vop3 && lay.float_mods => omod = 3,
             ("op_sel", v) => {
-                let n = lay.n_src + usize::from(vop3 && lay.dst_in_opsel);
+                let srcs = if vop3 { lay.opsel_srcs } else { lay.n_src };
+                let sdst_slot = lay.sdst_slot && ext.is_none();
+                let n = srcs + usize::from(vop3 && (lay.dst_in_opsel || sdst_slot));
                 let mut bits = list_bits(e, m.col, v, n)?;
                 // The destination's bit is always bit 3 in VOP3.
-                if vop3 && bits >> lay.n_src & 1 != 0 {
-                    bits = (bits & ((1 << lay.n_src) - 1)) | 8;
+                if vop3 {
+                    let dst = bits >> srcs & 1;
+                    if dst != 0 && !lay.dst_in_opsel {
+                        return Err(e.err(m.col, "invalid op_sel operand"));
+                    }
+                    bits = (bits & ((1 << lay.n_src) - 1)) | dst << 3;
                 }
                 explicit_opsel = Some(bits);
             }
             ("op_sel_hi", v) if vop3p => opsel_hi = list_bits(e, m.col, v, lay.n_src)?,
-            ("neg_lo", v) if vop3p && !lay.mix => neg_lo = list_bits(e, m.col, v, lay.n_src)?,
-            ("neg_hi", v) if vop3p && !lay.mix => neg_hi = list_bits(e, m.col, v, lay.n_src)?,
+            ("neg_lo", v) if vop3p && !lay.mix && !lay.scale => {
+                neg_lo = list_bits(e, m.col, v, lay.n_src)?
+            }
+            ("neg_hi", v) if vop3p && !lay.mix && !lay.scale => {
+                neg_hi = list_bits(e, m.col, v, lay.n_src)?
+            }
             _ => return Err(e.err(m.col, "invalid modifier for instruction")),
         }
     }
+    // GFX940+ dot instructions ignore op_sel: llvm-mc takes only the defaults.
+    let full = (1u64 << lay.n_src) - 1;
+    if arch == Arch::Cdna
+        && vop3p
+        && info.name.starts_with("V_DOT")
+        && (explicit_opsel.is_some_and(|b| b != 0) || opsel_hi != full)
+    {
+        return Err(e.err(stmt.col, "invalid op_sel operand"));
+    }
     if let Some(bits) = explicit_opsel {
-        if vop3 && !lay.has16 && arch != Arch::Cdna {
+        if vop3 && !lay.has_opsel {
             return Err(e.err(stmt.col, "op_sel is not valid for this instruction"));
         }
         opsel |= bits;

@@ -127,11 +127,7 @@ fn trace_line(
     before: &WaveState,
     after: &WaveState,
 ) -> String {
-    let text = if d.inst.family == "VOPD" {
-        super::vopd::print(isa, &d.inst)
-    } else {
-        isa.print(&d.inst)
-    };
+    let text = isa.print(&d.inst);
     let mut s = format!("{:06x}: {}", d.addr, text);
     let arch = after.arch;
     for c in 0..before.sgpr.len() as u32 {

@@ -257,21 +257,31 @@ impl Program {
             let line = lines.iter().find(|(a, _)| *a == addr).map(|x| x.1);
             let (inst, mut size) = match isa.decode(&bytes[pos..]) {
                 Ok(x) => x,
-                Err(e) => match vopd::decode(isa, &bytes[pos..]) {
-                    Some(x) => x,
-                    None => {
-                        return Err(WaveError::Undecodable {
-                            addr,
-                            message: match line {
-                                Some(l) => format!("line {l}: {e}"),
-                                None => e.to_string(),
-                            },
-                        })
-                    }
-                },
+                Err(e) => {
+                    return Err(WaveError::Undecodable {
+                        addr,
+                        message: match line {
+                            Some(l) => format!("line {l}: {e}"),
+                            None => e.to_string(),
+                        },
+                    })
+                }
             };
             let mut ext = None;
-            if matches!(inst.family.as_str(), "VOP1" | "VOP2" | "VOPC") && inst.size == 4 {
+            // A VOP3/VOP3SD/VOP3P DPP word (RDNA, 12 bytes) carries its extension in the
+            // third dword, laid out as the 32-bit forms' second.
+            let long_dpp = matches!(inst.family.as_str(), "VOP3" | "VOP3SD" | "VOP3P")
+                && (inst.format.ends_with("_DPP16") || inst.format.ends_with("_DPP8"));
+            if long_dpp {
+                let src0 = inst.field("src0").unwrap_or(0) as u32;
+                let at = pos + 8;
+                let w =
+                    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+                ext = Some((src0, w));
+            }
+            // The isa decoder returns DPP/SDWA words whole (8 bytes); the extension dword
+            // is kept here as well for the lane-select code.
+            if matches!(inst.family.as_str(), "VOP1" | "VOP2" | "VOPC") {
                 let src0 = inst.field("src0").unwrap_or(0) as u32;
                 if matches!(src0, SRC_DPP8 | SRC_DPP8_FI | SRC_SDWA | SRC_DPP16) {
                     if pos + 8 > bytes.len() {

@@ -1,0 +1,237 @@
+//! CDNA matrix and accumulation-register instructions: `v_mfma_*`, `v_smfmac_*`,
+//! `v_accvgpr_read_b32`, `v_accvgpr_write_b32`, `v_accvgpr_mov_b32`.
+//!
+//! `operands.py` marks their operands with the `ACCVGPR` kinds (`ACCVGPR`, `SRC_ACCVGPR`,
+//! `VGPR_OR_ACCVGPR`, `SRC_VGPR_OR_ACCVGPR`, `SRC_VGPR_OR_ACCVGPR_OR_CONST`). Where an
+//! operand may be either file, the VOP3P bits say which (LLVM's reading of them): the
+//! `clmp` bit (`acc_cd`) puts `vdst` and a register `src2` in the `a` file, `opsel_hi` bits 0
+//! and 1 do the same for `src0` and `src1`. The other VOP3P modifier fields carry the matrix
+//! controls: `cbsz` in `neg_hi`, `abid` in `opsel` and `opsel_hi2`, `blgp` in `neg` (printed
+//! as `neg:[..]` for the f64 forms, whose `blgp` bits negate the sources).
+
+use super::encode::Enc;
+use super::operands::LITERAL;
+use super::syntax::{Expr, Statement};
+use super::tables::{InstInfo, OperandSpec, Tables};
+use super::{AsmError, Inst};
+use crate::spec::Arch;
+
+/// Whether `info` is handled here.
+pub(crate) fn applies(arch: Arch, info: &InstInfo) -> bool {
+    arch == Arch::Cdna && info.operands.iter().any(|o| o.kind.contains("ACCVGPR"))
+}
+
+/// The printed operand order: destination, then sources.
+fn ordered(info: &InstInfo) -> Vec<&OperandSpec> {
+    ["vdst", "src0", "src1", "src2"]
+        .iter()
+        .filter_map(|f| info.operand(f))
+        .collect()
+}
+
+fn is_matrix(info: &InstInfo) -> bool {
+    info.operand("vdst")
+        .is_some_and(|o| o.kind == "VGPR_OR_ACCVGPR")
+}
+
+fn is_f64(info: &InstInfo) -> bool {
+    info.name.starts_with("V_MFMA_F64")
+}
+
+fn regs(op: &OperandSpec) -> u32 {
+    op.bits.div_ceil(32).max(1)
+}
+
+fn reg_text(file: char, index: u32, n: u32) -> String {
+    if n == 1 {
+        format!("{file}{index}")
+    } else {
+        format!("{file}[{}:{}]", index, index + n - 1)
+    }
+}
+
+/// Which file (`'a'` or `'v'`) a register operand of `op` lives in, given the fields.
+fn file_of(op: &OperandSpec, acc_cd: bool, acc: u64) -> char {
+    let a = match (op.kind.as_str(), op.field.as_str()) {
+        ("ACCVGPR" | "SRC_ACCVGPR", _) => true,
+        ("VGPR_OR_ACCVGPR", _) | ("SRC_VGPR_OR_ACCVGPR_OR_CONST", _) => acc_cd,
+        ("SRC_VGPR_OR_ACCVGPR", "src0") => acc & 1 != 0,
+        ("SRC_VGPR_OR_ACCVGPR", "src1") => acc & 2 != 0,
+        _ => false,
+    };
+    if a {
+        'a'
+    } else {
+        'v'
+    }
+}
+
+/// Whether a decoded word is one of these instructions in a form LLVM can spell: register
+/// operands hold registers, and no source is the literal.
+pub(crate) fn valid(info: &InstInfo, inst: &Inst) -> bool {
+    ordered(info).iter().all(|op| {
+        let raw = inst.field(&op.field).unwrap_or(0) as u32;
+        match op.kind.as_str() {
+            "SRC_ACCVGPR" | "SRC_VGPR_OR_ACCVGPR" | "SRC_VGPR" => raw >= 256,
+            "SRC_VGPR_OR_ACCVGPR_OR_CONST" | "SRC_NOLIT" => raw != LITERAL,
+            _ => true,
+        }
+    })
+}
+
+/// Prints one of these instructions.
+pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst, mnemonic: &str) -> String {
+    let f = |n: &str| inst.field(n).unwrap_or(0);
+    let acc_cd = is_matrix(info) && f("clmp") != 0;
+    let acc = if is_matrix(info) { f("opsel_hi") } else { 0 };
+    let parts: Vec<String> = ordered(info)
+        .iter()
+        .map(|op| {
+            let raw = f(&op.field) as u32;
+            let n = regs(op);
+            let file = file_of(op, acc_cd, acc);
+            let is_src = op.field != "vdst";
+            if !is_src {
+                reg_text(file, raw, n)
+            } else if raw >= 256 {
+                reg_text(file, raw - 256, n)
+            } else {
+                super::print::src(tables, raw, op.bits, inst.literal)
+            }
+        })
+        .collect();
+    let mut text = mnemonic.to_string();
+    if !parts.is_empty() {
+        text.push(' ');
+        text.push_str(&parts.join(", "));
+    }
+    if is_matrix(info) {
+        let cbsz = f("neg_hi");
+        let abid = f("opsel") | f("opsel_hi2") << 3;
+        let blgp = f("neg");
+        if cbsz != 0 {
+            text.push_str(&format!(" cbsz:{cbsz}"));
+        }
+        if abid != 0 {
+            text.push_str(&format!(" abid:{abid}"));
+        }
+        if blgp != 0 && is_f64(info) {
+            let bits: Vec<String> = (0..3).map(|i| (blgp >> i & 1).to_string()).collect();
+            text.push_str(&format!(" neg:[{}]", bits.join(",")));
+        } else if blgp != 0 {
+            text.push_str(&format!(" blgp:{blgp}"));
+        }
+    }
+    text
+}
+
+/// Encodes one of these instructions.
+pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), AsmError> {
+    let ops = ordered(info);
+    if stmt.args.len() != ops.len() {
+        let col = stmt.args.get(ops.len()).map_or(stmt.col, |a| a.col);
+        return Err(e.err(col, "invalid operand for instruction"));
+    }
+    let matrix = is_matrix(info);
+    let mut acc_cd: Option<bool> = None;
+    let mut acc = 0u64;
+    for (op, arg) in ops.iter().zip(&stmt.args) {
+        let n = regs(op);
+        let reg = match &arg.expr {
+            Expr::Reg {
+                file,
+                lo,
+                hi,
+                half: None,
+            } if file == "a" || file == "v" => {
+                if hi < lo || hi - lo + 1 != n || *hi > 255 || (n > 1 && lo % 2 != 0) {
+                    return Err(e.err(arg.col, "invalid register for operand"));
+                }
+                Some((file == "a", *lo))
+            }
+            _ => None,
+        };
+        let kind = op.kind.as_str();
+        let want_acc = match (kind, op.field.as_str()) {
+            ("ACCVGPR" | "SRC_ACCVGPR", _) => Some(true),
+            ("VGPR" | "SRC_VGPR", _) => Some(false),
+            _ => None,
+        };
+        match reg {
+            Some((is_a, lo)) => {
+                if want_acc.is_some_and(|w| w != is_a) {
+                    return Err(e.err(arg.col, "invalid register class for operand"));
+                }
+                match (kind, op.field.as_str()) {
+                    ("VGPR_OR_ACCVGPR", _) | ("SRC_VGPR_OR_ACCVGPR_OR_CONST", _) => {
+                        // `vdst` and a register `src2` share the `acc_cd` bit.
+                        if acc_cd.is_some_and(|c| c != is_a) {
+                            return Err(e.err(arg.col, "invalid register class for operand"));
+                        }
+                        acc_cd = Some(is_a);
+                    }
+                    ("SRC_VGPR_OR_ACCVGPR", "src0") => acc |= u64::from(is_a),
+                    ("SRC_VGPR_OR_ACCVGPR", "src1") => acc |= u64::from(is_a) << 1,
+                    _ => {}
+                }
+                let code = if op.field == "vdst" { lo } else { 256 + lo };
+                e.set(&op.field, u64::from(code));
+            }
+            None => {
+                if !matches!(kind, "SRC_NOLIT" | "SRC_VGPR_OR_ACCVGPR_OR_CONST") {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
+                let (code, half) = super::vop::encode_src(e, &arg.expr, arg.col, op.bits, false)?;
+                if half || code == LITERAL || e.literal().is_some() {
+                    return Err(e.err(arg.col, "invalid operand for instruction"));
+                }
+                e.set(&op.field, u64::from(code));
+            }
+        }
+    }
+    if !matrix {
+        if let Some(m) = stmt.mods.first() {
+            return Err(e.err(m.col, "invalid operand for instruction"));
+        }
+        if info.family == "VOP3P" {
+            // The defaults llvm-mc encodes for `v_accvgpr_read`/`_write`.
+            e.set("opsel_hi", 3);
+            e.set("opsel_hi2", 1);
+        }
+        return Ok(());
+    }
+    let (mut cbsz, mut abid, mut blgp) = (0u64, 0u64, 0u64);
+    for m in &stmt.mods {
+        let int = |hi: i64| match m.value {
+            Some(Expr::Int(v)) if (0..=hi).contains(&v) => Ok(v as u64),
+            _ => Err(e.err(m.col, "invalid modifier value")),
+        };
+        match m.name.as_str() {
+            "cbsz" => cbsz = int(7)?,
+            "abid" => abid = int(15)?,
+            "blgp" if !is_f64(info) => blgp = int(7)?,
+            "neg" if is_f64(info) => {
+                let Some(Expr::List(items)) = &m.value else {
+                    return Err(e.err(m.col, "expected a list"));
+                };
+                if items.len() != 3 {
+                    return Err(e.err(m.col, "invalid list length"));
+                }
+                for (i, it) in items.iter().enumerate() {
+                    match it {
+                        Expr::Int(b @ 0..=1) => blgp |= (*b as u64) << i,
+                        _ => return Err(e.err(m.col, "expected 0 or 1")),
+                    }
+                }
+            }
+            _ => return Err(e.err(m.col, "invalid modifier for instruction")),
+        }
+    }
+    e.set("clmp", u64::from(acc_cd.unwrap_or(false)));
+    e.set("opsel_hi", acc);
+    e.set("opsel_hi2", abid >> 3 & 1);
+    e.set("opsel", abid & 7);
+    e.set("neg_hi", cbsz);
+    e.set("neg", blgp);
+    Ok(())
+}
