@@ -63,9 +63,11 @@ fn read_input(input: &Option<PathBuf>) -> Result<Vec<u8>, CliError> {
     }
 }
 
-/// One llvm-mc style line: the text padded to column 40, then `; encoding: [...]`.
+/// One llvm-mc style line: the text padded to column 40 (a space after longer texts), then
+/// `; encoding: [...]`.
 pub fn encoding_line(text: &str, bytes: &[u8]) -> String {
-    format!("{text:<40}; encoding: {}", encoding_text(bytes))
+    let pad = if text.len() >= 40 { " " } else { "" };
+    format!("{text:<40}{pad}; encoding: {}", encoding_text(bytes))
 }
 
 /// Runs `amdpcode asm`; returns what to print on standard output.
