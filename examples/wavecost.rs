@@ -1,9 +1,19 @@
+//! Development aid: time per dynamic instruction of the wave executor on the loop kernel of
+//! `benches/wave.rs` (v_add_f32, s_sub_u32, s_cmp_lg_u32, s_cbranch_scc1) and on the same
+//! loop without the v_add_f32, wave32, under each engine. A quick check between criterion
+//! runs (`cargo bench --bench wave` is the measurement the README quotes).
+//!
+//! Run: `cargo run --release --example wavecost [jit|interp] [long]`.
+
 use amdpcode::spec::{self, Arch, Locate, Spec};
 use amdpcode::wave::{Engine, Executor, Program};
+
 fn main() {
-    let spec = Spec::load(&spec::find_wheel(&Locate::default()).unwrap()).unwrap();
+    let args: Vec<String> = std::env::args().collect();
+    let has = |a: &str| args.iter().any(|x| x == a);
+    let spec = Spec::load(&spec::find_wheel(&Locate::default()).expect("wheel")).expect("spec");
     let db = spec.db(Arch::Rdna3);
-    let progs = [
+    let programs = [
         (
             "full",
             "ff0080be e8030000 f2020206 00818080 0080 07bf fcff a2bf 0000 b0bf",
@@ -15,29 +25,25 @@ fn main() {
             3002,
         ),
     ];
-    let engines: Vec<Engine> = if std::env::args().any(|a| a == "jit") {
-        vec![Engine::Jit]
-    } else {
-        vec![Engine::Jit, Engine::Interp]
+    let engines = match (has("jit"), has("interp")) {
+        (true, false) => vec![Engine::Jit],
+        (false, true) => vec![Engine::Interp],
+        _ => vec![Engine::Jit, Engine::Interp],
     };
+    let runs = if has("long") { 3000 } else { 200 };
     for engine in engines {
-        for (name, hex, steps) in progs {
-            let mut ex = Executor::new(db, engine).unwrap();
-            let program = Program::from_hex(ex.isa(), hex).unwrap();
+        for (name, hex, steps) in programs {
+            let mut ex = Executor::new(db, engine).expect("executor");
+            let program = Program::from_hex(ex.isa(), hex).expect("program");
             let mut w = ex.new_wave(32);
-            assert_eq!(ex.run_fast(&program, &mut w).unwrap(), steps);
-            let n = if std::env::args().any(|a| a == "long") {
-                3000
-            } else {
-                200
-            };
+            assert_eq!(ex.run_fast(&program, &mut w).expect("runs"), steps);
             let t = std::time::Instant::now();
-            for _ in 0..n {
+            for _ in 0..runs {
                 let mut w = ex.new_wave(32);
-                ex.run_fast(&program, &mut w).unwrap();
+                ex.run_fast(&program, &mut w).expect("runs");
             }
-            let dt = t.elapsed().as_secs_f64() / (n as f64 * steps as f64) * 1e9;
-            println!("{engine:?} {name}: {dt:.1} ns/instr");
+            let ns = t.elapsed().as_secs_f64() / (runs as f64 * steps as f64) * 1e9;
+            println!("{engine:?} {name}: {ns:.1} ns per dynamic instruction");
         }
     }
 }
