@@ -121,9 +121,16 @@ pub(super) fn execute(
                         &zeros
                     };
                     let dst = &mut slots[off..off + n as usize * SLOT];
-                    for ((chunk, &lo), &hi) in dst.chunks_exact_mut(SLOT).zip(row0).zip(row1) {
-                        let x = ((lo as u64 | (hi as u64) << 32) >> shift) & mask;
-                        chunk[..8].copy_from_slice(&x.to_le_bytes());
+                    if *read_width == 32 && shift == 0 && mask == u32::MAX as u64 {
+                        // The common case: a whole 32-bit VGPR per lane.
+                        for (chunk, &lo) in dst.chunks_exact_mut(SLOT).zip(row0) {
+                            chunk[..8].copy_from_slice(&(lo as u64).to_le_bytes());
+                        }
+                    } else {
+                        for ((chunk, &lo), &hi) in dst.chunks_exact_mut(SLOT).zip(row0).zip(row1) {
+                            let x = ((lo as u64 | (hi as u64) << 32) >> shift) & mask;
+                            chunk[..8].copy_from_slice(&x.to_le_bytes());
+                        }
                     }
                 } else {
                     for lane in 0..n {
@@ -221,11 +228,15 @@ pub(super) fn execute(
                 } else {
                     &[(0, 0)]
                 };
+                let all = exec_at_issue & w.full_mask() == w.full_mask();
                 for &(k, shift) in halves {
                     if let Some(row) = w.vgpr_row_mut(reg + k) {
-                        for (lane, v) in row.iter_mut().enumerate().take(lanes as usize) {
-                            if exec_at_issue >> lane & 1 == 1 {
-                                *v = (word(off + lane * SLOT) >> shift) as u32;
+                        let src = slots[off..off + lanes as usize * SLOT].chunks_exact(SLOT);
+                        for (lane, (v, chunk)) in row.iter_mut().zip(src).enumerate() {
+                            if all || exec_at_issue >> lane & 1 == 1 {
+                                let mut b = [0u8; 8];
+                                b.copy_from_slice(&chunk[..8]);
+                                *v = (u64::from_le_bytes(b) >> shift) as u32;
                             }
                         }
                     }
