@@ -1221,6 +1221,23 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
     }
 }
 
+/// The executor's scratch machine emptied, as the memory of a fast-path instruction (which
+/// addresses no register file: at most hardware registers, which read as zero).
+fn empty_memory(m: &mut Machine, lanes: u32) -> impl crate::interp::Memory + '_ {
+    m.wave_size = lanes;
+    // (An allocated map's `clear` writes its whole table even when empty.)
+    if !m.vgpr.is_empty() {
+        m.vgpr.clear();
+    }
+    if !m.sgpr.is_empty() {
+        m.sgpr.clear();
+    }
+    if !m.hwreg.is_empty() {
+        m.hwreg.clear();
+    }
+    crate::exec::machine_memory(m)
+}
+
 /// The bound fast path for entries that do not address the register files: registers are
 /// filled by index straight from the wave (no named `exec::Machine` values), run with
 /// `exec::run_bound_interp` or the kernel's slot buffer, and written back by index.
@@ -1283,19 +1300,7 @@ pub(super) fn execute_bound(
     }
 
     let exec = exec_at_issue & w.full_mask();
-    let m = &mut ex.machine;
-    m.wave_size = lanes;
-    // (An allocated map's `clear` writes its whole table even when empty.)
-    if !m.vgpr.is_empty() {
-        m.vgpr.clear();
-    }
-    if !m.sgpr.is_empty() {
-        m.sgpr.clear();
-    }
-    if !m.hwreg.is_empty() {
-        m.hwreg.clear();
-    }
-    let mut memory = crate::exec::machine_memory(m);
+    let mut memory = empty_memory(&mut ex.machine, lanes);
     let result = crate::exec::run_bound_interp(&e.optimized, &mut regs, lanes, exec, &mut memory);
     if let Err(err) = result {
         return Err(WaveError::Exec {

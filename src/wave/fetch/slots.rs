@@ -184,19 +184,7 @@ pub(super) fn execute(
 
     let exec = exec_at_issue & w.full_mask();
     let result = if k.uses_helpers() {
-        let m = &mut ex.machine;
-        m.wave_size = lanes;
-        // (An allocated map's `clear` writes its whole table even when empty.)
-        if !m.vgpr.is_empty() {
-            m.vgpr.clear();
-        }
-        if !m.sgpr.is_empty() {
-            m.sgpr.clear();
-        }
-        if !m.hwreg.is_empty() {
-            m.hwreg.clear();
-        }
-        let mut memory = crate::exec::machine_memory(m);
+        let mut memory = super::empty_memory(&mut ex.machine, lanes);
         k.bind(&mut memory).run(&mut slots, lanes, exec)
     } else {
         k.bind(&mut crate::exec::NullMemory)
