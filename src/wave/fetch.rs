@@ -981,6 +981,9 @@ pub(super) struct Plan {
     /// The instruction's address and name (the cache is checked against them).
     pub(super) addr: u64,
     pub(super) name: String,
+    /// The instruction's index in its program, when the executor's cache holds the plan (its
+    /// slot buffer then keeps constant operands between runs).
+    pub(super) index: Option<usize>,
     dst: Dest,
     binds: Vec<Bind>,
     wb: WriteBackInfo,
@@ -1214,6 +1217,7 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
     Plan {
         addr: d.addr,
         name: d.inst.name.clone(),
+        index: None,
         dst,
         binds,
         wb,

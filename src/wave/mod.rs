@@ -376,8 +376,12 @@ pub struct Executor {
     /// The maximum number of instructions one [`Executor::run`] executes.
     pub step_budget: u64,
     machine: Machine,
-    /// The JIT fast path's slot buffer, reused from step to step.
-    slot_buffer: Vec<u8>,
+    /// The JIT fast path's slot buffers, one per plan (same index as `plans`), with the
+    /// number of lanes its constant operands were written for (0: not yet). Constants are
+    /// written once; everything else is rewritten at each step.
+    plan_slots: Vec<(Vec<u8>, u32)>,
+    /// The slot buffer of plans outside the cache (VOPD halves).
+    scratch_slots: Vec<u8>,
     /// Fast-path binding plans per instruction index of the program last run (identified by
     /// its instruction buffer); each is checked against the instruction's address and name.
     plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
@@ -440,7 +444,8 @@ impl Executor {
             cache: HashMap::new(),
             step_budget: DEFAULT_STEP_BUDGET,
             machine: Machine::new(32),
-            slot_buffer: Vec::new(),
+            plan_slots: Vec::new(),
+            scratch_slots: Vec::new(),
             plans: Vec::new(),
             plans_of: (0, 0),
         })
@@ -681,9 +686,12 @@ impl Executor {
         if self.plans_of != key {
             self.plans_of = key;
             self.plans.clear();
+            self.plan_slots.clear();
         }
         if self.plans.len() < program.insts.len() {
             self.plans.resize(program.insts.len(), None);
+            self.plan_slots
+                .resize_with(program.insts.len(), Default::default);
         }
         let d = &program.insts[idx];
         if let Some((e, p)) = &self.plans[idx] {
@@ -695,8 +703,11 @@ impl Executor {
         if !fetch::fast_path(&entry, d) {
             return Ok(None);
         }
-        let plan = Rc::new(fetch::plan(&entry, d, wave));
+        let mut plan = fetch::plan(&entry, d, wave);
+        plan.index = Some(idx);
+        let plan = Rc::new(plan);
         self.plans[idx] = Some((entry.clone(), plan.clone()));
+        self.plan_slots[idx] = Default::default();
         Ok(Some((entry, plan)))
     }
 

@@ -91,8 +91,18 @@ pub(super) fn execute(
     let layout = &e.layout;
     let lanes = w.wave_size;
     let exec_at_issue = w.exec();
-    let mut slots = std::mem::take(&mut ex.slot_buffer);
-    // Only ever grown: the buffer serves every instruction's layout.
+    let (mut slots, consts_for) = match plan.index {
+        Some(i) => {
+            if ex.plan_slots.len() <= i {
+                ex.plan_slots.resize_with(i + 1, Default::default);
+            }
+            std::mem::take(&mut ex.plan_slots[i])
+        }
+        None => (std::mem::take(&mut ex.scratch_slots), 0),
+    };
+    // Constant operands the kernel does not overwrite are still in place from the last run.
+    let consts_ready = consts_for == lanes;
+    // Sized once for the plan's layout.
     if slots.len() < layout.size {
         slots.resize(layout.size, 0);
     }
@@ -148,6 +158,7 @@ pub(super) fn execute(
                     }
                 }
             }
+            Bind::Const(_) if consts_ready && !r.written => {}
             Bind::Const(RegValue::Uniform(b)) if b.width() <= 64 => put_uniform(
                 &mut slots,
                 off,
@@ -191,7 +202,7 @@ pub(super) fn execute(
             .run(&mut slots, lanes, exec)
     };
     if let Err(err) = result {
-        ex.slot_buffer = slots;
+        give_back(ex, plan, slots, 0);
         return Err(WaveError::Exec {
             addr: ii.d.addr,
             inst: ii.d.inst.name.clone(),
@@ -263,6 +274,15 @@ pub(super) fn execute(
             next = Some(pc);
         }
     }
-    ex.slot_buffer = slots;
+    give_back(ex, plan, slots, lanes);
     Ok(next)
+}
+
+/// Returns a slot buffer to the plan it belongs to (constants valid for `lanes` lanes) or to
+/// the scratch buffer.
+fn give_back(ex: &mut Executor, plan: &Plan, slots: Vec<u8>, lanes: u32) {
+    match plan.index {
+        Some(i) => ex.plan_slots[i] = (slots, lanes),
+        None => ex.scratch_slots = slots,
+    }
 }
