@@ -26,6 +26,11 @@ impl KernelFn {
         KernelFn { ptr }
     }
 
+    /// The code's address.
+    pub fn ptr(&self) -> *const u8 {
+        self.ptr
+    }
+
     /// Runs the kernel over `slots` for lanes below `n_lanes` whose `exec` bit is set.
     ///
     /// # Panics

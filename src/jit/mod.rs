@@ -8,6 +8,7 @@
 //! through `runtime::amdp_helper`, which evaluates with the interpreter's own functions.
 
 mod abi;
+mod memory;
 pub mod runtime;
 mod translate;
 
@@ -105,6 +106,9 @@ impl Jit {
             .map_err(|e| JitError::Codegen(e.to_string()))?;
         let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
         builder.symbol("amdp_helper", runtime::amdp_helper as *const u8);
+        if let Some(p) = memory::provider() {
+            builder.memory_provider(p);
+        }
         let module = JITModule::new(builder);
         let ctx = module.make_context();
         Ok(Jit {
@@ -181,6 +185,7 @@ impl Jit {
                 return Err(e);
             }
         }
+        translate::prune_dead_loads(&mut inner.ctx.func);
         cranelift_codegen::verifier::verify_function(&inner.ctx.func, inner.module.isa())
             .map_err(|e| JitError::Internal(format!("CLIF verifier: {e}")))?;
         let clif = inner.ctx.func.display().to_string();
@@ -309,6 +314,12 @@ impl Kernel {
         status_to_result(code, ctx.error)
     }
 
+    /// The address of the kernel's machine code (for profilers' symbol maps and tests of
+    /// where code is placed).
+    pub fn code_address(&self) -> usize {
+        self.code.ptr() as usize
+    }
+
     /// Whether the kernel calls helpers (built-ins, soft-float, memory); one that does not
     /// never touches the memory it is given.
     pub fn uses_helpers(&self) -> bool {
@@ -319,7 +330,10 @@ impl Kernel {
     /// helper context on each call (the fast path for simulators and benches).
     pub fn bind<'a>(&'a self, memory: &'a mut dyn crate::interp::Memory) -> Bound<'a> {
         Bound {
-            kernel: self,
+            code: self.code,
+            size: self.layout.size,
+            lane_loop: self.lane_loop,
+            reset_fp: !self.helpers.is_empty(),
             ctx: Ctx {
                 memory,
                 fp: Default::default(),
@@ -410,9 +424,14 @@ impl Kernel {
     }
 }
 
-/// A kernel with its helper context, made by [`Kernel::bind`].
+/// A kernel with its helper context, made by [`Kernel::bind`]. It copies what a run needs
+/// out of the kernel, so a run reads no memory but its own fields and the slots.
 pub struct Bound<'a> {
-    kernel: &'a Kernel,
+    code: abi::KernelFn,
+    size: usize,
+    lane_loop: bool,
+    /// Whether helpers run (they may change the rounding mode, so every run resets it).
+    reset_fp: bool,
     ctx: Ctx<'a>,
 }
 
@@ -423,17 +442,15 @@ impl Bound<'_> {
     /// A runtime fault.
     #[inline]
     pub fn run(&mut self, slots: &mut [u8], lanes: u32, exec: u64) -> Result<(), ExecError> {
-        let k = self.kernel;
-        let (n, mask) = if k.lane_loop {
+        let (n, mask) = if self.lane_loop {
             (lanes.min(64), exec)
         } else {
             (1, 1)
         };
-        if !k.helpers.is_empty() {
-            // Helpers may change the rounding mode; every run starts from the default.
+        if self.reset_fp {
             self.ctx.fp = Default::default();
         }
-        let code = k.code.call(slots, k.layout.size, &mut self.ctx, n, mask);
+        let code = self.code.call(slots, self.size, &mut self.ctx, n, mask);
         if code == status::OK {
             Ok(())
         } else {

@@ -15,8 +15,8 @@ use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlotData,
-    StackSlotKind, Type, Value,
+    types, AbiParam, Block, FuncRef, InstBuilder, InstructionData, MemFlagsData, Opcode, Signature,
+    StackSlotData, StackSlotKind, Type, Value,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 
@@ -193,21 +193,20 @@ impl<'a, 'b> Translator<'a, 'b> {
         let (n_lanes, exec) = (params[2], params[3]);
         let zero32 = self.b.ins().iconst(types::I32, 0);
         self.b.def_var(self.lane, zero32);
-        let head = self.b.create_block();
         let body = self.b.create_block();
         let done = self.b.create_block();
-        // A kernel without a lane loop runs its body once, as lane 0.
-        self.b
-            .ins()
-            .jump(if self.lane_loop { head } else { body }, &[]);
-
-        self.b.switch_to_block(head);
-        let lane = self.b.use_var(self.lane);
-        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, lane, n_lanes);
         let check = self.b.create_block();
-        self.b.ins().brif(more, check, &[], done, &[]);
+        // A kernel without a lane loop runs its body once, as lane 0. The lane loop tests
+        // its bound at the bottom (one branch per lane), after a guard for zero lanes.
+        if self.lane_loop {
+            let any = self.b.ins().icmp_imm_u(IntCC::NotEqual, n_lanes, 0);
+            self.b.ins().brif(any, check, &[], done, &[]);
+        } else {
+            self.b.ins().jump(body, &[]);
+        }
 
         self.b.switch_to_block(check);
+        let lane = self.b.use_var(self.lane);
         let lane64 = self.b.ins().uextend(types::I64, lane);
         let shifted = self.b.ins().ushr(exec, lane64);
         let active = self.b.ins().band_imm_u(shifted, 1);
@@ -252,7 +251,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             let lane = self.b.use_var(self.lane);
             let next = self.b.ins().iadd_imm_s(lane, 1);
             self.b.def_var(self.lane, next);
-            self.b.ins().jump(head, &[]);
+            let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, n_lanes);
+            self.b.ins().brif(more, check, &[], done, &[]);
         } else {
             self.b.ins().jump(done, &[]);
         }
@@ -409,7 +409,8 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     fn write_reg(&mut self, r: RegId, v: Value) -> Result<(), JitError> {
         let addr = self.reg_addr(r);
-        self.b.ins().store(MemFlagsData::trusted(), v, addr, 0);
+        let stored = self.unbitcast(v);
+        self.b.ins().store(MemFlagsData::trusted(), stored, addr, 0);
         if Some(r) == self.round_reg {
             let w = self.f.regs[r.0 as usize].width;
             let _ = w;
@@ -906,35 +907,41 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     // ----- expressions --------------------------------------------------------------------
 
+    /// The bits of a float result `r` (computed from the float operands `inputs`), with the
+    /// spec's NaN rule applied: a NaN result becomes the first NaN input quietened, else the
+    /// default NaN.
     fn float_nan_fix(&mut self, f: FloatTy, r: Value, inputs: &[Value]) -> Value {
-        // When the result is NaN: the first NaN input quietened, else the default NaN.
         let w = f.width();
-        let ty = self.b.func.dfg.value_type(r);
+        let ft = self.b.func.dfg.value_type(r);
+        let ty = Type::int(w as u16).expect("f32/f64 have integer twins");
         let abs_mask = (1u64 << (w - 1)) - 1;
         let exp_mask = ((1u64 << f.format().exp_bits) - 1) << f.format().man_bits;
         let quiet = 1u64 << (f.format().man_bits - 1);
         let default_nan = exp_mask | quiet;
-        let is_nan = |t: &mut Self, v: Value| {
-            let a = t.b.ins().band_imm_u(v, abs_mask as i64);
-            t.b.ins()
-                .icmp_imm_u(IntCC::UnsignedGreaterThan, a, exp_mask as i64)
-        };
-        // NaN results are rare: the fix-up sits in a cold block off the straight path.
-        let rn = is_nan(self, r);
+        // NaN results are rare: the fix-up sits in a cold block off the straight path, and
+        // the straight path stays in float registers.
+        let rn = self.b.ins().fcmp(FloatCC::Unordered, r, r);
         let (fix_block, join) = (self.b.create_block(), self.b.create_block());
-        self.b.append_block_param(join, ty);
+        self.b.append_block_param(join, ft);
         self.b.ins().brif(rn, fix_block, &[], join, &[r.into()]);
         self.b.set_cold_block(fix_block);
         self.b.switch_to_block(fix_block);
         let mut fix = self.b.ins().iconst(ty, default_nan as i64);
         for &x in inputs.iter().rev() {
-            let nan = is_nan(self, x);
-            let q = self.b.ins().bor_imm_u(x, quiet as i64);
+            let xb = self.float_bits(x, ty);
+            let a = self.b.ins().band_imm_u(xb, abs_mask as i64);
+            let nan = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThan, a, exp_mask as i64);
+            let q = self.b.ins().bor_imm_u(xb, quiet as i64);
             fix = self.b.ins().select(nan, q, fix);
         }
+        let fix = self.as_float(fix, ft);
         self.b.ins().jump(join, &[fix.into()]);
         self.b.switch_to_block(join);
-        self.b.block_params(join)[0]
+        let r = self.b.block_params(join)[0];
+        self.float_bits(r, ty)
     }
 
     fn float_ty(f: FloatTy) -> Option<Type> {
@@ -945,8 +952,69 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
     }
 
+    /// `v`'s bits as a float. When `v` was just loaded from the slot buffer (nothing written
+    /// since), the float is loaded afresh instead, straight into a float register (the integer
+    /// load then has no use left and is removed).
     fn as_float(&mut self, v: Value, ft: Type) -> Value {
+        if let Some(f) = self.reload_as(v, ft) {
+            return f;
+        }
         self.b.ins().bitcast(ft, MemFlagsData::new(), v)
+    }
+
+    /// A load of `v`'s address with type `ty`, when `v` is the result of a plain load in the
+    /// current block that no later instruction of the block can have overwritten.
+    fn reload_as(&mut self, v: Value, ty: Type) -> Option<Value> {
+        let block = self.b.current_block()?;
+        let dfg = &self.b.func.dfg;
+        let inst = dfg.value_def(v).inst()?;
+        if self.b.func.layout.inst_block(inst) != Some(block) {
+            return None;
+        }
+        let InstructionData::Load {
+            opcode: Opcode::Load,
+            arg,
+            flags,
+            offset,
+        } = dfg.insts[inst]
+        else {
+            return None;
+        };
+        if dfg.value_type(v).bits() != ty.bits() {
+            return None;
+        }
+        let layout = &self.b.func.layout;
+        let mut at = layout.last_inst(block)?;
+        while at != inst {
+            let op = dfg.insts[at].opcode();
+            if op.can_store() || op.is_call() || op.other_side_effects() {
+                return None;
+            }
+            at = layout.prev_inst(at)?;
+        }
+        let flags = dfg.mem_flags[flags];
+        Some(self.b.ins().load(ty, flags, arg, offset))
+    }
+
+    /// The float `v` is the bitcast of, if it is one (to store it without leaving the float
+    /// registers); else `v`.
+    fn unbitcast(&self, v: Value) -> Value {
+        let dfg = &self.b.func.dfg;
+        if let Some(inst) = dfg.value_def(v).inst() {
+            if let InstructionData::LoadNoOffset {
+                opcode: Opcode::Bitcast,
+                arg,
+                ..
+            } = dfg.insts[inst]
+            {
+                if dfg.value_type(arg).is_float()
+                    && dfg.value_type(arg).bits() == dfg.value_type(v).bits()
+                {
+                    return arg;
+                }
+            }
+        }
+        v
     }
 
     fn float_bits(&mut self, v: Value, it: Type) -> Value {
@@ -1065,8 +1133,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                             let a = self.expr(&args[0])?;
                             let x = self.as_float(a, ft);
                             let r = self.b.ins().sqrt(x);
-                            let r = self.float_bits(r, cty);
-                            return Ok(self.float_nan_fix(f, r, &[a]));
+                            return Ok(self.float_nan_fix(f, r, &[x]));
                         }
                     }
                 }
@@ -1091,8 +1158,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                                 self.as_float(c, ft),
                             );
                             let r = self.b.ins().fma(x, y, z);
-                            let r = self.float_bits(r, cty);
-                            return Ok(self.float_nan_fix(f, r, &[a, b, c]));
+                            return Ok(self.float_nan_fix(f, r, &[x, y, z]));
                         }
                     }
                 }
@@ -1164,8 +1230,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                         BinOp::Mul => self.b.ins().fmul(x, y),
                         _ => self.b.ins().fdiv(x, y),
                     };
-                    let r = self.float_bits(r, cty);
-                    return Ok(self.float_nan_fix(f, r, &[a, b]));
+                    return Ok(self.float_nan_fix(f, r, &[x, y]));
                 }
             }
             return self.helper_value(Helper::Binary { op, ty }, &[(a, ty), (b, rhs.ty)], ty);
@@ -1351,6 +1416,41 @@ impl<'a, 'b> Translator<'a, 'b> {
 }
 
 /// The kernel's signature.
+/// Removes slot loads whose value nothing uses (left behind by `Translator::reload_as`);
+/// Cranelift keeps loads it is not told are free to drop.
+pub fn prune_dead_loads(func: &mut cranelift_codegen::ir::Function) {
+    let mut used = std::collections::HashSet::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            used.extend(
+                func.dfg
+                    .inst_values(inst)
+                    .map(|v| func.dfg.resolve_aliases(v)),
+            );
+        }
+    }
+    let dead: Vec<_> = func
+        .layout
+        .blocks()
+        .flat_map(|b| func.layout.block_insts(b))
+        .filter(|&inst| {
+            let data = &func.dfg.insts[inst];
+            data.opcode() == Opcode::Load
+                && data
+                    .memflags()
+                    .is_some_and(|f| func.dfg.mem_flags[f].notrap())
+                && func
+                    .dfg
+                    .inst_results(inst)
+                    .iter()
+                    .all(|v| !used.contains(v))
+        })
+        .collect();
+    for inst in dead {
+        func.layout.remove_inst(inst);
+    }
+}
+
 pub fn kernel_signature(ptr: Type, call_conv: cranelift_codegen::isa::CallConv) -> Signature {
     let mut sig = Signature::new(call_conv);
     sig.params.push(AbiParam::new(ptr));
