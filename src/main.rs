@@ -629,8 +629,10 @@ fn jit_command(
         .map_err(|e| Failure(format!("error: {arch}:{}: {e}", i.name)))?;
     let mut text = format!("{}: {} bytes of machine code\n", i.name, k.code_size);
     if dump {
-        text.push_str("\n== IR\n");
-        text.push_str(&amdpcode::ir::print_function(&p.function));
+        text.push_str("\n== IR (optimised, as compiled)\n");
+        text.push_str(&amdpcode::ir::print_function(&amdpcode::ir::opt::optimize(
+            &p.function,
+        )));
         text.push_str("\n== Cranelift IR\n");
         text.push_str(&k.clif);
         text.push_str("\n== Machine code\n");

@@ -896,13 +896,41 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     fn reverse(&mut self, v: Value, w: u32) -> Result<Value, JitError> {
         let ty = self.b.func.dfg.value_type(v);
-        let r = self.b.ins().bitrev(v);
+        let r = if ty == types::I128 {
+            self.b.ins().bitrev(v)
+        } else {
+            self.bitrev(v, ty)
+        };
         let c = bits(ty);
         Ok(if c > w {
             self.b.ins().ushr_imm_u(r, (c - w) as i64)
         } else {
             r
         })
+    }
+
+    /// All bits of `v` (8 to 64 bits) reversed: a byte swap, then nibbles, pairs and bits
+    /// swapped inside each byte (Cranelift's `bitrev` swaps at all six levels with masks).
+    fn bitrev(&mut self, v: Value, ty: Type) -> Value {
+        let mut x = if ty == types::I8 {
+            v
+        } else {
+            self.b.ins().bswap(v)
+        };
+        let all = u64::MAX >> (64 - bits(ty));
+        for (shift, m) in [
+            (4, 0x0f0f_0f0f_0f0f_0f0f_u64),
+            (2, 0x3333_3333_3333_3333),
+            (1, 0x5555_5555_5555_5555),
+        ] {
+            let m = (m & all) as i64;
+            let hi = self.b.ins().ushr_imm_u(x, shift);
+            let hi = self.b.ins().band_imm_u(hi, m);
+            let lo = self.b.ins().band_imm_u(x, m);
+            let lo = self.b.ins().ishl_imm_u(lo, shift);
+            x = self.b.ins().bor(hi, lo);
+        }
+        x
     }
 
     // ----- expressions --------------------------------------------------------------------
@@ -1136,6 +1164,17 @@ impl<'a, 'b> Translator<'a, 'b> {
                             return Ok(self.float_nan_fix(f, r, &[x]));
                         }
                     }
+                }
+                // Counting the set bits of up to 64 bits is one `popcnt`.
+                if builtin.func == crate::ir::builtins::Func::CountBits
+                    && args[0].ty.is_int()
+                    && args[0].ty.width() <= 64
+                {
+                    let a = self.expr(&args[0])?;
+                    let a = self.mask(a, args[0].ty.width());
+                    let n = self.b.ins().popcnt(a);
+                    let from = bits(self.b.func.dfg.value_type(n));
+                    return self.resize(n, from, false, e.ty);
                 }
                 // Sign extension to 64 bits is a plain `sextend`.
                 if builtin.func == crate::ir::builtins::Func::SignExt

@@ -7,6 +7,8 @@
 //! rounding mode at run time). The JIT compiles optimised IR; tests check that optimised and
 //! unoptimised IR agree.
 
+mod idiom;
+
 use std::collections::HashSet;
 
 use super::{Conv, Expr, ExprKind, Function, LocalId, Place, Stmt, Ty};
@@ -197,6 +199,14 @@ fn stmt(s: &Stmt, out: &mut Vec<Stmt>) {
                     return;
                 }
                 let trips = (b_v - a_v + 1) as u64;
+                if a_v >= 0 {
+                    if let Some(stmts) =
+                        idiom::bit_count_loop(*var, (a_v as u64, b_v as u64), &e, body, *span)
+                    {
+                        out.extend(block(&stmts));
+                        return;
+                    }
+                }
                 if trips <= UNROLL_LIMIT
                     && trips * size(body) <= UNROLL_BUDGET
                     && !has_loop(body)
