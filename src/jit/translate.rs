@@ -104,6 +104,9 @@ pub struct Translator<'a, 'b> {
     round_reg: Option<RegId>,
     cfg: cranelift_codegen::isa::TargetFrontendConfig,
     lane_loop: bool,
+    /// Wave-uniform registers held in variables across the lane loop (loaded once on entry,
+    /// stored once on exit), by register index.
+    promoted: Vec<Option<Variable>>,
 }
 
 /// Whether evaluating `e` is unobservable and cannot fault: integer and boolean arithmetic
@@ -180,6 +183,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             round_reg,
             cfg,
             lane_loop,
+            promoted: vec![None; f.regs.len()],
         }
     }
 
@@ -193,6 +197,9 @@ impl<'a, 'b> Translator<'a, 'b> {
         let (n_lanes, exec) = (params[2], params[3]);
         let zero32 = self.b.ins().iconst(types::I32, 0);
         self.b.def_var(self.lane, zero32);
+        if self.lane_loop {
+            self.promote_uniform_regs()?;
+        }
         let body = self.b.create_block();
         let done = self.b.create_block();
         let check = self.b.create_block();
@@ -258,16 +265,47 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
 
         self.b.switch_to_block(done);
+        self.store_promoted();
         let ok = self.b.ins().iconst(types::I32, status::OK as i64);
         self.b.ins().return_(&[ok]);
 
         self.b.switch_to_block(self.trap);
+        self.store_promoted();
         let code = self.b.block_params(self.trap)[0];
         self.b.ins().return_(&[code]);
 
         self.b.seal_all_blocks();
         self.b.finalize(self.cfg);
         Ok(())
+    }
+
+    /// Loads every wave-uniform register the text uses into a variable. In a lane loop the
+    /// kernel is the only code touching its slot buffer (helpers never see it), so the
+    /// registers can live in machine registers across lanes: a VOPC compare then builds its
+    /// mask in a register instead of a load-modify-store through memory per lane.
+    fn promote_uniform_regs(&mut self) -> Result<(), JitError> {
+        for (i, r) in self.f.regs.iter().enumerate() {
+            if self.layout.per_lane[i] || r.role == RegRole::Lane || !(r.read || r.written) {
+                continue;
+            }
+            let ty = container(Ty::B(r.width))?;
+            let v = self.read_reg(RegId(i as u32))?;
+            let var = self.b.declare_var(ty);
+            self.b.def_var(var, v);
+            self.promoted[i] = Some(var);
+        }
+        Ok(())
+    }
+
+    /// Writes the promoted registers the text writes back to their slots.
+    fn store_promoted(&mut self) {
+        for (i, var) in self.promoted.clone().into_iter().enumerate() {
+            if let (Some(var), true) = (var, self.f.regs[i].written) {
+                let v = self.b.use_var(var);
+                let addr = self.reg_addr(RegId(i as u32));
+                self.b.ins().store(MemFlagsData::trusted(), v, addr, 0);
+            }
+        }
     }
 
     /// Zeroes the first `words` 8-byte words of an array's stack slot: straight stores for
@@ -403,14 +441,21 @@ impl<'a, 'b> Translator<'a, 'b> {
             let lane = self.b.use_var(self.lane);
             return self.resize(lane, 32, false, Ty::B(info.width));
         }
+        if let Some(var) = self.promoted[r.0 as usize] {
+            return Ok(self.b.use_var(var));
+        }
         let addr = self.reg_addr(r);
         Ok(self.b.ins().load(ty, MemFlagsData::trusted(), addr, 0))
     }
 
     fn write_reg(&mut self, r: RegId, v: Value) -> Result<(), JitError> {
-        let addr = self.reg_addr(r);
-        let stored = self.unbitcast(v);
-        self.b.ins().store(MemFlagsData::trusted(), stored, addr, 0);
+        if let Some(var) = self.promoted[r.0 as usize] {
+            self.b.def_var(var, v);
+        } else {
+            let addr = self.reg_addr(r);
+            let stored = self.unbitcast(v);
+            self.b.ins().store(MemFlagsData::trusted(), stored, addr, 0);
+        }
         if Some(r) == self.round_reg {
             let w = self.f.regs[r.0 as usize].width;
             let _ = w;
