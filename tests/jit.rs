@@ -357,3 +357,53 @@ fn issue_4_kernels_are_placed_near_the_crate_code() {
         k.code_address()
     );
 }
+
+/// `bind_slots` checks the buffer once and then runs like `bind`: same bytes out; a buffer
+/// smaller than the layout is an error, not a crash.
+#[test]
+fn issue_4_bound_slots_check_once_and_agree_with_bound_runs() {
+    use amdpcode::interp::RegValue;
+    use amdpcode::value::Bits;
+    let spec = common::spec();
+    let jit = Jit::new().expect("jit");
+    for (inst, wave) in [("S_ADD_U32", 32), ("V_CMP_LT_F32", 64), ("V_ADD_F32", 32)] {
+        let i = spec.db(Arch::Rdna3).get(inst).expect("exists");
+        let p = exec::prepare(Arch::Rdna3, i).expect("compiles");
+        let k = jit.compile(&p).expect("jit compiles");
+        let mut m = exec::Machine::new(wave);
+        let lanes = |f: fn(u64) -> u64| {
+            RegValue::Lanes((0..wave as u64).map(|l| Bits::from_u64(32, f(l))).collect())
+        };
+        m.values
+            .insert("S0".into(), lanes(|l| 0x3f80_0000 + l * 0x10_0000));
+        m.values
+            .insert("S1".into(), lanes(|l| 0x4100_0000 - l * 0x8_0000));
+        let (regs, _) = exec::bind_inputs(&p, &mut m);
+        let before = k.slots(&regs);
+        let (mut a, mut b) = (before.clone(), before.clone());
+        let mut memory = exec::NullMemory;
+        k.bind(&mut memory)
+            .run(&mut a, wave, 0x5555_5555_5555_5555)
+            .expect("runs");
+        let mut memory = exec::NullMemory;
+        let mut bound = k.bind_slots(&mut memory, &mut b).expect("sized");
+        bound.run(wave, 0x5555_5555_5555_5555).expect("runs");
+        assert_eq!(bound.slots(), &a[..], "{inst}");
+        assert_ne!(bound.slots(), &before[..], "{inst} wrote nothing");
+        // Inputs can be rewritten between runs: back to the start state, same result.
+        bound.slots_mut().copy_from_slice(&before);
+        bound.run(wave, 0x5555_5555_5555_5555).expect("runs");
+        assert_eq!(bound.slots(), &a[..], "{inst}, second run");
+
+        let mut short = vec![0u8; before.len() - 1];
+        let mut memory = exec::NullMemory;
+        let err = k
+            .bind_slots(&mut memory, &mut short)
+            .err()
+            .expect("too small");
+        assert!(
+            matches!(&err.kind, amdpcode::interp::ExecErrorKind::OutOfRange(m) if m.contains("slot buffer")),
+            "{err:?}"
+        );
+    }
+}

@@ -332,7 +332,6 @@ impl Kernel {
         Bound {
             code: self.code,
             size: self.layout.size,
-            lane_loop: self.lane_loop,
             reset_fp: !self.helpers.is_empty(),
             ctx: Ctx {
                 memory,
@@ -341,6 +340,38 @@ impl Kernel {
                 error: None,
             },
         }
+    }
+
+    /// The kernel bound to a memory and to one slot buffer (from [`Kernel::slots`]), whose
+    /// size is checked here once: the fastest way to run one instruction many times. Write
+    /// inputs and read results through [`BoundSlots::slots_mut`] / [`BoundSlots::slots`].
+    ///
+    /// # Errors
+    /// When `slots` is smaller than this kernel's layout.
+    pub fn bind_slots<'a>(
+        &'a self,
+        memory: &'a mut dyn crate::interp::Memory,
+        slots: &'a mut [u8],
+    ) -> Result<BoundSlots<'a>, ExecError> {
+        let len = slots.len();
+        let slots = abi::CheckedSlots::new(slots, self.layout.size).ok_or_else(|| ExecError {
+            kind: ExecErrorKind::OutOfRange(format!(
+                "a slot buffer of {len} bytes; {} needs {}",
+                self.prepared.name, self.layout.size
+            )),
+            span: Default::default(),
+        })?;
+        Ok(BoundSlots {
+            code: self.code,
+            slots,
+            reset_fp: !self.helpers.is_empty(),
+            ctx: Ctx {
+                memory,
+                fp: Default::default(),
+                helpers: &self.helpers,
+                error: None,
+            },
+        })
     }
 
     /// Runs the kernel once per input set: `sets[i]` is a slot buffer from [`Kernel::slots`].
@@ -429,7 +460,6 @@ impl Kernel {
 pub struct Bound<'a> {
     code: abi::KernelFn,
     size: usize,
-    lane_loop: bool,
     /// Whether helpers run (they may change the rounding mode, so every run resets it).
     reset_fp: bool,
     ctx: Ctx<'a>,
@@ -442,15 +472,53 @@ impl Bound<'_> {
     /// A runtime fault.
     #[inline]
     pub fn run(&mut self, slots: &mut [u8], lanes: u32, exec: u64) -> Result<(), ExecError> {
-        let (n, mask) = if self.lane_loop {
-            (lanes.min(64), exec)
-        } else {
-            (1, 1)
-        };
+        // Kernels without a lane loop ignore the lane count and EXEC: no need to tell them
+        // apart here.
         if self.reset_fp {
             self.ctx.fp = Default::default();
         }
-        let code = self.code.call(slots, self.size, &mut self.ctx, n, mask);
+        let code = self
+            .code
+            .call(slots, self.size, &mut self.ctx, lanes.min(64), exec);
+        if code == status::OK {
+            Ok(())
+        } else {
+            fault(code, self.ctx.error.take())
+        }
+    }
+}
+
+/// A kernel with its helper context and its slot buffer, made by [`Kernel::bind_slots`].
+pub struct BoundSlots<'a> {
+    code: abi::KernelFn,
+    slots: abi::CheckedSlots<'a>,
+    reset_fp: bool,
+    ctx: Ctx<'a>,
+}
+
+impl BoundSlots<'_> {
+    /// The slot buffer (results after a run).
+    pub fn slots(&self) -> &[u8] {
+        self.slots.bytes()
+    }
+
+    /// The slot buffer, to write inputs (its length cannot change).
+    pub fn slots_mut(&mut self) -> &mut [u8] {
+        self.slots.bytes_mut()
+    }
+
+    /// Runs the kernel over the bound slots for lanes below `lanes` whose `exec` bit is set.
+    ///
+    /// # Errors
+    /// A runtime fault.
+    #[inline]
+    pub fn run(&mut self, lanes: u32, exec: u64) -> Result<(), ExecError> {
+        if self.reset_fp {
+            self.ctx.fp = Default::default();
+        }
+        let code = self
+            .code
+            .call_checked(&mut self.slots, &mut self.ctx, lanes.min(64), exec);
         if code == status::OK {
             Ok(())
         } else {

@@ -7,9 +7,15 @@
 //! the positive default NaN), everything else calls a helper of `runtime.rs`.
 //!
 //! The kernel signature is `fn(slots: *mut u8, ctx: *mut Ctx, n_lanes: u32, exec: u64) -> u32`:
-//! it runs the body once per lane below `n_lanes` whose `exec` bit is set, reading and writing
+//! it runs the body once per lane below `n_lanes` whose `exec` bit is set (kernels of scalar
+//! and wave-level entries run it once and ignore both arguments), reading and writing
 //! registers in `slots` (16 bytes per value, per-lane registers 64 values apart), and returns
-//! a status of `runtime::status`.
+//! a status of `runtime::status`. In a lane loop the wave-uniform registers (SGPR operands,
+//! VCC, a VOPC mask) are loaded once before the loop and stored once after it; per-lane
+//! registers are read and written in place, f32/f64 operands straight into float registers.
+//!
+//! Also inline: `CountBits` up to 64 bits (`popcnt`; the optimiser turns AMD's bit-counting
+//! loops into it) and bit reversal (a byte swap and three mask steps).
 
 use std::collections::HashMap;
 
@@ -408,7 +414,12 @@ impl<'a, 'b> Translator<'a, 'b> {
         let from_ty = self.b.func.dfg.value_type(v);
         let v = if signed { self.sext_in(v, from_w) } else { v };
         let r = if bits(to_ty) > bits(from_ty) {
-            if signed {
+            if let Some(r) = (from_w == bits(from_ty) || !signed)
+                .then(|| self.reload_extended(v, to_ty, signed))
+                .flatten()
+            {
+                r
+            } else if signed {
                 self.b.ins().sextend(to_ty, v)
             } else {
                 self.b.ins().uextend(to_ty, v)
@@ -1038,6 +1049,36 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// A load of `v`'s address with type `ty`, when `v` is the result of a plain load in the
     /// current block that no later instruction of the block can have overwritten.
     fn reload_as(&mut self, v: Value, ty: Type) -> Option<Value> {
+        let (flags, arg, offset) = self.reusable_load(v)?;
+        if self.b.func.dfg.value_type(v).bits() != ty.bits() {
+            return None;
+        }
+        Some(self.b.ins().load(ty, flags, arg, offset))
+    }
+
+    /// `v` widened to `to` by a zero- or sign-extending load of its address, when `v` is a
+    /// reusable load (x86-64 then needs no separate extension after the load).
+    fn reload_extended(&mut self, v: Value, to: Type, signed: bool) -> Option<Value> {
+        let from = self.b.func.dfg.value_type(v);
+        if !from.is_int() || to.bits() <= from.bits() || to.bits() > 64 {
+            return None;
+        }
+        let (flags, arg, offset) = self.reusable_load(v)?;
+        let ins = self.b.ins();
+        Some(match (from.bits(), signed) {
+            (8, false) => ins.uload8(to, flags, arg, offset),
+            (8, true) => ins.sload8(to, flags, arg, offset),
+            (16, false) => ins.uload16(to, flags, arg, offset),
+            (16, true) => ins.sload16(to, flags, arg, offset),
+            (32, false) => ins.uload32(flags, arg, offset),
+            (32, true) => ins.sload32(flags, arg, offset),
+            _ => return None,
+        })
+    }
+
+    /// The flags, address and offset of the plain load defining `v`, when it sits in the
+    /// current block and no later instruction of the block can have written memory.
+    fn reusable_load(&self, v: Value) -> Option<(MemFlagsData, Value, i32)> {
         let block = self.b.current_block()?;
         let dfg = &self.b.func.dfg;
         let inst = dfg.value_def(v).inst()?;
@@ -1053,9 +1094,6 @@ impl<'a, 'b> Translator<'a, 'b> {
         else {
             return None;
         };
-        if dfg.value_type(v).bits() != ty.bits() {
-            return None;
-        }
         let layout = &self.b.func.layout;
         let mut at = layout.last_inst(block)?;
         while at != inst {
@@ -1065,8 +1103,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             at = layout.prev_inst(at)?;
         }
-        let flags = dfg.mem_flags[flags];
-        Some(self.b.ins().load(ty, flags, arg, offset))
+        Some((dfg.mem_flags[flags], arg, offset.into()))
     }
 
     /// The float `v` is the bitcast of, if it is one (to store it without leaving the float
