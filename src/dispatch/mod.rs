@@ -534,6 +534,17 @@ impl Dispatcher {
         if arch == Arch::Cdna && wave_size != 64 {
             return Err(bad("wave: CDNA runs wave64 only".into()));
         }
+        for (d, (&n, (&g, &b))) in items
+            .iter()
+            .zip(launch.grid.iter().zip(&launch.block))
+            .enumerate()
+        {
+            if n.div_ceil(b) != g {
+                return Err(bad(format!(
+                    "grid_items: {n} work-items in dimension {d} do not make {g} workgroups of {b}"
+                )));
+            }
+        }
         let block_threads = launch.block.iter().map(|&b| b as u64).product::<u64>();
         if block_threads > 1024 {
             return Err(bad(format!(

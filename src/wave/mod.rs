@@ -419,6 +419,9 @@ pub enum Step {
     Barrier(Barrier),
 }
 
+/// A per-instruction trace callback: the instruction, the state before and after.
+pub type StepTrace<'a> = dyn FnMut(&Decoded, &WaveState, &WaveState) + 'a;
+
 /// What a barrier instruction does for its wave.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Barrier {
@@ -708,7 +711,7 @@ impl Executor {
         program: &Program,
         wave: &mut WaveState,
         budget: u64,
-        mut trace: Option<&mut dyn FnMut(&Decoded, &WaveState, &WaveState)>,
+        mut trace: Option<&mut StepTrace<'_>>,
     ) -> Result<(Step, u64), WaveError> {
         let mut steps = 0u64;
         while steps < budget {
