@@ -469,6 +469,9 @@ pub struct Executor {
     cache: HashMap<String, Result<Rc<Entry>, String>>,
     /// The maximum number of instructions one [`Executor::run`] executes.
     pub step_budget: u64,
+    /// Lane operations executed by [`Executor::run_until`]: each instruction counts the lanes
+    /// EXEC enables when it issues.
+    pub lane_ops: u64,
     machine: Machine,
     /// The JIT fast path's slot buffers, one per plan (same index as `plans`), with the
     /// number of lanes its constant operands were written for (0: not yet). Constants are
@@ -542,6 +545,7 @@ impl Executor {
             jit,
             cache: HashMap::new(),
             step_budget: DEFAULT_STEP_BUDGET,
+            lane_ops: 0,
             machine: Machine::new(32),
             plan_slots: Vec::new(),
             scratch_slots: Vec::new(),
@@ -715,6 +719,7 @@ impl Executor {
     ) -> Result<(Step, u64), WaveError> {
         let mut steps = 0u64;
         while steps < budget {
+            self.lane_ops += wave.exec().count_ones() as u64;
             let r = match trace.as_mut() {
                 Some(t) => {
                     let before = wave.clone();
