@@ -285,6 +285,7 @@ fn is_untyped(e: &ast::Expr) -> bool {
                     | BinaryOp::Ge
                     | BinaryOp::Eq
                     | BinaryOp::Ne
+                    | BinaryOp::Lg
                     | BinaryOp::And
                     | BinaryOp::Or
             ) && is_untyped(lhs)
@@ -1824,7 +1825,8 @@ impl<'a> Lowerer<'a> {
             | BinaryOp::Gt
             | BinaryOp::Ge
             | BinaryOp::Eq
-            | BinaryOp::Ne => {
+            | BinaryOp::Ne
+            | BinaryOp::Lg => {
                 let (a, b) = self.lower_pair(lhs, rhs, None)?;
                 let ty = unify(a.ty, b.ty);
                 let cmp = match op {
@@ -1833,6 +1835,8 @@ impl<'a> Lowerer<'a> {
                     BinaryOp::Gt => CmpOp::Gt,
                     BinaryOp::Ge => CmpOp::Ge,
                     BinaryOp::Eq => CmpOp::Eq,
+                    // On integers `<>` and `!=` agree; on floats `<>` is ordered.
+                    BinaryOp::Lg if ty.float().is_some() => CmpOp::Lg,
                     _ => CmpOp::Ne,
                 };
                 Ok(Expr {

@@ -133,8 +133,10 @@ pub enum BinaryOp {
     Ge,
     /// `==`
     Eq,
-    /// `!=` or `<>`
+    /// `!=`
     Ne,
+    /// `<>`: ordered less-or-greater (false when a float operand is NaN)
+    Lg,
     /// `&`
     BitAnd,
     /// `^`
@@ -165,6 +167,7 @@ impl BinaryOp {
             BinaryOp::Ge => ">=",
             BinaryOp::Eq => "==",
             BinaryOp::Ne => "!=",
+            BinaryOp::Lg => "<>",
             BinaryOp::BitAnd => "&",
             BinaryOp::BitXor => "^",
             BinaryOp::BitOr => "|",
