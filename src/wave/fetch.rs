@@ -135,6 +135,9 @@ struct Inst<'a> {
     e: &'a Entry,
     family: &'a str,
     arch: Arch,
+    /// EXEC at issue, for DPP16 source validity (EXEC itself may have the lanes a DPP16
+    /// instruction does not write masked out).
+    src_exec: u64,
 }
 
 impl Inst<'_> {
@@ -248,50 +251,6 @@ fn source(w: &WaveState, ii: &Inst<'_>, field: &str, width: u32) -> Src {
     Src::Uniform(scalar_src(w, ii, src_code, width, format))
 }
 
-/// The lane a DPP16/DPP8 source reads for `lane`, or `None` when it reads nothing (an
-/// out-of-row or disabled lane).
-fn dpp_lane(ext: (u32, u32), lane: u32, wave_size: u32) -> Option<u32> {
-    let (kind, w) = ext;
-    if kind == 233 || kind == 234 {
-        let sel = (w >> (8 + 3 * (lane % 8))) & 7;
-        return Some(lane / 8 * 8 + sel);
-    }
-    let ctrl = (w >> 8) & 0x1ff;
-    let row = lane / 16 * 16;
-    let i = lane % 16;
-    let src = match ctrl {
-        // quad_perm: each lane of a quad picks a lane of the same quad.
-        0x000..=0x0ff => lane / 4 * 4 + ((ctrl >> (2 * (lane % 4))) & 3),
-        // row_shl:n / row_shr:n (lanes shifted out of the row read nothing).
-        0x101..=0x10f => {
-            let n = ctrl & 0xf;
-            if i + n < 16 {
-                lane + n
-            } else {
-                return None;
-            }
-        }
-        0x111..=0x11f => {
-            let n = ctrl & 0xf;
-            if i >= n {
-                lane - n
-            } else {
-                return None;
-            }
-        }
-        // row_ror:n.
-        0x121..=0x12f => row + (i + 16 - (ctrl & 0xf)) % 16,
-        // row_mirror, row_half_mirror.
-        0x140 => row + 15 - i,
-        0x141 => row + (i / 8 * 8) + 7 - (i % 8),
-        // row_share:n, row_xmask:n (RDNA).
-        0x150..=0x15f => row + (ctrl & 0xf),
-        0x160..=0x16f => row + (i ^ (ctrl & 0xf)),
-        _ => return None,
-    };
-    (src < wave_size).then_some(src)
-}
-
 fn read_vgpr_lanes(w: &WaveState, reg: u32, hi: bool, width: u32, lane: u32) -> Bits {
     if width <= 64 {
         let mut x = w.vgpr(lane, reg) as u64;
@@ -383,16 +342,19 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
         Src::Uniform(b) => RegValue::Uniform(fit(apply_mods(b, &mods))),
         Src::Vgpr { reg, hi } => {
             let dpp = if field == "src0" { ii.d.ext } else { None };
-            let bc = dpp.map(|(_, w)| w >> 19 & 1 == 1).unwrap_or(false);
+            let bc = dpp.is_some_and(super::dpp::bound_ctrl);
             RegValue::Lanes(
                 (0..w.wave_size)
                     .map(|lane| {
                         let v = match dpp {
-                            Some(ext) => match dpp_lane(ext, lane, w.wave_size) {
-                                Some(l) => read_vgpr_lanes(w, reg, hi, width, l),
-                                None if bc => Bits::zero(width),
-                                None => read_vgpr_lanes(w, reg, hi, width, lane),
-                            },
+                            Some(ext) => {
+                                match super::dpp::source_lane(ext, lane, w.wave_size, ii.src_exec) {
+                                    Some(l) => read_vgpr_lanes(w, reg, hi, width, l),
+                                    None if bc => Bits::zero(width),
+                                    // Without bound_ctrl the lane is not written (`dpp::write_mask`).
+                                    None => read_vgpr_lanes(w, reg, hi, width, lane),
+                                }
+                            }
                             None => read_vgpr_lanes(w, reg, hi, width, lane),
                         };
                         fit(apply_mods(v, &mods))
@@ -627,6 +589,7 @@ pub(super) fn execute(
         e,
         family: d.inst.family.as_str(),
         arch: w.arch,
+        src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
     };
     if ii.family == "VOPD" {
         return super::vopd::execute(ex, d, w);
@@ -1123,6 +1086,7 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
         e,
         family: d.inst.family.as_str(),
         arch: w.arch,
+        src_exec: w.exec(),
     };
     let f = &e.prepared.function;
     let d0_width = f
@@ -1257,6 +1221,7 @@ pub(super) fn execute_bound(
         e,
         family: d.inst.family.as_str(),
         arch: w.arch,
+        src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
     };
     if let Some(k) = &e.kernel {
         return slots::execute(ex, k, ii, plan, w);

@@ -31,6 +31,7 @@
 //! ```
 
 pub mod cli;
+mod dpp;
 mod fetch;
 pub mod json;
 mod memory;
@@ -386,6 +387,9 @@ pub struct Executor {
     /// its instruction buffer); each is checked against the instruction's address and name.
     plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
     plans_of: (u64, usize),
+    /// EXEC at issue while a DPP16 instruction runs with its disabled lanes masked out of
+    /// EXEC (sources are still fetched from every lane active at issue).
+    dpp_source_exec: Option<u64>,
 }
 
 /// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
@@ -448,6 +452,7 @@ impl Executor {
             scratch_slots: Vec::new(),
             plans: Vec::new(),
             plans_of: (0, 0),
+            dpp_source_exec: None,
         })
     }
 
@@ -605,6 +610,31 @@ impl Executor {
     /// # Errors
     /// [`WaveError::PcOutOfProgram`], [`WaveError::Unsupported`] or [`WaveError::Exec`].
     pub fn step(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
+        // A DPP16 instruction whose row/bank masks (or invalid sources without bound_ctrl)
+        // switch lanes off runs with those lanes out of EXEC: they keep their destination
+        // and write no lane-mask bit, as lanes inactive at issue do.
+        let dpp = program
+            .position(wave.pc)
+            .and_then(|i| program.insts[i].ext)
+            .and_then(|ext| {
+                let exec = wave.exec();
+                dpp::write_mask(ext, wave.wave_size, exec).map(|m| (exec, m))
+            });
+        let Some((exec, mask)) = dpp.filter(|(exec, m)| m != exec) else {
+            return self.step_inner(program, wave);
+        };
+        wave.set_exec(mask);
+        self.dpp_source_exec = Some(exec);
+        let r = self.step_inner(program, wave);
+        self.dpp_source_exec = None;
+        // Unless the instruction wrote EXEC itself (V_CMPX), EXEC is what it was.
+        if wave.exec() == mask {
+            wave.set_exec(exec);
+        }
+        r
+    }
+
+    fn step_inner(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
         if wave.pc == program.size {
             return Ok(Step::Ended);
         }
