@@ -200,3 +200,65 @@ fn issue_12_dpp_row_and_bank_masks() {
         (15, 0x77, 32, 0x77)
     );
 }
+
+/// Instructions that write a source operand: `v_swap_b32` writes `vdst` and `src0`
+/// (`S0.b32 = tmp` in AMD's text), per lane and EXEC-masked; `v_swap_b16` swaps halves;
+/// `v_swaprel_b32` swaps VGPRs relative to M0. A swap of a register with itself leaves it.
+/// Expectations derived from AMD's RDNA 3 ISA manual (the instructions' text).
+#[test]
+fn issue_12_swap_writes_both_operands() {
+    let init = |w: &mut WaveState| {
+        for lane in 0..32 {
+            w.set_vgpr(lane, 0, lane);
+            w.set_vgpr(lane, 1, 100 + lane);
+            w.set_vgpr(lane, 2, 7);
+            w.set_vgpr(lane, 5, 0x1111_2222 + lane);
+            for r in 10..16 {
+                w.set_vgpr(lane, r, r * 1000 + lane);
+            }
+        }
+        w.set_exec(0x7fff_fffe);
+        // M0: source offset 2 (bits 9:0), destination offset 3 (bits 25:16).
+        w.write_sgpr(amdpcode::wave::m0_code(Arch::Rdna3), 2 | 3 << 16);
+    };
+    for arch in [Arch::Rdna3, Arch::Rdna4] {
+        // (LLVM 22 has no true16 `v5.h` operands for RDNA 4: the halves swap runs on RDNA 3.)
+        let program = if arch == Arch::Rdna3 {
+            "v_swap_b32 v0, v1\nv_swap_b32 v2, v2\nv_swap_b16 v5.l, v5.h\nv_swaprel_b32 v10, v11"
+        } else {
+            "v_swap_b32 v0, v1\nv_swap_b32 v2, v2\nv_swaprel_b32 v10, v11"
+        };
+        let w = run_both(arch, 32, program, &init);
+        for lane in [1u32, 7, 30] {
+            assert_eq!(w.vgpr(lane, 0), 100 + lane, "{arch} lane {lane}: vdst");
+            assert_eq!(w.vgpr(lane, 1), lane, "{arch} lane {lane}: src0");
+            assert_eq!(w.vgpr(lane, 2), 7);
+            let x = 0x1111_2222 + lane;
+            if arch == Arch::Rdna3 {
+                assert_eq!(
+                    w.vgpr(lane, 5),
+                    x << 16 | x >> 16,
+                    "{arch} lane {lane}: halves"
+                );
+            }
+            // v13 (v10 + 3) and v13 (v11 + 2): the same register, unchanged.
+            assert_eq!(w.vgpr(lane, 13), 13_000 + lane);
+        }
+        // Inactive lanes keep both registers.
+        for lane in [0u32, 31] {
+            assert_eq!((w.vgpr(lane, 0), w.vgpr(lane, 1)), (lane, 100 + lane));
+        }
+    }
+    // Relative swap of two different registers: v10 + 3 = v13 <-> v12 + 2 = v14.
+    let w = run_both(Arch::Rdna3, 32, "v_swaprel_b32 v10, v12", &init);
+    assert_eq!((w.vgpr(4, 13), w.vgpr(4, 14)), (14_004, 13_004));
+    assert_eq!(w.vgpr(0, 13), 13_000, "inactive lane");
+    // CDNA wave64 v_swap_b32 across all lanes.
+    let w = run_both(Arch::Cdna, 64, "v_swap_b32 v0, v1", &|w| {
+        for lane in 0..64 {
+            w.set_vgpr(lane, 0, lane);
+            w.set_vgpr(lane, 1, 100 + lane);
+        }
+    });
+    assert_eq!((w.vgpr(63, 0), w.vgpr(63, 1)), (163, 63));
+}

@@ -728,9 +728,9 @@ fn bind_named(
         "PC" => Some(uni(width, d.addr)),
         "SIMM16" => Some(uni(width, ii.field("simm16") as u64)),
         "SIMM32" => Some(uni(width, d.inst.literal.unwrap_or(0) as u64)),
-        "SRC0" | "SRC1" | "SRC2" | "VDST" | "SDST" => {
+        "SRC0" | "SRC1" | "SRC2" | "VDST" | "DST" | "SDST" => {
             let field = match name {
-                "VDST" => "vdst",
+                "VDST" | "DST" => "vdst",
                 "SDST" => "sdst",
                 "SRC0" => ii.src_field(0).unwrap_or("src0"),
                 "SRC1" => ii.src_field(1).unwrap_or("src1"),
@@ -750,9 +750,16 @@ fn bind_named(
                 raw
             };
             if let (Some(vgprs), true) = (vgprs, is_vgpr) {
+                // Entries addressing relative to M0 (v_movrel*, v_swaprel_b32) may reach any
+                // register; the others read at most eight from the operand's number.
+                let regs = if ii.e.prepared.function.reg("M0").is_some() {
+                    0..super::state::N_VGPRS as u32
+                } else {
+                    num..num + 8
+                };
                 for lane in 0..w.wave_size {
-                    for i in 0..8 {
-                        vgprs.insert((lane, num + i), w.vgpr(lane, num + i));
+                    for r in regs.clone() {
+                        vgprs.insert((lane, r), w.vgpr(lane, r));
                     }
                 }
             }
@@ -838,6 +845,22 @@ fn write_back<'o>(
                 }
                 Dest::None => {}
             },
+            // An entry that writes a source (v_swap_*: `S0.b32 = tmp`) writes its VGPR.
+            "S0" | "S1" | "S2" => {
+                let k = (name.as_bytes()[1] - b'0') as usize;
+                let Some(field) = ii.src_field(k) else {
+                    continue;
+                };
+                let width = value.lane(0).width();
+                if let Src::Vgpr { reg, hi } = source(w, ii, field, width) {
+                    let cdna = w.arch == Arch::Cdna;
+                    for lane in 0..w.wave_size {
+                        if exec_at_issue >> lane & 1 == 1 {
+                            write_vgpr_value(w, lane, reg, hi, &value.lane(lane), cdna);
+                        }
+                    }
+                }
+            }
             "SCC" => w.scc = value.first().low_u64() & 1 == 1,
             "VCC" => {
                 let v = value.first().low_u64();
