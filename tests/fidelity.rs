@@ -262,3 +262,42 @@ fn issue_12_swap_writes_both_operands() {
     });
     assert_eq!((w.vgpr(63, 0), w.vgpr(63, 1)), (163, 63));
 }
+
+/// VOP3 `abs`/`neg` on the source of a VOP1 instruction in its VOP3 form (AMD's operand
+/// table calls that source `vsrc0`): the modifier applies to the source's own format, f16
+/// for `v_cvt_f32_f16`, before the conversion; inline constants take the source's format
+/// (0.5 is f16 0x3800 there). Expectations derived from AMD's RDNA 3/4 ISA manuals (input
+/// modifiers act on the operand as read, in its type).
+#[test]
+fn issue_12_vop3_modifiers_on_vop1_sources() {
+    for arch in [Arch::Rdna3, Arch::Rdna4] {
+        let w = run_both(
+            arch,
+            32,
+            "v_cvt_f32_f16_e64 v2, -v0\nv_cvt_f32_f16_e64 v3, |v1|\n\
+             v_cvt_f32_f16_e64 v4, -|v1|\nv_cvt_f32_f16_e64 v5, 0.5\n\
+             v_cvt_f16_f32_e64 v6, -v7\nv_sqrt_f32_e64 v8, |v9|\n\
+             v_cvt_f64_f32_e64 v[10:11], -v7\nv_cvt_f32_f16_e64 v12, -v0 op_sel:[1,0]",
+            &|w| {
+                for lane in 0..32 {
+                    w.set_vgpr(lane, 0, 0x4000_3c00); // f16 2.0 : 1.0
+                    w.set_vgpr(lane, 1, 0x0000_bc00); // f16 -1.0
+                    w.set_vgpr(lane, 7, 0xbf80_0000); // f32 -1.0
+                    w.set_vgpr(lane, 9, 0xc080_0000); // f32 -4.0
+                }
+            },
+        );
+        assert_eq!(w.vgpr(3, 2), 0xbf80_0000, "{arch}: -(f16 1.0)");
+        assert_eq!(w.vgpr(3, 3), 0x3f80_0000, "{arch}: |f16 -1.0|");
+        assert_eq!(w.vgpr(3, 4), 0xbf80_0000, "{arch}: -|f16 -1.0|");
+        assert_eq!(w.vgpr(3, 5), 0x3f00_0000, "{arch}: f16 inline 0.5");
+        assert_eq!(w.vgpr(3, 6) & 0xffff, 0x3c00, "{arch}: f16(-(-1.0))");
+        assert_eq!(w.vgpr(3, 8), 0x4000_0000, "{arch}: sqrt(|-4|)");
+        assert_eq!(
+            (w.vgpr(3, 10), w.vgpr(3, 11)),
+            (0, 0x3ff0_0000),
+            "{arch}: f64(-(-1.0))"
+        );
+        assert_eq!(w.vgpr(3, 12), 0xc000_0000, "{arch}: -(f16 hi 2.0)");
+    }
+}

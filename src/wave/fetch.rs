@@ -149,8 +149,19 @@ impl Inst<'_> {
         self.d.inst.field(name).is_some()
     }
 
+    /// The operand table's entry of an encoding field. The VOP3 forms of VOP1 entries list
+    /// their `src0` as `vsrc0` (AMD's XML), though the field takes any source.
     fn operand(&self, field: &str) -> Option<&Operand> {
-        self.e.inst.operands.iter().find(|o| o.field == field)
+        let ops = &self.e.inst.operands;
+        ops.iter().find(|o| o.field == field).or_else(|| {
+            let alt = match field {
+                "src0" => "vsrc0",
+                "src1" => "vsrc1",
+                "src2" => "vsrc2",
+                _ => return None,
+            };
+            ops.iter().find(|o| o.field == alt)
+        })
     }
 
     fn is_vop3(&self) -> bool {
