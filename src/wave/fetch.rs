@@ -41,13 +41,72 @@ struct Mods {
     float_bits: u32,
     /// VOP3P: build a packed pair from (lo half select, hi half select, neg lo, neg hi).
     packed: Option<(bool, bool, bool, bool)>,
+    /// Flush a denormal input of `float_bits` to a zero of its sign (MODE `FP_DENORM`).
+    ftz: bool,
 }
 
 impl Mods {
     /// No modifier changes the value.
     fn is_plain(&self) -> bool {
-        self.packed.is_none() && !self.opsel_hi && !self.abs && !self.neg
+        self.packed.is_none() && !self.opsel_hi && !self.abs && !self.neg && !self.ftz
     }
+
+    /// The only modifier is flushing a 32-bit float's denormals.
+    fn only_ftz32(&self) -> bool {
+        self.ftz
+            && self.float_bits == 32
+            && self.packed.is_none()
+            && !self.opsel_hi
+            && !self.abs
+            && !self.neg
+    }
+}
+
+/// An f32 with a denormal value flushed to a zero of its sign.
+#[inline]
+pub(super) fn flush_f32(x: u32) -> u32 {
+    if x & 0x7f80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
+}
+
+/// A float of `fbits` (16, 32, 64) held in `v` (of exactly that width) with a denormal value
+/// flushed to a zero of its sign; other values and widths unchanged.
+fn flush_denormal(v: Bits, fbits: u32) -> Bits {
+    let (exp, sign) = match fbits {
+        16 => (0x7c00u64, 0x8000u64),
+        32 => (0x7f80_0000, 0x8000_0000),
+        64 => (0x7ff0_0000_0000_0000, 0x8000_0000_0000_0000),
+        _ => return v,
+    };
+    if v.width() != fbits {
+        return v;
+    }
+    let x = v.low_u64();
+    if x & exp == 0 && x & !sign != 0 {
+        Bits::from_u64(fbits, x & sign)
+    } else {
+        v
+    }
+}
+
+/// MODE `FP_DENORM` for floats of `fbits`: (flush inputs, flush outputs).
+fn denorm_flush(mode: u32, fbits: u32) -> (bool, bool) {
+    let d = match fbits {
+        32 => mode >> 4 & 3,
+        16 | 64 => mode >> 6 & 3,
+        _ => return (false, false),
+    };
+    (d & 1 == 0, d & 2 == 0)
+}
+
+/// Whether an instruction is float arithmetic whose inputs and results MODE's denormal
+/// control flushes: not class tests (they report denormals) and not VOP3P (packed and mixed
+/// sources are not one float of the operand's width).
+fn flushes_denormals(ii: &Inst<'_>) -> bool {
+    ii.family != "VOP3P" && !ii.d.inst.name.contains("CLASS")
 }
 
 fn float_bits(format: &str) -> u32 {
@@ -87,6 +146,9 @@ fn apply_mods(v: Bits, m: &Mods) -> Bits {
         return v;
     }
     let mut v = v;
+    if m.ftz && !m.opsel_hi {
+        v = flush_denormal(v, m.float_bits);
+    }
     if let Some((sel_lo, sel_hi, neg_lo, neg_hi)) = m.packed {
         let x = v.low_u64() as u32;
         let half = |hi: bool| if hi { x >> 16 } else { x & 0xffff };
@@ -104,6 +166,9 @@ fn apply_mods(v: Bits, m: &Mods) -> Bits {
     }
     if m.opsel_hi {
         v = v.lshr(16);
+        if m.ftz {
+            v = flush_denormal(v.zext(16), m.float_bits).zext(v.width());
+        }
     }
     if m.float_bits > 0 {
         let bit = m.float_bits.min(v.width()) - 1;
@@ -135,6 +200,8 @@ struct Inst<'a> {
     e: &'a Entry,
     family: &'a str,
     arch: Arch,
+    /// The wave's MODE register.
+    mode: u32,
     /// EXEC at issue, for DPP16 source validity (EXEC itself may have the lanes a DPP16
     /// instruction does not write masked out).
     src_exec: u64,
@@ -289,6 +356,7 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
         float_bits: float_bits(format),
         ..Mods::default()
     };
+    m.ftz = flushes_denormals(ii) && denorm_flush(ii.mode, m.float_bits).0;
     let reads = |n: &str| ii.e.prepared.function.reg(n).is_some();
     match ii.family {
         "VOP3" | "VOP3SD" => {
@@ -538,8 +606,9 @@ impl OutValue<'_> {
     }
 }
 
-/// Clamps a float result to [0, 1] (NaN and negative values give +0).
-fn clamp_float(v: &Bits, fbits: u32) -> Bits {
+/// Clamps a float result to [0, 1] (negative values give +0; NaN gives +0 with DX10 clamp,
+/// else stays NaN).
+fn clamp_float(v: &Bits, fbits: u32, dx10: bool) -> Bits {
     let width = v.width();
     let clamp_one = |x: u64, fb: u32| -> u64 {
         let (sign, exp_mask, one) = match fb {
@@ -549,7 +618,9 @@ fn clamp_float(v: &Bits, fbits: u32) -> Bits {
         };
         let mag = x & !sign & (sign | (sign - 1));
         let nan = (mag & exp_mask) == exp_mask && (mag & !exp_mask) != 0;
-        if nan || x & sign != 0 {
+        if nan && !dx10 {
+            x
+        } else if nan || x & sign != 0 {
             0
         } else if mag > one {
             one
@@ -600,6 +671,7 @@ pub(super) fn execute(
         e,
         family: d.inst.family.as_str(),
         arch: w.arch,
+        mode: w.mode,
         src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
     };
     if ii.family == "VOPD" {
@@ -814,6 +886,8 @@ fn write_back<'o>(
         omod,
         d_fbits,
         vdst_bits,
+        ftz,
+        dx10,
     } = wb;
     // Integer clamp saturates the unwrapped result to the destination type's range; the
     // pseudocode computes the wrapped one, so it is recomputed here from the sources.
@@ -843,13 +917,20 @@ fn write_back<'o>(
                         if d_fbits > 0 && (omod != 0 || clamp) {
                             v = omod_float(&v, d_fbits, omod);
                             if clamp {
-                                v = clamp_float(&v, d_fbits);
+                                v = clamp_float(&v, d_fbits, dx10);
                             }
+                        }
+                        if ftz {
+                            v = flush_denormal(v, d_fbits);
                         }
                         write_vgpr_value(w, lane, reg, hi, &v, cdna);
                     }
                 }
-                Dest::Sgpr(c) => write_sgprs(w, c, &value.first()),
+                Dest::Sgpr(c) => {
+                    let v = value.first();
+                    let v = if ftz { flush_denormal(v, d_fbits) } else { v };
+                    write_sgprs(w, c, &v)
+                }
                 Dest::Mask(c) => {
                     let v = value.first().low_u64();
                     write_mask(w, c, v, exec_at_issue, per_lane_run)
@@ -917,8 +998,11 @@ fn default_value(w: &WaveState, name: &str, width: u32) -> Bits {
         "EXEC_HI" => w.exec() >> 32,
         "WAVE32" | "wave32" => (w.wave_size == 32) as u64,
         "WAVE64" | "wave64" => (w.wave_size == 64) as u64,
-        // Compute kernels run with IEEE mode on.
-        "WAVE_MODE.IEEE" => 1,
+        // MODE.IEEE; RDNA 4 has no IEEE mode bit, and its texts' IEEE branch is the one its
+        // hardware follows.
+        "WAVE_MODE.IEEE" => (w.arch == Arch::Rdna4 || w.ieee()) as u64,
+        // The f32 rounding mode (MODE bits 1:0; the pseudocode's ROUND_* constants match).
+        "ROUND_MODE" => (w.mode & 3) as u64,
         "EXECZ" => (w.exec() == 0) as u64,
         "VCCZ" => (w.vcc() & w.full_mask() == 0) as u64,
         _ => 0,
@@ -981,6 +1065,8 @@ pub(super) struct Plan {
     /// The instruction's index in its program, when the executor's cache holds the plan (its
     /// slot buffer then keeps constant operands between runs).
     pub(super) index: Option<usize>,
+    /// The MODE the plan was made for (modifiers and write-back depend on it).
+    pub(super) mode: u32,
     dst: Dest,
     binds: Vec<Bind>,
     wb: WriteBackInfo,
@@ -1028,8 +1114,9 @@ fn assigned_in_full(body: &[crate::ir::Stmt]) -> Vec<usize> {
 /// How one written register reaches the wave, resolved once per decoded instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Out {
-    /// A plain per-lane 32/64-bit D0 into VGPR `reg` (active lanes only).
-    VgprD0 { reg: u32, width: u32 },
+    /// A plain per-lane 32/64-bit D0 into VGPR `reg` (active lanes only); `ftz`: an f32
+    /// result with denormals flushed.
+    VgprD0 { reg: u32, width: u32, ftz: bool },
     /// A 32/64-bit D0 into the scalar registers from `code`.
     SgprD0 { code: u32, width: u32 },
     /// SCC (bit 0).
@@ -1058,17 +1145,21 @@ fn outputs(ii: &Inst<'_>, dst: Dest, wb: WriteBackInfo) -> Vec<(usize, Out)> {
                         && plain_width
                         && !wb.clamp
                         && wb.omod == 0
-                        && !(wb.vdst_bits >= 32 && wb.vdst_bits < r.width) =>
+                        && !(wb.vdst_bits >= 32 && wb.vdst_bits < r.width)
+                        && (!wb.ftz || (wb.d_fbits == 32 && r.width == 32)) =>
                 {
                     Out::VgprD0 {
                         reg,
                         width: r.width,
+                        ftz: wb.ftz,
                     }
                 }
-                ("D0", Dest::Sgpr(code)) if plain_width && !p.per_lane[i] => Out::SgprD0 {
-                    code,
-                    width: r.width,
-                },
+                ("D0", Dest::Sgpr(code)) if plain_width && !p.per_lane[i] && !wb.ftz => {
+                    Out::SgprD0 {
+                        code,
+                        width: r.width,
+                    }
+                }
                 ("SCC", _) if !p.per_lane[i] => Out::Scc,
                 ("PC", _) if !p.per_lane[i] => Out::Pc,
                 _ => Out::General,
@@ -1082,25 +1173,33 @@ fn outputs(ii: &Inst<'_>, dst: Dest, wb: WriteBackInfo) -> Vec<(usize, Out)> {
 #[derive(Clone, Copy, Debug)]
 struct WriteBackInfo {
     clamp: bool,
+    /// The output modifier: the encoding's, or 0 while IEEE mode is on (the hardware ignores
+    /// it then).
     omod: u32,
     d_fbits: u32,
     vdst_bits: u32,
+    /// Flush a denormal float result (MODE `FP_DENORM` of the result's format).
+    ftz: bool,
+    /// `clamp` turns NaN into 0 (MODE `DX10_CLAMP`); otherwise NaN passes.
+    dx10: bool,
 }
 
 fn write_back_info(ii: &Inst<'_>) -> WriteBackInfo {
     let f = &ii.e.prepared.function;
+    let dst_op = ii.operand("vdst").or_else(|| ii.operand("sdst"));
+    let d_fbits = dst_op.map(|o| float_bits(&o.format)).unwrap_or(0);
+    let ieee = ii.mode & super::state::mode::IEEE != 0;
     WriteBackInfo {
         clamp: ii.is_vop3() && ii.field("clmp") == 1 && f.reg("CLAMP").is_none(),
-        omod: if ii.is_vop3() && f.reg("OMOD").is_none() {
+        omod: if ii.is_vop3() && f.reg("OMOD").is_none() && !ieee {
             ii.field("omod")
         } else {
             0
         },
-        d_fbits: ii
-            .operand("vdst")
-            .map(|o| float_bits(&o.format))
-            .unwrap_or(0),
+        d_fbits,
         vdst_bits: ii.operand("vdst").map(|o| o.bits).unwrap_or(0),
+        ftz: flushes_denormals(ii) && denorm_flush(ii.mode, d_fbits).1,
+        dx10: ii.mode & super::state::mode::DX10_CLAMP != 0,
     }
 }
 
@@ -1120,6 +1219,7 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
         e,
         family: d.inst.family.as_str(),
         arch: w.arch,
+        mode: w.mode,
         src_exec: w.exec(),
     };
     let f = &e.prepared.function;
@@ -1216,6 +1316,7 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
         addr: d.addr,
         name: d.inst.name.clone(),
         index: None,
+        mode: w.mode,
         dst,
         binds,
         wb,
@@ -1255,6 +1356,7 @@ pub(super) fn execute_bound(
         e,
         family: d.inst.family.as_str(),
         arch: w.arch,
+        mode: w.mode,
         src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
     };
     if let Some(k) = &e.kernel {
@@ -1318,13 +1420,16 @@ pub(super) fn execute_bound(
     for &(i, out) in &plan.outputs {
         let v = &regs[i];
         match out {
-            Out::VgprD0 { reg, width } => {
+            Out::VgprD0 { reg, width, ftz } => {
                 for lane in 0..lanes {
                     if exec_at_issue >> lane & 1 == 1 {
-                        let x = match v {
+                        let mut x = match v {
                             RegValue::Uniform(b) => b.low_u64(),
                             RegValue::Lanes(l) => l[lane as usize].low_u64(),
                         };
+                        if ftz {
+                            x = flush_f32(x as u32) as u64;
+                        }
                         w.set_vgpr(lane, reg, x as u32);
                         if width == 64 {
                             w.set_vgpr(lane, reg + 1, (x >> 32) as u32);

@@ -47,7 +47,10 @@ use crate::isa::{self, Isa};
 use crate::jit::{Jit, Kernel};
 use crate::spec::{Arch, Instruction, SpecDb};
 
-pub use state::{code, m0_code, n_sgprs, null_code, sgpr_name, WaveState, LANE_SLOTS, N_VGPRS};
+pub use state::{
+    code, default_mode, m0_code, mode, mode_from_rsrc1, n_sgprs, null_code, sgpr_name, WaveState,
+    LANE_SLOTS, N_VGPRS,
+};
 
 /// Which executor runs each instruction's pseudocode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -645,7 +648,7 @@ impl Executor {
         let d = &program.insts[idx];
         // An instruction with a cached plan is neither a no-op nor the end. The plan is
         // taken out of its slot while it runs (no reference counting on the hot path).
-        if let Some((entry, plan)) = self.plan_take(program, idx) {
+        if let Some((entry, plan)) = self.plan_take(program, idx, wave.mode) {
             let r = fetch::execute_bound(self, &entry, &plan, d, wave);
             self.plans[idx] = Some((entry, plan));
             return self.advance(program, d, r?, wave);
@@ -695,12 +698,22 @@ impl Executor {
     /// Takes the cached entry and plan of instruction `idx` of `program` out of the cache,
     /// if built (the caller puts them back).
     #[allow(clippy::type_complexity)]
-    fn plan_take(&mut self, program: &Program, idx: usize) -> Option<(Rc<Entry>, Rc<fetch::Plan>)> {
+    fn plan_take(
+        &mut self,
+        program: &Program,
+        idx: usize,
+        mode: u32,
+    ) -> Option<(Rc<Entry>, Rc<fetch::Plan>)> {
         if self.plans_of != (program.id, program.insts.len()) {
             return None;
         }
-        // Programs never change once built, so (id, index) identifies the instruction.
-        self.plans.get_mut(idx)?.take()
+        // Programs never change once built, so (id, index) identifies the instruction; a
+        // plan holds for the MODE it was made under.
+        let slot = self.plans.get_mut(idx)?;
+        if slot.as_ref().is_some_and(|(_, p)| p.mode != mode) {
+            return None;
+        }
+        slot.take()
     }
 
     /// The cached entry and binding plan of instruction `idx`, building them on first use;
@@ -725,7 +738,7 @@ impl Executor {
         }
         let d = &program.insts[idx];
         if let Some((e, p)) = &self.plans[idx] {
-            if p.addr == d.addr && p.name == d.inst.name {
+            if p.addr == d.addr && p.name == d.inst.name && p.mode == wave.mode {
                 return Ok(Some((e.clone(), p.clone())));
             }
         }
