@@ -377,3 +377,60 @@ fn issue_12_mode_denormals_omod_and_clamp() {
     assert_eq!(w.vgpr(1, 5), 0x4000_0000, "rdna4: omod mul:2");
     assert_eq!(w.vgpr(1, 2), 0, "rdna4: denormal input flushed");
 }
+
+/// Memory: scratch is private per lane, so several active lanes storing to the same scratch
+/// address each read back their own value (and each lane its own address); DS 16-bit stores
+/// with `d16`/`d16_hi` loads replace one half of the register and keep the other. Derived
+/// from AMD's RDNA 3 ISA manual (scratch: per-thread private memory; D16 loads).
+#[test]
+fn issue_12_memory_scratch_lanes_and_ds_d16() {
+    let init = |w: &mut WaveState| {
+        for lane in 0..32 {
+            w.set_vgpr(lane, 255, lane);
+        }
+        w.set_exec(0xffff_fff7);
+    };
+    let w = run_both(
+        Arch::Rdna3,
+        32,
+        "v_lshlrev_b32 v0, 2, v255\nv_add_nc_u32 v1, 100, v255\nv_mov_b32 v6, 16\n\
+         scratch_store_b32 v6, v1, off\nscratch_store_b32 v0, v1, off offset:64\n\
+         scratch_load_b32 v2, v6, off\nscratch_load_b32 v3, v0, off offset:64\n\
+         scratch_load_b32 v4, v0, off offset:68",
+        &init,
+    );
+    for lane in [0u32, 1, 2, 4, 31] {
+        assert_eq!(
+            w.vgpr(lane, 2),
+            100 + lane,
+            "lane {lane}: same address, own value"
+        );
+        assert_eq!(w.vgpr(lane, 3), 100 + lane, "lane {lane}: own address");
+        assert_eq!(
+            w.vgpr(lane, 4),
+            0,
+            "lane {lane}: another lane's address is not shared"
+        );
+    }
+    assert_eq!(w.vgpr(3, 2), 0, "inactive lane");
+    // DS: b16 stores at 2-byte strides, then d16_hi / d16 loads.
+    let w = run_both(
+        Arch::Rdna3,
+        32,
+        "v_lshlrev_b32 v0, 1, v255\nv_add_nc_u32 v4, 0x100, v255\nds_store_b16 v0, v4\n\
+         v_mov_b32 v3, 0x11112222\nds_load_u16_d16_hi v3, v0\n\
+         v_mov_b32 v5, 0x11112222\nds_load_u16_d16 v5, v0\n\
+         v_mov_b32 v7, 0xabcd1234\nds_store_b16_d16_hi v0, v7 offset:128\n\
+         v_mov_b32 v8, 0x5555\nds_load_u16_d16_hi v8, v0 offset:128",
+        &init,
+    );
+    for lane in [0u32, 1, 31] {
+        assert_eq!(
+            w.vgpr(lane, 3),
+            (0x100 + lane) << 16 | 0x2222,
+            "lane {lane}"
+        );
+        assert_eq!(w.vgpr(lane, 5), 0x1111_0000 | (0x100 + lane), "lane {lane}");
+        assert_eq!(w.vgpr(lane, 8), 0xabcd_5555, "lane {lane}");
+    }
+}

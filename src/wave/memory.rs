@@ -87,9 +87,31 @@ pub(super) fn execute(
     if name.contains("PERMUTE") || name.contains("LDS") && family != "DS" {
         return Err(unsupported("not modelled yet"));
     }
+    // Each lane's scratch is its own memory, but AMD's text addresses `MEM[ADDR]` with a
+    // 32-bit ADDR: a scratch access runs once per active lane, on that lane's memory.
+    let exec = w.exec() & w.full_mask();
+    if family == "SCRATCH" && exec.count_ones() > 1 {
+        for lane in 0..w.wave_size {
+            if exec >> lane & 1 == 1 {
+                w.set_exec(1 << lane);
+                let r = execute(ex, e, d, w);
+                if r.is_err() {
+                    w.set_exec(exec);
+                    return r;
+                }
+            }
+        }
+        w.set_exec(exec);
+        return Ok(None);
+    }
+    // The key prefix of the (single) active lane's scratch bytes.
+    let lane_key = if family == "SCRATCH" {
+        (exec.trailing_zeros() as u64) << 32
+    } else {
+        0
+    };
     let p = &e.prepared;
     let f = &p.function;
-    let exec = w.exec();
     let lanes = w.wave_size;
     let null = super::state::null_code(w.arch).unwrap_or(u32::MAX) as u64;
     let has_op = |n: &str| e.inst.operands.iter().any(|o| o.field == n);
@@ -127,8 +149,7 @@ pub(super) fn execute(
                         if sve || !saddr_on && d.inst.field("sve").is_none() {
                             a = a.wrapping_add(w.vgpr(lane, vaddr) as u64);
                         }
-                        let a = a.wrapping_add(offset) as u32 as u64;
-                        (lane as u64) << 32 | a
+                        a.wrapping_add(offset) as u32 as u64
                     }
                     _ if saddr_on => w
                         .sgpr_pair(saddr as u32)
@@ -174,8 +195,12 @@ pub(super) fn execute(
         }
         for &o in &offsets {
             for i in 0..reach {
-                let b = a.wrapping_add(o).wrapping_add(i);
-                m.mem.insert(b, space.get(&b).copied().unwrap_or(0));
+                let mut b = a.wrapping_add(o).wrapping_add(i);
+                if family == "SCRATCH" {
+                    b &= 0xffff_ffff;
+                }
+                m.mem
+                    .insert(b, space.get(&(lane_key | b)).copied().unwrap_or(0));
             }
         }
     }
@@ -266,7 +291,7 @@ pub(super) fn execute(
         };
         for (&a, &b) in &m.mem {
             if before.get(&a) != Some(&b) {
-                space.insert(a, b);
+                space.insert(lane_key | a, b);
             }
         }
     }
