@@ -189,6 +189,9 @@ pub enum Expr {
         wide: String,
         /// How it was written.
         suffix: IntSuffix,
+        /// Written in hex: an unsized hex literal cast to a float type is that float's bit
+        /// pattern (`32'F(0xffc00000)`).
+        hex: bool,
         /// Where.
         span: Span,
     },
