@@ -7,7 +7,7 @@
 //! `RETURN_DATA`/`VDATA` to `vdst` and `SDATA` to `sdata`.
 //!
 //! DS instructions address the workgroup's LDS; SCRATCH instructions address each lane's
-//! private memory (lane `l`'s byte `a` is stored at `l << 32 | a`); FLAT addresses are
+//! private memory (lane `l`'s byte `a` is stored at `l * SCRATCH_LANE_SPAN + a`); FLAT addresses are
 //! treated as global. The executor's memory holds only the bytes an instruction can reach
 //! (up to 16 bytes past each address it may form), so a step costs what it touches.
 
@@ -99,6 +99,18 @@ pub(super) fn access_bytes(name: &str) -> u64 {
     }
 }
 
+/// The bytes of scratch each lane has room for in the scratch map: lane `l`'s byte `a` is
+/// kept at `l * SCRATCH_LANE_SPAN + a`. AMD's scratch entries address `MEM[ADDR]` with a
+/// 32-bit ADDR, and 64 lanes of 64 MiB fill exactly 32 bits, so the key survives the text's
+/// truncation; launches with more scratch per lane are refused, and a launch's bounds keep
+/// every access below its scratch size.
+pub const SCRATCH_LANE_SPAN: u64 = 64 << 20;
+
+/// The scratch-map key of lane `lane`'s scratch byte `offset`.
+fn scratch_key(lane: u32, offset: u32) -> u64 {
+    lane as u64 * SCRATCH_LANE_SPAN + offset as u64
+}
+
 /// The memory an instruction addresses.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Space {
@@ -160,8 +172,8 @@ fn check_bounds(
                     (at + n <= b.lds, at)
                 }
                 Space::Scratch => {
-                    let at = (a & 0xffff_ffff).wrapping_add(off);
-                    (at + n <= b.scratch, at)
+                    let at = (a - lane as u64 * SCRATCH_LANE_SPAN).wrapping_add(off);
+                    (at.saturating_add(n) <= b.scratch, at)
                 }
             };
             if !ok {
@@ -205,9 +217,9 @@ pub(super) fn execute(
     if name.contains("PERMUTE") || name.contains("LDS") && family != "DS" {
         return Err(unsupported("not modelled yet"));
     }
+    let exec = w.exec() & w.full_mask();
     let p = &e.prepared;
     let f = &p.function;
-    let exec = w.exec();
     let lanes = w.wave_size;
     let null = super::state::null_code(w.arch).unwrap_or(u32::MAX) as u64;
     let listed = |n: &str| e.inst.operands.iter().any(|o| o.field == n);
@@ -264,8 +276,7 @@ pub(super) fn execute(
                         if sve || !saddr_on && d.inst.field("sve").is_none() {
                             a = a.wrapping_add(w.vgpr(lane, vaddr) as u64);
                         }
-                        let a = a.wrapping_add(offset) as u32 as u64;
-                        (lane as u64) << 32 | a
+                        scratch_key(lane, a.wrapping_add(offset) as u32)
                     }
                     _ if saddr_on => w
                         .sgpr_pair(saddr as u32)
@@ -465,7 +476,7 @@ fn flat_space(
         space = Some(s);
         match s {
             Space::Lds => *a &= 0xffff_ffff,
-            Space::Scratch => *a = (lane as u64) << 32 | (*a & 0xffff_ffff),
+            Space::Scratch => *a = scratch_key(lane as u32, *a as u32),
             Space::Global => {}
         }
     }

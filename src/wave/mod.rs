@@ -31,9 +31,11 @@
 //! ```
 
 pub mod cli;
+mod dpp;
 mod fetch;
 pub mod json;
 mod memory;
+pub use memory::SCRATCH_LANE_SPAN;
 mod state;
 mod vopd;
 
@@ -47,8 +49,8 @@ use crate::jit::{Jit, Kernel};
 use crate::spec::{Arch, Instruction, SpecDb};
 
 pub use state::{
-    code, m0_code, n_sgprs, null_code, sgpr_name, Bounds, WaveState, LANE_SLOTS, N_VGPRS,
-    PRIVATE_APERTURE, SHARED_APERTURE,
+    code, default_mode, m0_code, mode, mode_from_rsrc1, n_sgprs, null_code, sgpr_name, Bounds,
+    WaveState, LANE_SLOTS, N_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
 };
 
 /// Which executor runs each instruction's pseudocode.
@@ -483,6 +485,9 @@ pub struct Executor {
     /// its instruction buffer); each is checked against the instruction's address and name.
     plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
     plans_of: (u64, usize),
+    /// EXEC at issue while a DPP16 instruction runs with its disabled lanes masked out of
+    /// EXEC (sources are still fetched from every lane active at issue).
+    dpp_source_exec: Option<u64>,
 }
 
 /// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
@@ -551,6 +556,7 @@ impl Executor {
             scratch_slots: Vec::new(),
             plans: Vec::new(),
             plans_of: (0, 0),
+            dpp_source_exec: None,
         })
     }
 
@@ -745,6 +751,31 @@ impl Executor {
     /// # Errors
     /// [`WaveError::PcOutOfProgram`], [`WaveError::Unsupported`] or [`WaveError::Exec`].
     pub fn step(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
+        // A DPP16 instruction whose row/bank masks (or invalid sources without bound_ctrl)
+        // switch lanes off runs with those lanes out of EXEC: they keep their destination
+        // and write no lane-mask bit, as lanes inactive at issue do.
+        let dpp = program
+            .position(wave.pc)
+            .and_then(|i| program.insts[i].ext)
+            .and_then(|ext| {
+                let exec = wave.exec();
+                dpp::write_mask(ext, wave.wave_size, exec).map(|m| (exec, m))
+            });
+        let Some((exec, mask)) = dpp.filter(|(exec, m)| m != exec) else {
+            return self.step_inner(program, wave);
+        };
+        wave.set_exec(mask);
+        self.dpp_source_exec = Some(exec);
+        let r = self.step_inner(program, wave);
+        self.dpp_source_exec = None;
+        // Unless the instruction wrote EXEC itself (V_CMPX), EXEC is what it was.
+        if wave.exec() == mask {
+            wave.set_exec(exec);
+        }
+        r
+    }
+
+    fn step_inner(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
         if wave.pc == program.end() {
             return Ok(Step::Ended);
         }
@@ -755,7 +786,7 @@ impl Executor {
         let d = &program.insts[idx];
         // An instruction with a cached plan is neither a no-op nor the end. The plan is
         // taken out of its slot while it runs (no reference counting on the hot path).
-        if let Some((entry, plan)) = self.plan_take(program, idx) {
+        if let Some((entry, plan)) = self.plan_take(program, idx, wave.mode) {
             let r = fetch::execute_bound(self, &entry, &plan, d, wave);
             self.plans[idx] = Some((entry, plan));
             return self.advance(program, d, r?, wave);
@@ -812,12 +843,22 @@ impl Executor {
     /// Takes the cached entry and plan of instruction `idx` of `program` out of the cache,
     /// if built (the caller puts them back).
     #[allow(clippy::type_complexity)]
-    fn plan_take(&mut self, program: &Program, idx: usize) -> Option<(Rc<Entry>, Rc<fetch::Plan>)> {
+    fn plan_take(
+        &mut self,
+        program: &Program,
+        idx: usize,
+        mode: u32,
+    ) -> Option<(Rc<Entry>, Rc<fetch::Plan>)> {
         if self.plans_of != (program.id, program.insts.len()) {
             return None;
         }
-        // Programs never change once built, so (id, index) identifies the instruction.
-        self.plans.get_mut(idx)?.take()
+        // Programs never change once built, so (id, index) identifies the instruction; a
+        // plan holds for the MODE it was made under.
+        let slot = self.plans.get_mut(idx)?;
+        if slot.as_ref().is_some_and(|(_, p)| p.mode != mode) {
+            return None;
+        }
+        slot.take()
     }
 
     /// The cached entry and binding plan of instruction `idx`, building them on first use;
@@ -842,7 +883,7 @@ impl Executor {
         }
         let d = &program.insts[idx];
         if let Some((e, p)) = &self.plans[idx] {
-            if p.addr == d.addr && p.name == d.inst.name {
+            if p.addr == d.addr && p.name == d.inst.name && p.mode == wave.mode {
                 return Ok(Some((e.clone(), p.clone())));
             }
         }
