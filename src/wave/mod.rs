@@ -206,6 +206,37 @@ pub struct Decoded {
     pub line: Option<usize>,
     /// The DPP16/DPP8/SDWA extension dword, when `src0` selects one.
     pub ext: Option<(u32, u32)>,
+    /// What the executor does with it, decided once at decode.
+    pub class: Class,
+}
+
+/// How the executor treats an instruction, from its name (decided once per decoded
+/// instruction, so a step does no string matching).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Runs its pseudocode.
+    Execute,
+    /// Only waits, orders, hints or invalidates caches: a no-op in this model.
+    Noop,
+    /// Ends the program.
+    End,
+    /// A barrier instruction.
+    Barrier(Barrier),
+}
+
+impl Class {
+    /// The class of an instruction name.
+    pub fn of(name: &str) -> Class {
+        if is_endpgm(name) {
+            Class::End
+        } else if is_noop(name) {
+            Class::Noop
+        } else if let Some(b) = barrier_kind(name) {
+            Class::Barrier(b)
+        } else {
+            Class::Execute
+        }
+    }
 }
 
 /// A decoded program.
@@ -365,12 +396,14 @@ impl Program {
             if let Some(slot) = index.get_mut(pos / 4) {
                 *slot = insts.len() as u32 + 1;
             }
+            let class = Class::of(&inst.name);
             insts.push(Decoded {
                 addr,
                 inst,
                 size,
                 line,
                 ext,
+                class,
             });
             pos += size;
         }
@@ -484,6 +517,8 @@ pub struct Executor {
     /// Fast-path binding plans per instruction index of the program last run (identified by
     /// its instruction buffer); each is checked against the instruction's address and name.
     plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
+    /// The entries of instructions that do not take the fast path, by the same index.
+    slow: Vec<Option<Rc<Entry>>>,
     plans_of: (u64, usize),
     /// EXEC at issue while a DPP16 instruction runs with its disabled lanes masked out of
     /// EXEC (sources are still fetched from every lane active at issue).
@@ -555,6 +590,7 @@ impl Executor {
             plan_slots: Vec::new(),
             scratch_slots: Vec::new(),
             plans: Vec::new(),
+            slow: Vec::new(),
             plans_of: (0, 0),
             dpp_source_exec: None,
         })
@@ -791,23 +827,27 @@ impl Executor {
             self.plans[idx] = Some((entry, plan));
             return self.advance(program, d, r?, wave);
         }
-        let name = d.inst.name.as_str();
-        if is_endpgm(name) {
-            return Ok(Step::Ended);
-        }
-        if is_noop(name) {
-            wave.pc += d.size as u64;
-            return Ok(self.check_pc(program, d, wave.pc));
-        }
-        if let Some(kind) = barrier_kind(name) {
-            wave.pc += d.size as u64;
-            return Ok(match self.check_pc(program, d, wave.pc) {
-                Step::Continue => Step::Barrier(kind),
-                other => other,
-            });
+        match d.class {
+            Class::End => return Ok(Step::Ended),
+            Class::Noop => {
+                wave.pc += d.size as u64;
+                return Ok(self.check_pc(program, d, wave.pc));
+            }
+            Class::Barrier(kind) => {
+                wave.pc += d.size as u64;
+                return Ok(match self.check_pc(program, d, wave.pc) {
+                    Step::Continue => Step::Barrier(kind),
+                    other => other,
+                });
+            }
+            Class::Execute => {}
         }
         let next = if d.inst.family == "VOPD" {
             vopd::execute(self, d, wave)?
+        } else if let Some(entry) = self.slow_entry(program, idx) {
+            // An instruction off the bound fast path (memory, register-file addressing)
+            // whose entry is cached: no name lookup.
+            fetch::execute(self, &entry, d, wave)?
         } else if let Some((entry, plan)) = self.cached_plan(program, idx, wave)? {
             fetch::execute_bound(self, &entry, &plan, d, wave)?
         } else {
@@ -875,9 +915,11 @@ impl Executor {
             self.plans_of = key;
             self.plans.clear();
             self.plan_slots.clear();
+            self.slow.clear();
         }
         if self.plans.len() < program.insts.len() {
             self.plans.resize(program.insts.len(), None);
+            self.slow.resize(program.insts.len(), None);
             self.plan_slots
                 .resize_with(program.insts.len(), Default::default);
         }
@@ -889,6 +931,7 @@ impl Executor {
         }
         let entry = self.entry(d)?;
         if !fetch::fast_path(&entry, d) {
+            self.slow[idx] = Some(entry);
             return Ok(None);
         }
         let mut plan = fetch::plan(&entry, d, wave);
@@ -897,6 +940,14 @@ impl Executor {
         self.plans[idx] = Some((entry.clone(), plan.clone()));
         self.plan_slots[idx] = Default::default();
         Ok(Some((entry, plan)))
+    }
+
+    /// The cached entry of instruction `idx` of `program` when it is off the fast path.
+    fn slow_entry(&self, program: &Program, idx: usize) -> Option<Rc<Entry>> {
+        if self.plans_of != (program.id, program.insts.len()) {
+            return None;
+        }
+        self.slow.get(idx)?.clone()
     }
 
     fn check_pc(&self, program: &Program, _d: &Decoded, pc: u64) -> Step {
