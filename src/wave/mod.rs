@@ -365,6 +365,10 @@ impl Program {
                 let src0 = inst.field("src0").unwrap_or(0) as u32;
                 let at = pos + 8;
                 let Some(w) = bytes.get(at..at + 4) else {
+                    if lenient {
+                        pos += 4;
+                        continue;
+                    }
                     return Err(WaveError::Undecodable {
                         addr,
                         message: "truncated DPP instruction".into(),
@@ -378,6 +382,10 @@ impl Program {
                 let src0 = inst.field("src0").unwrap_or(0) as u32;
                 if matches!(src0, SRC_DPP8 | SRC_DPP8_FI | SRC_SDWA | SRC_DPP16) {
                     if pos + 8 > bytes.len() {
+                        if lenient {
+                            pos += 4;
+                            continue;
+                        }
                         return Err(WaveError::Undecodable {
                             addr,
                             message: "truncated DPP/SDWA instruction".into(),
