@@ -308,13 +308,22 @@ fn source(w: &WaveState, ii: &Inst<'_>, field: &str, width: u32) -> Src {
     let bits = op.map(|o| o.bits).unwrap_or(width);
     let vgpr_field = field.starts_with('v') && field != "vdst";
     let src_code = if vgpr_field { raw + 256 } else { raw };
-    // A DPP source reads `vsrc0` of the extension dword.
+    // A DPP/SDWA source reads `vsrc0` of the extension dword (SDWA: an SGPR with `s0`).
     if field == "src0" {
-        if let Some((_, ext)) = ii.d.ext {
+        if let Some((kind, ext)) = ii.d.ext {
+            if kind == super::sdwa::SDWA && super::sdwa::source_is_sgpr(ext, 0) {
+                return Src::Uniform(scalar_src(w, ii, ext & 0xff, width, format));
+            }
             return Src::Vgpr {
                 reg: ext & 0xff,
                 hi: false,
             };
+        }
+    }
+    if field == "vsrc1" && super::sdwa::is_sdwa(ii.d.ext) {
+        let ext = ii.d.ext.map(|e| e.1).unwrap_or(0);
+        if super::sdwa::source_is_sgpr(ext, 1) {
+            return Src::Uniform(scalar_src(w, ii, raw, width, format));
         }
     }
     if src_code >= 256 {
@@ -397,6 +406,10 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
                     m.neg = w >> (20 + 2 * k) & 1 == 1;
                     m.abs = w >> (21 + 2 * k) & 1 == 1;
                 }
+                if k <= 1 && kind == super::sdwa::SDWA && m.float_bits > 0 {
+                    m.neg = w >> (20 + 8 * k) & 1 == 1;
+                    m.abs = w >> (21 + 8 * k) & 1 == 1;
+                }
             }
         }
     }
@@ -417,10 +430,25 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
         None => b,
     };
     let src = source(w, ii, field, width);
+    // SDWA selects a byte or word of a 32-bit source before its modifiers.
+    let sdwa = match ii.d.ext {
+        Some((super::sdwa::SDWA, ext)) if k <= 1 && width == 32 => Some(ext),
+        _ => None,
+    };
+    let sel = |b: Bits| match sdwa {
+        Some(ext) => Bits::from_u64(
+            32,
+            super::sdwa::select_source(ext, k, b.low_u64() as u32) as u64,
+        ),
+        None => b,
+    };
     match src {
-        Src::Uniform(b) => RegValue::Uniform(fit(apply_mods(b, &mods))),
+        Src::Uniform(b) => RegValue::Uniform(fit(apply_mods(sel(b), &mods))),
         Src::Vgpr { reg, hi } => {
-            let dpp = if field == "src0" { ii.d.ext } else { None };
+            let dpp = match ii.d.ext {
+                Some(ext) if field == "src0" && ext.0 != super::sdwa::SDWA => Some(ext),
+                _ => None,
+            };
             let bc = dpp.is_some_and(super::dpp::bound_ctrl);
             RegValue::Lanes(
                 (0..w.wave_size)
@@ -436,7 +464,7 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
                             }
                             None => read_vgpr_lanes(w, reg, hi, width, lane),
                         };
-                        fit(apply_mods(v, &mods))
+                        fit(apply_mods(sel(v), &mods))
                     })
                     .collect(),
             )
@@ -923,6 +951,11 @@ fn write_back<'o>(
                         if ftz {
                             v = flush_denormal(v, d_fbits);
                         }
+                        if let (Some((super::sdwa::SDWA, ext)), 32) = (ii.d.ext, v.width()) {
+                            let old = w.vgpr(lane, reg);
+                            let x = super::sdwa::merge_dest(ext, old, v.low_u64() as u32);
+                            v = Bits::from_u64(32, x as u64);
+                        }
                         write_vgpr_value(w, lane, reg, hi, &v, cdna);
                     }
                 }
@@ -1146,7 +1179,8 @@ fn outputs(ii: &Inst<'_>, dst: Dest, wb: WriteBackInfo) -> Vec<(usize, Out)> {
                         && !wb.clamp
                         && wb.omod == 0
                         && !(wb.vdst_bits >= 32 && wb.vdst_bits < r.width)
-                        && (!wb.ftz || (wb.d_fbits == 32 && r.width == 32)) =>
+                        && (!wb.ftz || (wb.d_fbits == 32 && r.width == 32))
+                        && !super::sdwa::is_sdwa(ii.d.ext) =>
                 {
                     Out::VgprD0 {
                         reg,
@@ -1245,7 +1279,7 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
                     let Some(field) = ii.src_field(k).filter(|f| ii.has_field(f)) else {
                         return Bind::ByName;
                     };
-                    if field == "src0" && d.ext.is_some() {
+                    if field == "src0" && d.ext.is_some() || super::sdwa::is_sdwa(d.ext) {
                         return Bind::ByName;
                     }
                     let mods = src_mods(&ii, k, field, width);

@@ -35,6 +35,7 @@ mod dpp;
 mod fetch;
 pub mod json;
 mod memory;
+mod sdwa;
 mod state;
 mod vopd;
 
