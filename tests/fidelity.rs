@@ -717,3 +717,31 @@ fn issue_12_cdna_sdwa_selects_and_carry() {
     assert_eq!(w.vgpr(2, 6), 0xffff_fd00);
     assert_eq!(w.vgpr(63, 6), 0, "inactive lane");
 }
+
+/// `spec fidelity`'s library side: every instruction of each arch has one row, and the rows
+/// name how the wave executor runs it (checked on instructions whose treatment is known).
+#[test]
+fn issue_12_fidelity_report_covers_every_instruction() {
+    use amdpcode::wave::fidelity::{report, totals, How};
+    for arch in [Arch::Rdna3, Arch::Rdna4, Arch::Cdna] {
+        let db = common::spec().db(arch);
+        let rows = report(db);
+        assert_eq!(rows.len(), db.instructions().len(), "{arch}");
+        let sum: usize = totals(&rows).iter().map(|(_, n)| n).sum();
+        assert_eq!(sum, rows.len());
+        let how = |n: &str| rows.iter().find(|r| r.inst == n).map(|r| r.how);
+        assert_eq!(how("DS_BPERMUTE_B32"), Some(How::Native), "{arch}");
+        let fixup = how("V_DIV_FIXUP_F32").or(how("V_DIV_FIXUP_F32_E64"));
+        assert_eq!(fixup, Some(How::Erratum), "{arch}");
+        assert_eq!(
+            how("V_SIN_F32_E32").or(how("V_SIN_F32")),
+            Some(How::Approximated),
+            "{arch}"
+        );
+        assert_eq!(how("S_AND_B32"), Some(How::AsWritten), "{arch}");
+        assert!(rows
+            .iter()
+            .filter(|r| r.how != How::AsWritten)
+            .all(|r| !r.detail.is_empty()));
+    }
+}

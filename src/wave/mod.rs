@@ -33,6 +33,7 @@
 pub mod cli;
 mod dpp;
 mod fetch;
+pub mod fidelity;
 pub mod json;
 mod memory;
 mod sdwa;
