@@ -745,3 +745,31 @@ fn issue_12_fidelity_report_covers_every_instruction() {
             .all(|r| !r.detail.is_empty()));
     }
 }
+
+/// `v_sin_f32`/`v_cos_f32` (and f16) take their input in revolutions and reduce it before the
+/// multiplication by 2*pi, so a large argument keeps its fraction of a revolution (AMD's text
+/// rounds S0 * 2*pi first). Expectations derived from AMD's description of the instructions,
+/// not a hardware record; the model's accuracy is in LANGUAGE.md.
+#[test]
+fn issue_12_sin_cos_large_arguments() {
+    for arch in [Arch::Rdna3, Arch::Rdna4, Arch::Cdna] {
+        let wave = if arch == Arch::Cdna { 64 } else { 32 };
+        let w = run_both(
+            arch,
+            wave,
+            "v_sin_f32 v4, v0\nv_sin_f32 v5, v1\nv_cos_f32 v6, v2\nv_cos_f32 v7, v3\nv_sin_f16 v8, v9",
+            &|w| {
+                w.set_vgpr(0, 0, 0x447a_1000); // 1000.25
+                w.set_vgpr(0, 1, 0xc070_0000); // -3.75
+                w.set_vgpr(0, 2, 0x4974_2400); // 1e6
+                w.set_vgpr(0, 3, 0x4480_1000); // 1024.5
+                w.set_vgpr(0, 9, 0x5a00); // f16 192.0
+            },
+        );
+        assert_eq!(w.vgpr(0, 4), 0x3f80_0000, "{arch}: sin(1000.25 rev) = 1");
+        assert_eq!(w.vgpr(0, 5), 0x3f80_0000, "{arch}: sin(-3.75 rev) = 1");
+        assert_eq!(w.vgpr(0, 6), 0x3f80_0000, "{arch}: cos(1e6 rev) = 1");
+        assert_eq!(w.vgpr(0, 7), 0xbf80_0000, "{arch}: cos(1024.5 rev) = -1");
+        assert_eq!(w.vgpr(0, 8) & 0xffff, 0, "{arch}: sin(192 rev) = 0");
+    }
+}
