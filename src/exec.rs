@@ -95,6 +95,11 @@ fn operand_kind<'a>(inst: &'a Instruction, name: &str) -> Option<&'a str> {
         .map(|o| o.kind.as_str())
 }
 
+/// Calls `f` on every expression of a prepared entry's IR.
+pub fn walk_prepared_exprs(p: &Prepared, f: &mut dyn FnMut(&Expr)) {
+    walk_exprs(&p.function.body, f);
+}
+
 fn walk_exprs(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
     fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         f(e);

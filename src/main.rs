@@ -210,6 +210,16 @@ enum SpecCommand {
         #[arg(long, default_value_t = 100)]
         samples: u32,
     },
+    /// How every instruction is executed: AMD's text, an erratum, modelled natively,
+    /// approximated or not executable.
+    Fidelity {
+        /// Only this arch.
+        #[arg(long)]
+        arch: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// The instruction database of one arch.
     List {
         /// rdna3, rdna4 or cdna.
@@ -381,6 +391,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let spec = load_spec(&cli.spec, cli.offline)?;
             stats(&spec, &archs, json, samples)
+        }
+        Command::Spec {
+            command: SpecCommand::Fidelity { arch, json },
+        } => {
+            let archs = match arch {
+                Some(a) => vec![parse_arch(&a)?],
+                None => Arch::ALL.to_vec(),
+            };
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            fidelity(&spec, &archs, json)
         }
         Command::Spec {
             command: SpecCommand::List { arch, json },
@@ -782,6 +802,49 @@ fn stats(spec: &Spec, archs: &[Arch], json: bool, samples: u32) -> Result<(), Fa
     if json {
         let v = json!({ "archs": all });
         text = serde_json::to_string_pretty(&v).map_err(|e| Failure(format!("error: {e}")))?;
+        text.push('\n');
+    }
+    print_out(&text)
+}
+
+/// `spec fidelity`: every instruction with how it is executed, then totals per arch.
+fn fidelity(spec: &Spec, archs: &[Arch], json: bool) -> Result<(), Failure> {
+    use amdpcode::wave::fidelity;
+    let mut text = String::new();
+    let mut out = Vec::new();
+    for &arch in archs {
+        let rows = fidelity::report(spec.db(arch));
+        let totals = fidelity::totals(&rows);
+        if json {
+            let t: serde_json::Map<String, serde_json::Value> = totals
+                .iter()
+                .map(|(h, n)| (h.name().to_string(), json!(n)))
+                .collect();
+            out.push(
+                json!({"arch": arch.name(), "instructions": rows.len(), "totals": t, "rows": rows}),
+            );
+            continue;
+        }
+        for r in &rows {
+            text.push_str(&format!(
+                "{arch:<6} {:<44} {:<15} {}\n",
+                r.inst,
+                r.how.name(),
+                r.detail
+            ));
+        }
+        let t: Vec<String> = totals
+            .iter()
+            .map(|(h, n)| format!("{} {n}", h.name()))
+            .collect();
+        text.push_str(&format!(
+            "{arch}: {} instructions: {}\n",
+            rows.len(),
+            t.join(", ")
+        ));
+    }
+    if json {
+        text = serde_json::to_string_pretty(&out).map_err(|e| Failure(format!("error: {e}")))?;
         text.push('\n');
     }
     print_out(&text)

@@ -16,8 +16,15 @@ use crate::value::Bits;
 
 use super::state::{code, m0_code, WaveState};
 
+mod clamp;
+mod mods;
 mod slots;
+
 use super::{Decoded, Entry, Executor, WaveError};
+use clamp::int_clamp;
+pub(super) use clamp::int_clamp_covers;
+use mods::flush_f32;
+use mods::{apply_mods, clamp_float, denorm_flush, flush_denormal, omod_float, Mods};
 
 /// Where a source operand's value comes from.
 #[derive(Clone, Debug)]
@@ -26,80 +33,6 @@ enum Src {
     Uniform(Bits),
     /// A VGPR (first register), read per lane; `hi` reads the upper 16-bit half.
     Vgpr { reg: u32, hi: bool },
-}
-
-/// The modifiers applied to one source.
-#[derive(Clone, Copy, Debug, Default)]
-struct Mods {
-    /// Take bits 31:16 (16-bit operands).
-    opsel_hi: bool,
-    /// Clear the sign bit.
-    abs: bool,
-    /// Flip the sign bit.
-    neg: bool,
-    /// The float width the sign modifiers act on (0: not a float operand).
-    float_bits: u32,
-    /// VOP3P: build a packed pair from (lo half select, hi half select, neg lo, neg hi).
-    packed: Option<(bool, bool, bool, bool)>,
-    /// Flush a denormal input of `float_bits` to a zero of its sign (MODE `FP_DENORM`).
-    ftz: bool,
-}
-
-impl Mods {
-    /// No modifier changes the value.
-    fn is_plain(&self) -> bool {
-        self.packed.is_none() && !self.opsel_hi && !self.abs && !self.neg && !self.ftz
-    }
-
-    /// The only modifier is flushing a 32-bit float's denormals.
-    fn only_ftz32(&self) -> bool {
-        self.ftz
-            && self.float_bits == 32
-            && self.packed.is_none()
-            && !self.opsel_hi
-            && !self.abs
-            && !self.neg
-    }
-}
-
-/// An f32 with a denormal value flushed to a zero of its sign.
-#[inline]
-pub(super) fn flush_f32(x: u32) -> u32 {
-    if x & 0x7f80_0000 == 0 {
-        x & 0x8000_0000
-    } else {
-        x
-    }
-}
-
-/// A float of `fbits` (16, 32, 64) held in `v` (of exactly that width) with a denormal value
-/// flushed to a zero of its sign; other values and widths unchanged.
-fn flush_denormal(v: Bits, fbits: u32) -> Bits {
-    let (exp, sign) = match fbits {
-        16 => (0x7c00u64, 0x8000u64),
-        32 => (0x7f80_0000, 0x8000_0000),
-        64 => (0x7ff0_0000_0000_0000, 0x8000_0000_0000_0000),
-        _ => return v,
-    };
-    if v.width() != fbits {
-        return v;
-    }
-    let x = v.low_u64();
-    if x & exp == 0 && x & !sign != 0 {
-        Bits::from_u64(fbits, x & sign)
-    } else {
-        v
-    }
-}
-
-/// MODE `FP_DENORM` for floats of `fbits`: (flush inputs, flush outputs).
-fn denorm_flush(mode: u32, fbits: u32) -> (bool, bool) {
-    let d = match fbits {
-        32 => mode >> 4 & 3,
-        16 | 64 => mode >> 6 & 3,
-        _ => return (false, false),
-    };
-    (d & 1 == 0, d & 2 == 0)
 }
 
 /// Whether an instruction is float arithmetic whose inputs and results MODE's denormal
@@ -123,63 +56,6 @@ fn float_bits(format: &str) -> u32 {
 
 fn is_mask_format(format: &str) -> bool {
     format.contains("_M64") || format.contains("_M32")
-}
-
-fn sign_bit(b: &Bits, bit: u32, set: Option<bool>, flip: bool) -> Bits {
-    let w = b.width();
-    if bit >= w {
-        return b.clone();
-    }
-    let one = Bits::from_u64(w, 1).shl(bit as u64);
-    let mut v = b.clone();
-    if let Some(false) = set {
-        v = v.and(&one.not());
-    }
-    if flip {
-        v = v.xor(&one);
-    }
-    v
-}
-
-fn apply_mods(v: Bits, m: &Mods) -> Bits {
-    if m.is_plain() {
-        return v;
-    }
-    let mut v = v;
-    if m.ftz && !m.opsel_hi {
-        v = flush_denormal(v, m.float_bits);
-    }
-    if let Some((sel_lo, sel_hi, neg_lo, neg_hi)) = m.packed {
-        let x = v.low_u64() as u32;
-        let half = |hi: bool| if hi { x >> 16 } else { x & 0xffff };
-        let mut lo = half(sel_lo);
-        let mut hi = half(sel_hi);
-        if m.float_bits == 16 {
-            if neg_lo {
-                lo ^= 0x8000;
-            }
-            if neg_hi {
-                hi ^= 0x8000;
-            }
-        }
-        return Bits::from_u64(v.width(), (lo | hi << 16) as u64);
-    }
-    if m.opsel_hi {
-        v = v.lshr(16);
-        if m.ftz {
-            v = flush_denormal(v.zext(16), m.float_bits).zext(v.width());
-        }
-    }
-    if m.float_bits > 0 {
-        let bit = m.float_bits.min(v.width()) - 1;
-        if m.abs {
-            v = sign_bit(&v, bit, Some(false), false);
-        }
-        if m.neg {
-            v = sign_bit(&v, bit, None, true);
-        }
-    }
-    v
 }
 
 fn words_bits(width: u32, words32: &[u32]) -> Bits {
@@ -328,13 +204,22 @@ fn source(w: &WaveState, ii: &Inst<'_>, field: &str, width: u32) -> Src {
     let bits = op.map(|o| o.bits).unwrap_or(width);
     let vgpr_field = field.starts_with('v') && field != "vdst";
     let src_code = if vgpr_field { raw + 256 } else { raw };
-    // A DPP source reads `vsrc0` of the extension dword.
+    // A DPP/SDWA source reads `vsrc0` of the extension dword (SDWA: an SGPR with `s0`).
     if field == "src0" {
-        if let Some((_, ext)) = ii.d.ext {
+        if let Some((kind, ext)) = ii.d.ext {
+            if kind == super::sdwa::SDWA && super::sdwa::source_is_sgpr(ext, 0) {
+                return Src::Uniform(scalar_src(w, ii, ext & 0xff, width, format));
+            }
             return Src::Vgpr {
                 reg: ext & 0xff,
                 hi: false,
             };
+        }
+    }
+    if field == "vsrc1" && super::sdwa::is_sdwa(ii.d.ext) {
+        let ext = ii.d.ext.map(|e| e.1).unwrap_or(0);
+        if super::sdwa::source_is_sgpr(ext, 1) {
+            return Src::Uniform(scalar_src(w, ii, raw, width, format));
         }
     }
     if src_code >= 256 {
@@ -417,6 +302,10 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
                     m.neg = w >> (20 + 2 * k) & 1 == 1;
                     m.abs = w >> (21 + 2 * k) & 1 == 1;
                 }
+                if k <= 1 && kind == super::sdwa::SDWA && m.float_bits > 0 {
+                    m.neg = w >> (20 + 8 * k) & 1 == 1;
+                    m.abs = w >> (21 + 8 * k) & 1 == 1;
+                }
             }
         }
     }
@@ -437,10 +326,25 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
         None => b,
     };
     let src = source(w, ii, field, width);
+    // SDWA selects a byte or word of a 32-bit source before its modifiers.
+    let sdwa = match ii.d.ext {
+        Some((super::sdwa::SDWA, ext)) if k <= 1 && width == 32 => Some(ext),
+        _ => None,
+    };
+    let sel = |b: Bits| match sdwa {
+        Some(ext) => Bits::from_u64(
+            32,
+            super::sdwa::select_source(ext, k, b.low_u64() as u32) as u64,
+        ),
+        None => b,
+    };
     match src {
-        Src::Uniform(b) => RegValue::Uniform(fit(apply_mods(b, &mods))),
+        Src::Uniform(b) => RegValue::Uniform(fit(apply_mods(sel(b), &mods))),
         Src::Vgpr { reg, hi } => {
-            let dpp = if field == "src0" { ii.d.ext } else { None };
+            let dpp = match ii.d.ext {
+                Some(ext) if field == "src0" && ext.0 != super::sdwa::SDWA => Some(ext),
+                _ => None,
+            };
             let bc = dpp.is_some_and(super::dpp::bound_ctrl);
             RegValue::Lanes(
                 (0..w.wave_size)
@@ -456,7 +360,7 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
                             }
                             None => read_vgpr_lanes(w, reg, hi, width, lane),
                         };
-                        fit(apply_mods(v, &mods))
+                        fit(apply_mods(sel(v), &mods))
                     })
                     .collect(),
             )
@@ -623,58 +527,6 @@ impl OutValue<'_> {
             OutValue::Reg(v) => first(v),
             OutValue::Slot { .. } => self.lane(0),
         }
-    }
-}
-
-/// Clamps a float result to [0, 1] (negative values give +0; NaN gives +0 with DX10 clamp,
-/// else stays NaN).
-fn clamp_float(v: &Bits, fbits: u32, dx10: bool) -> Bits {
-    let width = v.width();
-    let clamp_one = |x: u64, fb: u32| -> u64 {
-        let (sign, exp_mask, one) = match fb {
-            16 => (1u64 << 15, 0x7c00u64, 0x3c00u64),
-            64 => (1u64 << 63, 0x7ff0_0000_0000_0000, 0x3ff0_0000_0000_0000),
-            _ => (1u64 << 31, 0x7f80_0000, 0x3f80_0000),
-        };
-        let mag = x & !sign & (sign | (sign - 1));
-        let nan = (mag & exp_mask) == exp_mask && (mag & !exp_mask) != 0;
-        if nan && !dx10 {
-            x
-        } else if nan || x & sign != 0 {
-            0
-        } else if mag > one {
-            one
-        } else {
-            x
-        }
-    };
-    if fbits == 16 && width >= 32 {
-        // Packed halves.
-        let x = v.low_u64();
-        let lo = clamp_one(x & 0xffff, 16);
-        let hi = clamp_one(x >> 16 & 0xffff, 16);
-        return Bits::from_u64(width, lo | hi << 16);
-    }
-    Bits::from_u64(width, clamp_one(v.low_u64(), fbits))
-}
-
-fn omod_float(v: &Bits, fbits: u32, omod: u32) -> Bits {
-    let factor = match omod {
-        1 => 2.0,
-        2 => 4.0,
-        3 => 0.5,
-        _ => return v.clone(),
-    };
-    match fbits {
-        32 => {
-            let x = f32::from_bits(v.low_u64() as u32) * factor as f32;
-            Bits::from_u64(v.width(), x.to_bits() as u64)
-        }
-        64 => {
-            let x = f64::from_bits(v.low_u64()) * factor;
-            Bits::from_u64(v.width(), x.to_bits())
-        }
-        _ => v.clone(),
     }
 }
 
@@ -943,6 +795,11 @@ fn write_back<'o>(
                         if ftz {
                             v = flush_denormal(v, d_fbits);
                         }
+                        if let (Some((super::sdwa::SDWA, ext)), 32) = (ii.d.ext, v.width()) {
+                            let old = w.vgpr(lane, reg);
+                            let x = super::sdwa::merge_dest(ext, old, v.low_u64() as u32);
+                            v = Bits::from_u64(32, x as u64);
+                        }
                         write_vgpr_value(w, lane, reg, hi, &v, cdna);
                     }
                 }
@@ -1166,7 +1023,8 @@ fn outputs(ii: &Inst<'_>, dst: Dest, wb: WriteBackInfo) -> Vec<(usize, Out)> {
                         && !wb.clamp
                         && wb.omod == 0
                         && !(wb.vdst_bits >= 32 && wb.vdst_bits < r.width)
-                        && (!wb.ftz || (wb.d_fbits == 32 && r.width == 32)) =>
+                        && (!wb.ftz || (wb.d_fbits == 32 && r.width == 32))
+                        && !super::sdwa::is_sdwa(ii.d.ext) =>
                 {
                     Out::VgprD0 {
                         reg,
@@ -1265,7 +1123,7 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
                     let Some(field) = ii.src_field(k).filter(|f| ii.has_field(f)) else {
                         return Bind::ByName;
                     };
-                    if field == "src0" && d.ext.is_some() {
+                    if field == "src0" && d.ext.is_some() || super::sdwa::is_sdwa(d.ext) {
                         return Bind::ByName;
                     }
                     let mods = src_mods(&ii, k, field, width);
@@ -1480,96 +1338,4 @@ pub(super) fn execute_bound(
         }
     }
     Ok(next)
-}
-
-/// The per-lane results of a VOP3 integer add/sub/mad with `clamp`: the exact result
-/// (carry/borrow-in included) saturated to the destination type's range, as the hardware
-/// defines integer clamp. `None` for instructions this does not cover.
-fn int_clamp(w: &WaveState, ii: &Inst<'_>, dst: Dest) -> Option<Vec<u64>> {
-    #[derive(PartialEq)]
-    enum Op {
-        Add,
-        Sub,
-        SubRev,
-        Mad,
-    }
-    let name = ii.d.inst.name.trim_end_matches("_E64");
-    let (op, rest) = [
-        ("V_ADD_NC_", Op::Add),
-        ("V_ADD_CO_CI_", Op::Add),
-        ("V_ADD_CO_", Op::Add),
-        ("V_ADD_", Op::Add),
-        ("V_SUB_NC_", Op::Sub),
-        ("V_SUB_CO_CI_", Op::Sub),
-        ("V_SUB_CO_", Op::Sub),
-        ("V_SUB_", Op::Sub),
-        ("V_SUBREV_CO_CI_", Op::SubRev),
-        ("V_SUBREV_CO_", Op::SubRev),
-        ("V_SUBREV_", Op::SubRev),
-        ("V_MAD_", Op::Mad),
-    ]
-    .into_iter()
-    .find_map(|(prefix, op)| name.strip_prefix(prefix).map(|r| (op, r)))?;
-    // 24-bit multiplies read part of their sources; they are not covered.
-    if rest.contains("24") {
-        return None;
-    }
-    let ty = rest.split('_').next()?;
-    let signed = match ty.as_bytes().first()? {
-        b'U' => false,
-        b'I' => true,
-        _ => return None,
-    };
-    let bits: u32 = ty[1..].parse().ok()?;
-    if !matches!(bits, 16 | 32) {
-        return None;
-    }
-    let f = &ii.e.prepared.function;
-    let src = |k: usize| -> Option<(RegValue, u32)> {
-        let name = ["S0", "S1", "S2"][k];
-        let width = f.reg(name).map(|r| f.regs[r.0 as usize].width)?;
-        Some((bind_named(w, ii, dst, name, width, None)?, width))
-    };
-    let n_src = if op == Op::Mad { 3 } else { 2 };
-    let srcs: Vec<(RegValue, u32)> = (0..n_src).map(src).collect::<Option<_>>()?;
-    let carry_in = rest.contains("CI") || name.contains("_CI_");
-    let carry = if carry_in {
-        match bind_named(w, ii, dst, "VCC", 64, None)? {
-            RegValue::Uniform(b) => b.low_u64(),
-            RegValue::Lanes(_) => return None,
-        }
-    } else {
-        0
-    };
-    let value = |v: &RegValue, width: u32, lane: u32| -> i128 {
-        let x = match v {
-            RegValue::Uniform(b) => b.low_u64(),
-            RegValue::Lanes(l) => l[lane as usize].low_u64(),
-        } & crate::value::mask64(width);
-        if signed && width < 64 && x >> (width - 1) & 1 == 1 {
-            x as i128 - (1i128 << width)
-        } else {
-            x as i128
-        }
-    };
-    let (lo, hi) = if signed {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
-    Some(
-        (0..w.wave_size)
-            .map(|lane| {
-                let s: Vec<i128> = srcs.iter().map(|(v, wd)| value(v, *wd, lane)).collect();
-                let c = (carry >> lane & 1) as i128;
-                let exact = match op {
-                    Op::Add => s[0] + s[1] + c,
-                    Op::Sub => s[0] - s[1] - c,
-                    Op::SubRev => s[1] - s[0] - c,
-                    Op::Mad => s[0] * s[1] + s[2],
-                };
-                (exact.clamp(lo, hi) as u64) & crate::value::mask64(bits)
-            })
-            .collect(),
-    )
 }

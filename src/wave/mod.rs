@@ -33,9 +33,11 @@
 pub mod cli;
 mod dpp;
 mod fetch;
+pub mod fidelity;
 pub mod json;
 mod memory;
 pub use memory::SCRATCH_LANE_SPAN;
+mod sdwa;
 mod state;
 mod vopd;
 

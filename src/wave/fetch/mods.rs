@@ -1,0 +1,187 @@
+//! Source modifiers and float result modifiers: `abs`/`neg`/`op_sel` and packed halves on
+//! sources, MODE's denormal flushing, and `clamp`/`omod` on results.
+
+use crate::value::Bits;
+
+/// The modifiers applied to one source.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Mods {
+    /// Take bits 31:16 (16-bit operands).
+    pub(super) opsel_hi: bool,
+    /// Clear the sign bit.
+    pub(super) abs: bool,
+    /// Flip the sign bit.
+    pub(super) neg: bool,
+    /// The float width the sign modifiers act on (0: not a float operand).
+    pub(super) float_bits: u32,
+    /// VOP3P: build a packed pair from (lo half select, hi half select, neg lo, neg hi).
+    pub(super) packed: Option<(bool, bool, bool, bool)>,
+    /// Flush a denormal input of `float_bits` to a zero of its sign (MODE `FP_DENORM`).
+    pub(super) ftz: bool,
+}
+
+impl Mods {
+    /// No modifier changes the value.
+    pub(super) fn is_plain(&self) -> bool {
+        self.packed.is_none() && !self.opsel_hi && !self.abs && !self.neg && !self.ftz
+    }
+
+    /// The only modifier is flushing a 32-bit float's denormals.
+    pub(super) fn only_ftz32(&self) -> bool {
+        self.ftz
+            && self.float_bits == 32
+            && self.packed.is_none()
+            && !self.opsel_hi
+            && !self.abs
+            && !self.neg
+    }
+}
+
+/// An f32 with a denormal value flushed to a zero of its sign.
+#[inline]
+pub(super) fn flush_f32(x: u32) -> u32 {
+    if x & 0x7f80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
+}
+
+/// A float of `fbits` (16, 32, 64) held in `v` (of exactly that width) with a denormal value
+/// flushed to a zero of its sign; other values and widths unchanged.
+pub(super) fn flush_denormal(v: Bits, fbits: u32) -> Bits {
+    let (exp, sign) = match fbits {
+        16 => (0x7c00u64, 0x8000u64),
+        32 => (0x7f80_0000, 0x8000_0000),
+        64 => (0x7ff0_0000_0000_0000, 0x8000_0000_0000_0000),
+        _ => return v,
+    };
+    if v.width() != fbits {
+        return v;
+    }
+    let x = v.low_u64();
+    if x & exp == 0 && x & !sign != 0 {
+        Bits::from_u64(fbits, x & sign)
+    } else {
+        v
+    }
+}
+
+/// MODE `FP_DENORM` for floats of `fbits`: (flush inputs, flush outputs).
+pub(super) fn denorm_flush(mode: u32, fbits: u32) -> (bool, bool) {
+    let d = match fbits {
+        32 => mode >> 4 & 3,
+        16 | 64 => mode >> 6 & 3,
+        _ => return (false, false),
+    };
+    (d & 1 == 0, d & 2 == 0)
+}
+
+fn sign_bit(b: &Bits, bit: u32, set: Option<bool>, flip: bool) -> Bits {
+    let w = b.width();
+    if bit >= w {
+        return b.clone();
+    }
+    let one = Bits::from_u64(w, 1).shl(bit as u64);
+    let mut v = b.clone();
+    if let Some(false) = set {
+        v = v.and(&one.not());
+    }
+    if flip {
+        v = v.xor(&one);
+    }
+    v
+}
+
+pub(super) fn apply_mods(v: Bits, m: &Mods) -> Bits {
+    if m.is_plain() {
+        return v;
+    }
+    let mut v = v;
+    if m.ftz && !m.opsel_hi {
+        v = flush_denormal(v, m.float_bits);
+    }
+    if let Some((sel_lo, sel_hi, neg_lo, neg_hi)) = m.packed {
+        let x = v.low_u64() as u32;
+        let half = |hi: bool| if hi { x >> 16 } else { x & 0xffff };
+        let mut lo = half(sel_lo);
+        let mut hi = half(sel_hi);
+        if m.float_bits == 16 {
+            if neg_lo {
+                lo ^= 0x8000;
+            }
+            if neg_hi {
+                hi ^= 0x8000;
+            }
+        }
+        return Bits::from_u64(v.width(), (lo | hi << 16) as u64);
+    }
+    if m.opsel_hi {
+        v = v.lshr(16);
+        if m.ftz {
+            v = flush_denormal(v.zext(16), m.float_bits).zext(v.width());
+        }
+    }
+    if m.float_bits > 0 {
+        let bit = m.float_bits.min(v.width()) - 1;
+        if m.abs {
+            v = sign_bit(&v, bit, Some(false), false);
+        }
+        if m.neg {
+            v = sign_bit(&v, bit, None, true);
+        }
+    }
+    v
+}
+
+/// Clamps a float result to [0, 1] (negative values give +0; NaN gives +0 with DX10 clamp,
+/// else stays NaN).
+pub(super) fn clamp_float(v: &Bits, fbits: u32, dx10: bool) -> Bits {
+    let width = v.width();
+    let clamp_one = |x: u64, fb: u32| -> u64 {
+        let (sign, exp_mask, one) = match fb {
+            16 => (1u64 << 15, 0x7c00u64, 0x3c00u64),
+            64 => (1u64 << 63, 0x7ff0_0000_0000_0000, 0x3ff0_0000_0000_0000),
+            _ => (1u64 << 31, 0x7f80_0000, 0x3f80_0000),
+        };
+        let mag = x & !sign & (sign | (sign - 1));
+        let nan = (mag & exp_mask) == exp_mask && (mag & !exp_mask) != 0;
+        if nan && !dx10 {
+            x
+        } else if nan || x & sign != 0 {
+            0
+        } else if mag > one {
+            one
+        } else {
+            x
+        }
+    };
+    if fbits == 16 && width >= 32 {
+        // Packed halves.
+        let x = v.low_u64();
+        let lo = clamp_one(x & 0xffff, 16);
+        let hi = clamp_one(x >> 16 & 0xffff, 16);
+        return Bits::from_u64(width, lo | hi << 16);
+    }
+    Bits::from_u64(width, clamp_one(v.low_u64(), fbits))
+}
+
+pub(super) fn omod_float(v: &Bits, fbits: u32, omod: u32) -> Bits {
+    let factor = match omod {
+        1 => 2.0,
+        2 => 4.0,
+        3 => 0.5,
+        _ => return v.clone(),
+    };
+    match fbits {
+        32 => {
+            let x = f32::from_bits(v.low_u64() as u32) * factor as f32;
+            Bits::from_u64(v.width(), x.to_bits() as u64)
+        }
+        64 => {
+            let x = f64::from_bits(v.low_u64()) * factor;
+            Bits::from_u64(v.width(), x.to_bits())
+        }
+        _ => v.clone(),
+    }
+}

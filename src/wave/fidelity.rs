@@ -1,0 +1,146 @@
+//! The fidelity report (`amdpcode spec fidelity`): for every instruction of an arch, how the
+//! wave executor runs it. It owns nothing but this classification, read from the same places
+//! execution reads (the errata table, the compiled entry, the wave layer's native paths), so
+//! the report cannot drift from what runs.
+
+use serde::Serialize;
+
+use crate::frontend;
+use crate::spec::{Arch, Instruction, SpecDb};
+
+/// How one instruction is executed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum How {
+    /// AMD's pseudocode as written.
+    AsWritten,
+    /// An erratum's text replaces AMD's; `detail` is its reason and evidence.
+    Erratum,
+    /// The wave layer models it (or part of it) natively; `detail` names what.
+    Native,
+    /// The text calls built-ins the hardware only approximates; `detail` says how.
+    Approximated,
+    /// Not executable; `detail` is the reason.
+    NotExecutable,
+}
+
+impl How {
+    /// The snake_case name used in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            How::AsWritten => "as_written",
+            How::Erratum => "erratum",
+            How::Native => "native",
+            How::Approximated => "approximated",
+            How::NotExecutable => "not_executable",
+        }
+    }
+}
+
+/// One instruction's row.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// The instruction name.
+    pub inst: String,
+    /// Its encoding family (`VOP3`, `DS`, ...).
+    pub encoding: String,
+    /// How it is executed.
+    pub how: How,
+    /// The erratum reason, the native model, the approximation or the failure.
+    pub detail: String,
+}
+
+/// What the wave layer models natively for `name`, if anything.
+fn native(name: &str) -> Option<&'static str> {
+    if name == "DS_PERMUTE_B32" || name == "DS_BPERMUTE_B32" {
+        return Some(
+            "ds_permute: AMD's algorithm run over the wave's VGPRs (its text addresses VGPRs by \
+             operand number through locals)",
+        );
+    }
+    if name.starts_with("V_DUAL_") {
+        return Some(
+            "VOPD pairing: both halves read the state before the instruction; each half runs \
+             its VOP1/VOP2 counterpart's pseudocode",
+        );
+    }
+    if super::fetch::int_clamp_covers(name) {
+        return Some(
+            "integer clamp: with `clamp` the exact result (carry-in included) is saturated to \
+             the destination type, recomputed from the sources (AMD's text computes the \
+             wrapped value); otherwise AMD's text",
+        );
+    }
+    None
+}
+
+/// The approximated built-ins an entry calls, as text (empty when none).
+fn approximation(p: &crate::exec::Prepared) -> String {
+    use crate::ir::builtins::Func;
+    use crate::ir::ExprKind;
+    let mut funcs: Vec<&'static str> = Vec::new();
+    crate::exec::walk_prepared_exprs(p, &mut |e| {
+        if let ExprKind::Call { builtin, .. } = &e.kind {
+            let how = match builtin.func {
+                Func::Sin | Func::Cos => {
+                    "sin/cos: the input in revolutions reduced exactly (fraction of the \
+                     argument), then the correctly rounded sine/cosine of 2*pi times it"
+                }
+                Func::Log2 => "log2: the correctly rounded result (hardware: about 1 ulp)",
+                Func::Pow => "pow/exp2: the correctly rounded result (hardware: about 1 ulp)",
+                Func::Prng => "prng: AMD's LFSR step",
+                _ => return,
+            };
+            if !funcs.contains(&how) {
+                funcs.push(how);
+            }
+        }
+    });
+    funcs.join("; ")
+}
+
+fn row(arch: Arch, inst: &Instruction) -> Row {
+    let make = |how: How, detail: String| Row {
+        inst: inst.name.clone(),
+        encoding: inst.encoding.clone(),
+        how,
+        detail,
+    };
+    if let Some(what) = native(&inst.name) {
+        return make(How::Native, what.to_string());
+    }
+    let prepared = match crate::exec::prepare(arch, inst) {
+        Ok(p) => p,
+        Err(e) => return make(How::NotExecutable, e.diagnostic.summary()),
+    };
+    if prepared.is_approximate() {
+        return make(How::Approximated, approximation(&prepared));
+    }
+    match frontend::erratum(arch, &inst.name) {
+        Some(e) => make(How::Erratum, e.reason.clone()),
+        None => make(How::AsWritten, String::new()),
+    }
+}
+
+/// The report for every instruction of `db`, in database order.
+pub fn report(db: &SpecDb) -> Vec<Row> {
+    db.instructions()
+        .iter()
+        .map(|i| row(db.arch(), i))
+        .collect()
+}
+
+/// The number of rows of each kind, in [`How`] order.
+pub fn totals(rows: &[Row]) -> Vec<(How, usize)> {
+    let mut out: Vec<(How, usize)> = Vec::new();
+    for how in [
+        How::AsWritten,
+        How::Erratum,
+        How::Native,
+        How::Approximated,
+        How::NotExecutable,
+    ] {
+        out.push((how, rows.iter().filter(|r| r.how == how).count()));
+    }
+    out
+}
