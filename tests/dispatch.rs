@@ -728,7 +728,7 @@ fn issue_11_raw_launch_of_compiled_code_as_a_command_processor_sees_it() {
         let at = a.offset as usize;
         kernarg[at..at + a.size as usize].copy_from_slice(&v.to_le_bytes()[..a.size as usize]);
     }
-    let lds_blocks = (k.descriptor.group_segment_fixed_size as u32).div_ceil(512);
+    let lds_blocks = k.descriptor.group_segment_fixed_size.div_ceil(512);
     let vals: Vec<i32> = (0..256).map(|i| i * 3 - 100).collect();
     let l = Launch {
         arch: Some(Arch::Rdna3),
