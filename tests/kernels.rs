@@ -12,7 +12,7 @@ mod common;
 
 use common::kernels::{
     buf, bytes, compile, expect_at, expect_eq, expect_f32_near, f16_to_f64, f64_to_f16, kernarg,
-    run_cases, toolchain, Arg, Case, CodeObject, Opt, Rng, Target,
+    run_cases, toolchain, Arg, Case, Check, CodeObject, Opt, Output, Rng, Target,
 };
 use Arg::{Ptr, F32, U32};
 
@@ -47,9 +47,9 @@ fn groups(n: usize, block: u32) -> u32 {
     n.div_ceil(block as usize) as u32
 }
 
-fn check<F>(f: F) -> Box<dyn Fn(&common::kernels::Output) -> Result<(), String>>
+fn check<F>(f: F) -> Check
 where
-    F: Fn(&common::kernels::Output) -> Result<(), String> + 'static,
+    F: Fn(&Output) -> Result<(), String> + 'static,
 {
     Box::new(f)
 }
@@ -847,13 +847,13 @@ fn lds() {
         let input = rng.u32s(n);
         let mut want = vec![0u32; n];
         let mut totals = vec![0u32; grid as usize];
-        for g in 0..grid as usize {
+        for (g, total) in totals.iter_mut().enumerate() {
             let mut s = 0u32;
             for i in g * block as usize..((g + 1) * block as usize).min(n) {
                 s = s.wrapping_add(input[i]);
                 want[i] = s;
             }
-            totals[g] = s;
+            *total = s;
         }
         let launch = co.launch(
             "scan_block",

@@ -437,7 +437,7 @@ pub fn kernarg(meta: &KernelMeta, args: &[Arg]) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     for (k, (arg, m)) in args.iter().zip(&meta.args).enumerate() {
         let size = arg.size();
-        while out.len() % size != 0 {
+        while !out.len().is_multiple_of(size) {
             out.push(0);
         }
         if (out.len(), size) != (m.offset, m.size) {
@@ -522,7 +522,7 @@ fn hex(data: &[u8]) -> String {
 }
 
 fn unhex(s: &str) -> Result<Vec<u8>, String> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!("odd hex length {}", s.len()));
     }
     (0..s.len())
