@@ -8,6 +8,7 @@
 
 pub mod builtins;
 pub mod diag;
+pub mod dispatch;
 pub mod exec;
 pub mod float;
 pub mod frontend;

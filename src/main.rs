@@ -103,6 +103,40 @@ enum Command {
         #[arg(long, conflicts_with = "inst")]
         all: bool,
     },
+    /// Run a kernel launch: a LAUNCH.json, a batch of them, or a code object with
+    /// --kernel/--grid/--block/--arg (see docs/dispatch.md).
+    Dispatch {
+        /// LAUNCH.json, or a code object (ELF) for the short form.
+        input: Option<PathBuf>,
+        /// Run one launch per line of this JSON Lines file ('-': standard input).
+        #[arg(long, conflicts_with = "input")]
+        batch: Option<PathBuf>,
+        /// The execution engine (auto: the JIT, the interpreter for what it cannot compile).
+        #[arg(long, default_value = "auto", value_parser = ["interp", "jit", "auto"])]
+        engine: String,
+        /// Print JSON: every input range after the run, waves, instructions.
+        #[arg(long)]
+        json: bool,
+        /// Print every executed instruction with the registers it changed.
+        #[arg(long, conflicts_with = "batch")]
+        trace: bool,
+        /// Short form: the kernel to run.
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Short form: workgroups per dimension, X[,Y,Z].
+        #[arg(long)]
+        grid: Option<String>,
+        /// Short form: work-items per workgroup, X[,Y,Z].
+        #[arg(long)]
+        block: Option<String>,
+        /// Short form: a kernel argument, in order: TYPE=VALUE (u32=5, f32=1.5) or
+        /// buf=TYPExN:zero|rand|iota|v1,v2,... or buf=file:PATH.
+        #[arg(long = "arg")]
+        args: Vec<String>,
+        /// Short form: print the buffer of argument N after the run (repeatable).
+        #[arg(long)]
+        print: Vec<usize>,
+    },
     /// Run a program of machine instructions on a modelled wavefront.
     Run {
         /// rdna3, rdna4 or cdna.
@@ -238,6 +272,34 @@ fn print_out(text: &str) -> Result<(), Failure> {
 
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
+        Command::Dispatch {
+            input,
+            batch,
+            engine,
+            json,
+            trace,
+            kernel,
+            grid,
+            block,
+            args,
+            print,
+        } => {
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            let opts = amdpcode::dispatch::cli::DispatchOptions {
+                engine,
+                json,
+                trace,
+                input,
+                batch,
+                kernel,
+                grid,
+                block,
+                args,
+                print,
+            };
+            let text = amdpcode::dispatch::cli::run(&spec, &opts).map_err(|e| Failure(e.0))?;
+            print_out(&text)
+        }
         Command::Run {
             arch,
             wave,

@@ -739,6 +739,9 @@ impl<'a> Lowerer<'a> {
         let width = match self.operands.get(name) {
             Some(table) if table >= 8 => table,
             Some(table) => table.max(view),
+            // A memory address the table does not list (SMEM's, computed from `sbase`) is a
+            // 64-bit address.
+            None if name == "ADDR" => 64,
             None => self.operands.default_width.max(view),
         };
         self.reg(name, width, RegRole::Operand)
@@ -1615,6 +1618,24 @@ impl<'a> Lowerer<'a> {
             ast::Expr::Call { name, args, .. } => {
                 if self.lambdas.contains_key(name.as_str()) {
                     return self.lower_lambda_call(name, args, span);
+                }
+                // The address helpers of RDNA 4 and CDNA memory entries compute from the
+                // encoding's fields what RDNA 3's text reads as `ADDR`: the wave layer
+                // computes that address and binds it as the `ADDR` operand, so a call is a
+                // read of it (see LANGUAGE.md, "Memory addresses").
+                if matches!(
+                    name.as_str(),
+                    "CalcDsAddr"
+                        | "CalcGlobalAddr"
+                        | "CalcFlatAddr"
+                        | "CalcScratchAddr"
+                        | "CalcScalarGlobalAddr"
+                ) {
+                    let id = self.reg("ADDR", 64, RegRole::Operand);
+                    let x = self.reg_expr(id, span);
+                    let mut out = coerce(x, Ty::U(64));
+                    out.span = span;
+                    return Ok(out);
                 }
                 let (sig, args) = self.lower_call_args(name, args, span)?;
                 let Some(ret) = sig.ret else {

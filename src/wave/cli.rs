@@ -121,7 +121,7 @@ pub fn run(spec: &Spec, opts: &RunOptions) -> Result<String, RunError> {
     Ok(out)
 }
 
-fn trace_line(
+pub(crate) fn trace_line(
     isa: &crate::isa::Isa,
     d: &super::Decoded,
     before: &WaveState,

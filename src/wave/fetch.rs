@@ -190,6 +190,26 @@ fn scalar_src(w: &WaveState, ii: &Inst<'_>, src_code: u32, width: u32, format: &
                 f32b as u64
             }
         }
+        // src_shared_base/limit, src_private_base/limit: a 64-bit read gives the aperture's
+        // address, a 32-bit read its high half.
+        235..=238 => {
+            use super::state::{PRIVATE_APERTURE, SHARED_APERTURE};
+            let base = if src_code < 237 {
+                SHARED_APERTURE
+            } else {
+                PRIVATE_APERTURE
+            };
+            let v = if src_code % 2 == 0 {
+                base | 0xffff_ffff
+            } else {
+                base
+            };
+            if width >= 64 {
+                v
+            } else {
+                v >> 32
+            }
+        }
         251 => (w.vcc() & w.full_mask() == 0) as u64,
         252 => (w.exec() == 0) as u64,
         253 => w.scc as u64,

@@ -22,7 +22,32 @@ use super::{Decoded, Entry, Executor, WaveError};
 
 /// Whether `family` is a memory encoding this module executes.
 pub(super) fn is_memory(family: &str) -> bool {
-    matches!(family, "SMEM" | "DS" | "FLAT" | "GLOBAL" | "SCRATCH")
+    matches!(
+        family,
+        "SMEM" | "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "VFLAT" | "VGLOBAL" | "VSCRATCH"
+    )
+}
+
+/// The RDNA 3 / CDNA name of a memory family (RDNA 4's VGLOBAL, VSCRATCH and VFLAT are
+/// GLOBAL, SCRATCH and FLAT with other field names).
+fn canonical_family(family: &str) -> &str {
+    match family {
+        "VGLOBAL" => "GLOBAL",
+        "VSCRATCH" => "SCRATCH",
+        "VFLAT" => "FLAT",
+        f => f,
+    }
+}
+
+/// The encoding's name for field `n` as this module names it (RDNA 3 / CDNA): RDNA 4 calls
+/// the address VGPR `vaddr`, the store data `vsrc` and the immediate offset `ioffset`.
+fn field_name<'a>(has: &dyn Fn(&str) -> bool, n: &'a str) -> &'a str {
+    match n {
+        "addr" if !has("addr") && has("vaddr") => "vaddr",
+        "data" if !has("data") && has("vsrc") => "vsrc",
+        "offset" if !has("offset") && has("ioffset") => "ioffset",
+        other => other,
+    }
 }
 
 fn sext(v: u64, bits: u32) -> i64 {
@@ -45,24 +70,112 @@ fn vgpr_words(w: &WaveState, lane: u32, reg: u32, width: u32) -> Bits {
     Bits::from_words(width, &words)
 }
 
-/// The number of bytes a store or atomic writes, from its name.
-fn access_bytes(name: &str) -> u64 {
-    for (suffix, n) in [
-        ("B128", 16),
-        ("B96", 12),
-        ("64", 8),
-        ("B8", 1),
-        ("B16", 2),
-        ("_U8", 1),
-        ("_I8", 1),
-        ("_U16", 2),
-        ("_I16", 2),
-    ] {
-        if name.contains(suffix) {
-            return n;
+/// The number of bytes one element of a load, store or atomic accesses, from its name
+/// (RDNA `_B32`/`_U16`/... and CDNA `_DWORDX2`/`_UBYTE`/... spellings).
+pub(super) fn access_bytes(name: &str) -> u64 {
+    // Strides and the 2ADDR forms name numbers that are not sizes.
+    let n = name
+        .replace("STRIDE64", "")
+        .replace("ST64", "")
+        .replace("2ADDR", "");
+    let has = |s: &str| n.contains(s);
+    if has("B512") || has("DWORDX16") {
+        64
+    } else if has("B256") || has("DWORDX8") {
+        32
+    } else if has("B128") || has("DWORDX4") {
+        16
+    } else if has("B96") || has("DWORDX3") {
+        12
+    } else if has("64") || has("DWORDX2") || has("_X2") {
+        8
+    } else if has("B8") || has("U8") || has("I8") || has("BYTE") {
+        1
+    } else if has("B16") || has("U16") || has("I16") || has("SHORT") || has("D16") {
+        2
+    } else {
+        4
+    }
+}
+
+/// The memory an instruction addresses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Space {
+    Global,
+    Lds,
+    Scratch,
+}
+
+impl Space {
+    fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Lds => "LDS",
+            Space::Scratch => "scratch",
         }
     }
-    4
+}
+
+/// The byte ranges `(offset, bytes)` past its address that a DS instruction accesses.
+fn ds_extents(name: &str, offset0: u64, offset1: u64) -> Vec<(u64, u64)> {
+    let size = access_bytes(name);
+    let two = name.contains("2ADDR")
+        || name.contains("READ2")
+        || name.contains("WRITE2")
+        || name.contains("WRXCHG2");
+    if two {
+        let stride = if name.contains("STRIDE64") || name.contains("ST64") {
+            size * 64
+        } else {
+            size
+        };
+        vec![(offset0 * stride, size), (offset1 * stride, size)]
+    } else {
+        vec![(offset0 | offset1 << 8, size)]
+    }
+}
+
+/// Checks every active lane's access against the launch's bounds.
+fn check_bounds(
+    b: &super::state::Bounds,
+    space: Space,
+    d: &Decoded,
+    addrs: &[u64],
+    active: &dyn Fn(usize) -> bool,
+    extents: &[(u64, u64)],
+) -> Result<(), WaveError> {
+    for (lane, &a) in addrs.iter().enumerate() {
+        if !active(lane) {
+            continue;
+        }
+        for &(off, n) in extents {
+            let (ok, at) = match space {
+                Space::Global => {
+                    let at = a.wrapping_add(off);
+                    (b.global_mapped(at, n), at)
+                }
+                Space::Lds => {
+                    let at = (a.wrapping_add(off)) & 0xffff_ffff;
+                    (at + n <= b.lds, at)
+                }
+                Space::Scratch => {
+                    let at = (a & 0xffff_ffff).wrapping_add(off);
+                    (at + n <= b.scratch, at)
+                }
+            };
+            if !ok {
+                return Err(WaveError::MemoryFault {
+                    addr: d.addr,
+                    inst: d.inst.name.clone(),
+                    space: space.name(),
+                    address: at,
+                    bytes: n,
+                    lane: lane as u32,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Executes a memory instruction.
@@ -72,9 +185,13 @@ pub(super) fn execute(
     d: &Decoded,
     w: &mut WaveState,
 ) -> Result<Option<u64>, WaveError> {
-    let family = d.inst.family.as_str();
+    let family = canonical_family(d.inst.family.as_str());
     let name = d.inst.name.as_str();
-    let field = |n: &str| d.inst.field(n).unwrap_or(0);
+    let in_word = |n: &str| d.inst.field(n).is_some();
+    let field = |n: &str| d.inst.field(field_name(&in_word, n)).unwrap_or(0);
+    // RDNA 4's immediate offsets are 24-bit; RDNA 3's and CDNA's VMEM offsets 13-bit, their
+    // SMEM offsets 21-bit.
+    let offset_bits = |smem: u32| if in_word("ioffset") { 24 } else { smem };
     let unsupported = |reason: &str| WaveError::Unsupported {
         addr: d.addr,
         inst: name.to_string(),
@@ -92,18 +209,37 @@ pub(super) fn execute(
     let exec = w.exec();
     let lanes = w.wave_size;
     let null = super::state::null_code(w.arch).unwrap_or(u32::MAX) as u64;
-    let has_op = |n: &str| e.inst.operands.iter().any(|o| o.field == n);
+    let listed = |n: &str| e.inst.operands.iter().any(|o| o.field == n);
+    let has_op = |n: &str| listed(field_name(&listed, n));
 
     // The address of each lane (SMEM: one address).
     let mut addrs: Vec<u64> = Vec::with_capacity(lanes as usize);
     match family {
         "SMEM" => {
             let base = w.sgpr_pair(field("sbase") as u32 * 2);
-            let mut off = sext(field("offset"), 21) as u64;
             let soff = field("soffset");
-            if d.inst.field("soffset").is_some() && soff != null && soff < 128 {
-                off = off.wrapping_add(w.read_sgpr(soff as u32) as u64);
-            }
+            let off = if d.inst.field("soffset_en").is_some() {
+                // GFX9 (CDNA): `imm` selects the 21-bit offset, else its low bits name an
+                // SGPR (unless `soffset_en` supplies the SGPR instead); `soffset_en` adds
+                // SGPR[soffset].
+                let mut off = if field("imm") == 1 {
+                    sext(field("offset"), 21) as u64
+                } else if field("soffset_en") == 0 {
+                    w.read_sgpr(field("offset") as u32 & 0x7f) as u64
+                } else {
+                    0
+                };
+                if field("soffset_en") == 1 {
+                    off = off.wrapping_add(w.read_sgpr(soff as u32) as u64);
+                }
+                off
+            } else {
+                let mut off = sext(field("offset"), offset_bits(21)) as u64;
+                if d.inst.field("soffset").is_some() && soff != null && soff < 128 {
+                    off = off.wrapping_add(w.read_sgpr(soff as u32) as u64);
+                }
+                off
+            };
             addrs.push(base.wrapping_add(off));
         }
         "DS" => {
@@ -114,7 +250,7 @@ pub(super) fn execute(
         _ => {
             let saddr = field("saddr");
             let saddr_on = d.inst.field("saddr").is_some() && saddr != null && saddr != 0x7f;
-            let offset = sext(field("offset"), 13) as u64;
+            let offset = sext(field("offset"), offset_bits(13)) as u64;
             for lane in 0..lanes {
                 let vaddr = field("addr") as u32;
                 let a = match family {
@@ -142,6 +278,24 @@ pub(super) fn execute(
         }
     }
 
+    let active = |lane: usize| family == "SMEM" || exec >> lane & 1 == 1;
+    let mut space = match family {
+        "DS" => Space::Lds,
+        "SCRATCH" => Space::Scratch,
+        _ => Space::Global,
+    };
+    // A FLAT address in the shared or private aperture addresses LDS or the lane's scratch.
+    if family == "FLAT" {
+        space = flat_space(d, &mut addrs, &active)?;
+    }
+    let extents = if family == "DS" {
+        ds_extents(name, field("offset0"), field("offset1"))
+    } else {
+        vec![(0, access_bytes(name))]
+    };
+    if let Some(b) = w.bounds.clone() {
+        check_bounds(&b, space, d, &addrs, &active, &extents)?;
+    }
     let mut m = std::mem::replace(&mut ex.machine, Machine::new(lanes));
     m.wave_size = lanes;
     m.values.clear();
@@ -149,10 +303,10 @@ pub(super) fn execute(
     m.sgpr.clear();
     m.hwreg.clear();
     m.mem.clear();
-    let space: &HashMap<u64, u8> = match family {
-        "DS" => &w.lds,
-        "SCRATCH" => &w.scratch,
-        _ => &w.memory,
+    let space_map: &HashMap<u64, u8> = match space {
+        Space::Lds => &w.lds,
+        Space::Scratch => &w.scratch,
+        Space::Global => &w.memory,
     };
     // The bytes the instruction can reach.
     let offsets: Vec<u64> = if family == "DS" {
@@ -167,7 +321,6 @@ pub(super) fn execute(
         vec![0]
     };
     let reach = if family == "SMEM" { 64 } else { 16 };
-    let active = |lane: usize| family == "SMEM" || exec >> lane & 1 == 1;
     for (lane, &a) in addrs.iter().enumerate() {
         if !active(lane) {
             continue;
@@ -175,7 +328,7 @@ pub(super) fn execute(
         for &o in &offsets {
             for i in 0..reach {
                 let b = a.wrapping_add(o).wrapping_add(i);
-                m.mem.insert(b, space.get(&b).copied().unwrap_or(0));
+                m.mem.insert(b, space_map.get(&b).copied().unwrap_or(0));
             }
         }
     }
@@ -259,18 +412,18 @@ pub(super) fn execute(
     // Memory write-back.
     let stores = name.contains("STORE") || name.contains("ATOMIC");
     {
-        let space: &mut HashMap<u64, u8> = match family {
-            "DS" => &mut w.lds,
-            "SCRATCH" => &mut w.scratch,
-            _ => &mut w.memory,
+        let space_map: &mut HashMap<u64, u8> = match space {
+            Space::Lds => &mut w.lds,
+            Space::Scratch => &mut w.scratch,
+            Space::Global => &mut w.memory,
         };
         for (&a, &b) in &m.mem {
             if before.get(&a) != Some(&b) {
-                space.insert(a, b);
+                space_map.insert(a, b);
             }
         }
     }
-    if stores && matches!(family, "GLOBAL" | "FLAT") {
+    if stores && space == Space::Global && matches!(family, "GLOBAL" | "FLAT") {
         let n = access_bytes(name);
         for (lane, &a) in addrs.iter().enumerate() {
             if !active(lane) {
@@ -315,6 +468,42 @@ pub(super) fn execute(
     }
     ex.machine = m;
     Ok(None)
+}
+
+/// The memory a FLAT instruction addresses, from the aperture of its active lanes'
+/// addresses; LDS and scratch addresses are rewritten to their offsets (scratch: per lane).
+fn flat_space(
+    d: &Decoded,
+    addrs: &mut [u64],
+    active: &dyn Fn(usize) -> bool,
+) -> Result<Space, WaveError> {
+    use super::state::{PRIVATE_APERTURE, SHARED_APERTURE};
+    let aperture = |a: u64| match a >> 32 {
+        x if x == SHARED_APERTURE >> 32 => Space::Lds,
+        x if x == PRIVATE_APERTURE >> 32 => Space::Scratch,
+        _ => Space::Global,
+    };
+    let mut space = None;
+    for (lane, a) in addrs.iter_mut().enumerate() {
+        if !active(lane) {
+            continue;
+        }
+        let s = aperture(*a);
+        if space.is_some_and(|x| x != s) {
+            return Err(WaveError::Unsupported {
+                addr: d.addr,
+                inst: d.inst.name.clone(),
+                reason: "FLAT access whose lanes address different apertures".into(),
+            });
+        }
+        space = Some(s);
+        match s {
+            Space::Lds => *a &= 0xffff_ffff,
+            Space::Scratch => *a = (lane as u64) << 32 | (*a & 0xffff_ffff),
+            Space::Global => {}
+        }
+    }
+    Ok(space.unwrap_or(Space::Global))
 }
 
 /// `ds_permute_b32` (forward: lane i sends `data0` to lane `addr / 4`) and

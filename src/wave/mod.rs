@@ -46,7 +46,10 @@ use crate::isa::{self, Isa};
 use crate::jit::{Jit, Kernel};
 use crate::spec::{Arch, Instruction, SpecDb};
 
-pub use state::{code, m0_code, n_sgprs, null_code, sgpr_name, WaveState, LANE_SLOTS, N_VGPRS};
+pub use state::{
+    code, m0_code, n_sgprs, null_code, sgpr_name, Bounds, WaveState, LANE_SLOTS, N_VGPRS,
+    PRIVATE_APERTURE, SHARED_APERTURE,
+};
 
 /// Which executor runs each instruction's pseudocode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +126,21 @@ pub enum WaveError {
         /// The fault.
         message: String,
     },
+    /// A memory access outside what the launch mapped.
+    MemoryFault {
+        /// The instruction's address.
+        addr: u64,
+        /// The instruction.
+        inst: String,
+        /// `global`, `LDS` or `scratch`.
+        space: &'static str,
+        /// The first byte address accessed.
+        address: u64,
+        /// The bytes accessed.
+        bytes: u64,
+        /// The lane (0 for scalar memory).
+        lane: u32,
+    },
     /// The JIT could not be created.
     Jit {
         /// Why.
@@ -154,6 +172,18 @@ impl fmt::Display for WaveError {
                 inst,
                 message,
             } => write!(f, "address 0x{addr:x}: {inst}: {message}"),
+            WaveError::MemoryFault {
+                addr,
+                inst,
+                space,
+                address,
+                bytes,
+                lane,
+            } => write!(
+                f,
+                "address 0x{addr:x}: {inst}: memory fault: lane {lane} accesses {bytes} {space} \
+                 byte(s) at 0x{address:x}, outside the memory the launch mapped"
+            ),
             WaveError::Jit { message } => write!(f, "JIT: {message}"),
         }
     }
@@ -184,6 +214,8 @@ pub struct Program {
     insts: Vec<Decoded>,
     /// The byte size.
     pub size: u64,
+    /// The address of the first byte: instruction addresses (and so PC) are `base + offset`.
+    pub base: u64,
     /// Instruction index + 1 per 4-byte word of the program (0: no instruction starts there).
     index: Vec<u32>,
     /// A process-unique id (clones share it): executors key their per-instruction binding
@@ -249,14 +281,38 @@ impl Program {
         bytes: &[u8],
         lines: &[(u64, usize)],
     ) -> Result<Program, WaveError> {
+        Program::decode(isa, bytes, 0, lines, false)
+    }
+
+    /// Decodes a code image mapped at `base` (a code object's text, or a raw launch's code):
+    /// instruction addresses are `base + offset`. Words that decode to no instruction (data
+    /// or padding beside the code) are skipped; a jump to one is an error when it happens.
+    ///
+    /// # Errors
+    /// [`WaveError::Undecodable`] only for a truncated last instruction.
+    pub fn from_image(isa: &Isa, bytes: &[u8], base: u64) -> Result<Program, WaveError> {
+        Program::decode(isa, bytes, base, &[], true)
+    }
+
+    fn decode(
+        isa: &Isa,
+        bytes: &[u8],
+        base: u64,
+        lines: &[(u64, usize)],
+        lenient: bool,
+    ) -> Result<Program, WaveError> {
         let mut insts = Vec::new();
         let mut index = vec![0u32; bytes.len().div_ceil(4)];
         let mut pos = 0usize;
         while pos < bytes.len() {
-            let addr = pos as u64;
-            let line = lines.iter().find(|(a, _)| *a == addr).map(|x| x.1);
+            let addr = base.wrapping_add(pos as u64);
+            let line = lines.iter().find(|(a, _)| *a == pos as u64).map(|x| x.1);
             let (inst, mut size) = match isa.decode(&bytes[pos..]) {
                 Ok(x) => x,
+                Err(_) if lenient => {
+                    pos += 4;
+                    continue;
+                }
                 Err(e) => {
                     return Err(WaveError::Undecodable {
                         addr,
@@ -275,9 +331,13 @@ impl Program {
             if long_dpp {
                 let src0 = inst.field("src0").unwrap_or(0) as u32;
                 let at = pos + 8;
-                let w =
-                    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-                ext = Some((src0, w));
+                let Some(w) = bytes.get(at..at + 4) else {
+                    return Err(WaveError::Undecodable {
+                        addr,
+                        message: "truncated DPP instruction".into(),
+                    });
+                };
+                ext = Some((src0, u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
             }
             // The isa decoder returns DPP/SDWA words whole (8 bytes); the extension dword
             // is kept here as well for the lane-select code.
@@ -315,6 +375,7 @@ impl Program {
         Ok(Program {
             insts,
             size: bytes.len() as u64,
+            base,
             index,
             id: NEXT_PROGRAM_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
@@ -325,13 +386,19 @@ impl Program {
         &self.insts
     }
 
-    /// The instruction at byte offset `addr`.
+    /// The instruction at address `addr`.
     pub fn at(&self, addr: u64) -> Option<&Decoded> {
         self.position(addr).map(|i| &self.insts[i])
     }
 
-    /// The index in `insts` of the instruction at byte offset `addr`.
+    /// The address just past the last byte.
+    pub fn end(&self) -> u64 {
+        self.base.wrapping_add(self.size)
+    }
+
+    /// The index in `insts` of the instruction at address `addr`.
     pub fn position(&self, addr: u64) -> Option<usize> {
+        let addr = addr.checked_sub(self.base)?;
         if !addr.is_multiple_of(4) {
             return None;
         }
@@ -347,6 +414,30 @@ pub enum Step {
     Continue,
     /// The program ended (`s_endpgm`, or PC reached the end).
     Ended,
+    /// The wave executed a barrier instruction and continues at the new PC once the
+    /// barrier releases (a lone wave: at once).
+    Barrier(Barrier),
+}
+
+/// What a barrier instruction does for its wave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Barrier {
+    /// `s_barrier`: arrive and wait for the workgroup's other waves.
+    SignalWait,
+    /// `s_barrier_signal` (RDNA 4): arrive without waiting.
+    Signal,
+    /// `s_barrier_wait` (RDNA 4): wait until every wave of the workgroup has arrived.
+    Wait,
+}
+
+/// The barrier kind of an instruction, if it is one.
+fn barrier_kind(name: &str) -> Option<Barrier> {
+    match name {
+        "S_BARRIER" => Some(Barrier::SignalWait),
+        "S_BARRIER_SIGNAL" | "S_BARRIER_SIGNAL_ISFIRST" => Some(Barrier::Signal),
+        "S_BARRIER_WAIT" => Some(Barrier::Wait),
+        _ => None,
+    }
 }
 
 /// A compiled instruction: its spec entry, prepared IR and, under the JIT, its kernel.
@@ -405,9 +496,6 @@ fn is_noop(name: &str) -> bool {
                 | "S_DCACHE_WB"
                 | "S_GL1_INV"
                 | "S_ICACHE_INV"
-                | "S_BARRIER"
-                | "S_BARRIER_WAIT"
-                | "S_BARRIER_SIGNAL"
                 | "S_TTRACEDATA"
                 | "S_TTRACEDATA_IMM"
                 | "S_INCPERFLEVEL"
@@ -415,6 +503,14 @@ fn is_noop(name: &str) -> bool {
                 | "BUFFER_GL0_INV"
                 | "BUFFER_GL1_INV"
                 | "BUFFER_WBINVL1"
+                | "BUFFER_WBINVL1_VOL"
+                | "BUFFER_WBL2"
+                | "BUFFER_INVL2"
+                | "GLOBAL_INV"
+                | "GLOBAL_WB"
+                | "GLOBAL_WBINV"
+                | "S_DCACHE_INV_VOL"
+                | "S_DCACHE_WB_VOL"
                 | "S_WAKEUP"
                 | "S_SETKILL"
         )
@@ -600,12 +696,48 @@ impl Executor {
         }
     }
 
+    /// Runs until the wave ends or executes a barrier instruction, or until `budget`
+    /// instructions have run. Returns what stopped it ([`Step::Continue`] when the budget
+    /// ran out) and the number of instructions executed. `trace`, when given, is called as
+    /// in [`Executor::run_traced`] (the state is cloned before each step only then).
+    ///
+    /// # Errors
+    /// The first [`WaveError`]; `wave` then holds the state before the failing instruction.
+    pub fn run_until(
+        &mut self,
+        program: &Program,
+        wave: &mut WaveState,
+        budget: u64,
+        mut trace: Option<&mut dyn FnMut(&Decoded, &WaveState, &WaveState)>,
+    ) -> Result<(Step, u64), WaveError> {
+        let mut steps = 0u64;
+        while steps < budget {
+            let r = match trace.as_mut() {
+                Some(t) => {
+                    let before = wave.clone();
+                    let at = wave.pc;
+                    let r = self.step(program, wave)?;
+                    if let Some(d) = program.at(at) {
+                        t(d, &before, wave);
+                    }
+                    r
+                }
+                None => self.step(program, wave)?,
+            };
+            steps += 1;
+            if r != Step::Continue {
+                return Ok((r, steps));
+            }
+        }
+        Ok((Step::Continue, steps))
+    }
+
     /// Executes the instruction at `wave.pc`.
     ///
     /// # Errors
     /// [`WaveError::PcOutOfProgram`], [`WaveError::Unsupported`] or [`WaveError::Exec`].
     pub fn step(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
-        if wave.pc == program.size {
+        if wave.pc == program.end() {
             return Ok(Step::Ended);
         }
         let idx = program.position(wave.pc).ok_or(WaveError::PcOutOfProgram {
@@ -628,6 +760,13 @@ impl Executor {
             wave.pc += d.size as u64;
             return Ok(self.check_pc(program, d, wave.pc));
         }
+        if let Some(kind) = barrier_kind(name) {
+            wave.pc += d.size as u64;
+            return Ok(match self.check_pc(program, d, wave.pc) {
+                Step::Continue => Step::Barrier(kind),
+                other => other,
+            });
+        }
         let next = if d.inst.family == "VOPD" {
             vopd::execute(self, d, wave)?
         } else if let Some((entry, plan)) = self.cached_plan(program, idx, wave)? {
@@ -648,14 +787,14 @@ impl Executor {
         wave: &mut WaveState,
     ) -> Result<Step, WaveError> {
         let target = next.unwrap_or(d.addr + d.size as u64);
-        if target != program.size && program.at(target).is_none() {
+        if target != program.end() && program.at(target).is_none() {
             return Err(WaveError::PcOutOfProgram {
                 from: d.addr,
                 target,
             });
         }
         wave.pc = target;
-        Ok(if target == program.size {
+        Ok(if target == program.end() {
             Step::Ended
         } else {
             Step::Continue
@@ -712,7 +851,7 @@ impl Executor {
     }
 
     fn check_pc(&self, program: &Program, _d: &Decoded, pc: u64) -> Step {
-        if pc >= program.size {
+        if pc >= program.end() {
             Step::Ended
         } else {
             Step::Continue

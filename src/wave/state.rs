@@ -52,6 +52,47 @@ pub fn null_code(arch: Arch) -> Option<u32> {
     }
 }
 
+/// The base of the generic (flat) address aperture that maps to LDS: a flat address
+/// `SHARED_APERTURE + a` is LDS byte `a` (`src_shared_base` reads its high half).
+pub const SHARED_APERTURE: u64 = 0x0001_0000_0000_0000;
+/// The base of the generic address aperture that maps to the lane's scratch
+/// (`src_private_base` reads its high half).
+pub const PRIVATE_APERTURE: u64 = 0x0002_0000_0000_0000;
+
+/// The memory a launch mapped. A wave that has bounds faults on any access outside them;
+/// a wave without (the single-wave `run`) reads unwritten memory as zero.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bounds {
+    /// Global ranges `[start, end)`.
+    pub global: Vec<(u64, u64)>,
+    /// LDS bytes of the workgroup.
+    pub lds: u64,
+    /// Scratch bytes per lane.
+    pub scratch: u64,
+}
+
+impl Bounds {
+    /// Whether the `n` global bytes at `addr` are all mapped (ranges may touch).
+    pub fn global_mapped(&self, addr: u64, n: u64) -> bool {
+        let mut at = addr;
+        let end = match addr.checked_add(n) {
+            Some(e) => e,
+            None => return false,
+        };
+        // Ranges are few (one per buffer); walk them until the span is covered.
+        'cover: while at < end {
+            for &(s, e) in &self.global {
+                if s <= at && at < e {
+                    at = e;
+                    continue 'cover;
+                }
+            }
+            return false;
+        }
+        true
+    }
+}
+
 /// One wavefront.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WaveState {
@@ -77,6 +118,8 @@ pub struct WaveState {
     pub scratch: HashMap<u64, u8>,
     /// Global memory bytes written since the state was made (address → value).
     pub written: BTreeMap<u64, u8>,
+    /// The memory a launch mapped (`None`: everything reads, unwritten bytes as zero).
+    pub bounds: Option<std::sync::Arc<Bounds>>,
 }
 
 impl WaveState {
@@ -94,6 +137,7 @@ impl WaveState {
             lds: HashMap::new(),
             scratch: HashMap::new(),
             written: BTreeMap::new(),
+            bounds: None,
         };
         w.set_exec(w.full_mask());
         w

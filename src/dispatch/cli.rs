@@ -1,0 +1,512 @@
+//! `amdpcode dispatch`: the command behind the CLI subcommand. A single launch builds its
+//! whole output before returning (a failure never leaves a partial result on stdout); a
+//! batch prints one line per launch as it goes, an error line for a launch that fails.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::launch::number;
+use super::{Code, CodeObject, DispatchError, Dispatcher, Launch, Outcome};
+use crate::spec::{Arch, Spec};
+use crate::wave::Engine;
+
+/// The options of `amdpcode dispatch`.
+#[derive(Clone, Debug, Default)]
+pub struct DispatchOptions {
+    /// `interp`, `jit` or `auto` (the JIT, with the interpreter for entries it cannot compile).
+    pub engine: String,
+    /// Print JSON.
+    pub json: bool,
+    /// Print every executed instruction.
+    pub trace: bool,
+    /// A LAUNCH.json file, or a code object with the short form's options.
+    pub input: Option<PathBuf>,
+    /// A JSON Lines file of launches (`-`: standard input).
+    pub batch: Option<PathBuf>,
+    /// Short form: the kernel.
+    pub kernel: Option<String>,
+    /// Short form: workgroups per dimension (`X[,Y,Z]`).
+    pub grid: Option<String>,
+    /// Short form: work-items per workgroup (`X[,Y,Z]`).
+    pub block: Option<String>,
+    /// Short form: the kernel arguments in order.
+    pub args: Vec<String>,
+    /// Short form: the argument indices whose buffers are printed after the run.
+    pub print: Vec<usize>,
+}
+
+/// A failure of the command, with its message (exit 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CliError(pub String);
+
+fn err(e: impl std::fmt::Display) -> CliError {
+    CliError(format!("error: {e}"))
+}
+
+fn engine_of(name: &str) -> Result<Engine, CliError> {
+    match name {
+        "interp" => Ok(Engine::Interp),
+        "jit" | "auto" => Ok(Engine::Jit),
+        o => Err(err(format!("unknown engine `{o}` (interp, jit or auto)"))),
+    }
+}
+
+/// The arch a launch runs on: its `arch`, or its code object's.
+///
+/// # Errors
+/// A [`DispatchError`] when neither says.
+pub fn launch_arch(l: &Launch) -> Result<Arch, DispatchError> {
+    match (&l.code, l.arch) {
+        (Code::Object { bytes, path, .. }, _) => CodeObject::parse(bytes)
+            .map(|c| c.arch)
+            .map_err(|e| DispatchError::CodeObject(format!("{path}: {e}"))),
+        (Code::Raw { .. }, Some(a)) => Ok(a),
+        (Code::Raw { .. }, None) => Err(DispatchError::Launch("arch: missing".into())),
+    }
+}
+
+/// Dispatchers by arch, created on first use (a batch shares them across lines).
+struct Pool<'s> {
+    spec: &'s Spec,
+    engine: Engine,
+    by_arch: HashMap<Arch, Dispatcher>,
+}
+
+impl Pool<'_> {
+    fn get(&mut self, arch: Arch) -> Result<&mut Dispatcher, CliError> {
+        if !self.by_arch.contains_key(&arch) {
+            let d = Dispatcher::new(self.spec.db(arch), self.engine).map_err(err)?;
+            self.by_arch.insert(arch, d);
+        }
+        Ok(self
+            .by_arch
+            .get_mut(&arch)
+            .expect("bug: dispatcher just inserted"))
+    }
+}
+
+/// The `--json` output of a launch.
+pub fn outcome_json(o: &Outcome) -> Value {
+    let range = |(a, b): &(u64, Vec<u8>)| json!({"addr": format!("0x{a:x}"), "hex": to_hex(b)});
+    let memory: Vec<Value> = o
+        .memory
+        .iter()
+        .chain(o.written_elsewhere.iter())
+        .map(range)
+        .collect();
+    json!({
+        "memory": memory,
+        "waves": o.waves,
+        "workgroups": o.workgroups,
+        "instructions": o.instructions,
+    })
+}
+
+fn to_hex(b: &[u8]) -> String {
+    let mut s = String::with_capacity(2 * b.len());
+    for x in b {
+        s.push_str(&format!("{x:02x}"));
+    }
+    s
+}
+
+/// Runs the command and returns its standard output.
+///
+/// # Errors
+/// [`CliError`] with the message to print (exit 1).
+pub fn run(spec: &Spec, opts: &DispatchOptions) -> Result<String, CliError> {
+    let engine = engine_of(&opts.engine)?;
+    let mut pool = Pool {
+        spec,
+        engine,
+        by_arch: HashMap::new(),
+    };
+    if let Some(batch) = &opts.batch {
+        return run_batch(&mut pool, batch, opts);
+    }
+    let input = opts
+        .input
+        .as_ref()
+        .ok_or_else(|| err("give a LAUNCH.json, a code object with --kernel, or --batch FILE"))?;
+    let bytes =
+        std::fs::read(input).map_err(|e| err(format!("cannot read {}: {e}", input.display())))?;
+    let is_elf = bytes.starts_with(b"\x7fELF");
+    let dir = input.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let (launch, prints) = if is_elf {
+        short_form(&bytes, input, opts)?
+    } else {
+        if opts.kernel.is_some() || opts.grid.is_some() || !opts.args.is_empty() {
+            return Err(err(format!(
+                "{}: --kernel/--grid/--block/--arg go with a code object, not a LAUNCH.json",
+                input.display()
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| {
+            err(format!(
+                "{}: neither a code object nor JSON text",
+                input.display()
+            ))
+        })?;
+        let l =
+            Launch::from_json(&text, &dir).map_err(|e| err(format!("{}: {e}", input.display())))?;
+        (l, Vec::new())
+    };
+    let arch = launch_arch(&launch).map_err(|e| err(format!("{}: {e}", input.display())))?;
+    let d = pool.get(arch)?;
+    let mut trace_text = String::new();
+    let outcome = if opts.trace {
+        let isa = d.executor().isa().clone();
+        let mut t = |wg: [u32; 3],
+                     wave: u32,
+                     dec: &crate::wave::Decoded,
+                     a: &crate::wave::WaveState,
+                     b: &crate::wave::WaveState| {
+            trace_text.push_str(&format!("wg({},{},{}) w{wave} ", wg[0], wg[1], wg[2]));
+            trace_text.push_str(&crate::wave::cli::trace_line(&isa, dec, a, b));
+        };
+        d.run_traced(&launch, Some(&mut t))
+    } else {
+        d.run(&launch)
+    }
+    .map_err(|e| err(format!("{}: {e}", input.display())))?;
+    let mut out = trace_text;
+    if opts.json {
+        out.push_str(&serde_json::to_string(&outcome_json(&outcome)).unwrap_or_default());
+        out.push('\n');
+    } else {
+        out.push_str(&format!(
+            "ran {} workgroup(s), {} wave(s), {} instruction(s)\n",
+            outcome.workgroups, outcome.waves, outcome.instructions
+        ));
+        for p in &prints {
+            out.push_str(&p.render(&outcome));
+        }
+        if prints.is_empty() {
+            for (a, b) in outcome
+                .memory
+                .iter()
+                .chain(outcome.written_elsewhere.iter())
+            {
+                let shown = &b[..b.len().min(64)];
+                let more = if b.len() > 64 { " ..." } else { "" };
+                out.push_str(&format!(
+                    "0x{a:x} ({} bytes): {}{more}\n",
+                    b.len(),
+                    to_hex(shown)
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn run_batch(pool: &mut Pool<'_>, path: &Path, opts: &DispatchOptions) -> Result<String, CliError> {
+    let text = if path == Path::new("-") {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| err(format!("reading standard input: {e}")))?;
+        s
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| err(format!("cannot read {}: {e}", path.display())))?
+    };
+    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let result = Launch::from_json(line, &dir).and_then(|l| {
+            let arch = launch_arch(&l)?;
+            let d = pool.get(arch).map_err(|e| DispatchError::Launch(e.0))?;
+            d.run(&l)
+        });
+        let v = match result {
+            Ok(o) if opts.json => outcome_json(&o),
+            Ok(o) => json!({"waves": o.waves, "instructions": o.instructions}),
+            Err(e) => json!({"error": format!("line {}: {e}", i + 1)}),
+        };
+        // A closed pipe ends the batch quietly.
+        if writeln!(out, "{v}").is_err() {
+            break;
+        }
+    }
+    Ok(String::new())
+}
+
+/// A buffer to print after a short-form run.
+struct Print {
+    index: usize,
+    addr: u64,
+    ty: ElemType,
+}
+
+impl Print {
+    fn render(&self, o: &Outcome) -> String {
+        let Some((_, bytes)) = o.memory.iter().find(|(a, _)| *a == self.addr) else {
+            return String::new();
+        };
+        let vals: Vec<String> = bytes
+            .chunks(self.ty.size())
+            .filter(|c| c.len() == self.ty.size())
+            .map(|c| self.ty.show(c))
+            .collect();
+        format!("arg {}: [{}]\n", self.index, vals.join(", "))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum ElemType {
+    U8,
+    I8,
+    U16,
+    I16,
+    U32,
+    I32,
+    U64,
+    I64,
+    F16,
+    F32,
+    F64,
+}
+
+impl ElemType {
+    fn parse(s: &str) -> Option<ElemType> {
+        Some(match s {
+            "u8" => ElemType::U8,
+            "i8" => ElemType::I8,
+            "u16" => ElemType::U16,
+            "i16" => ElemType::I16,
+            "u32" => ElemType::U32,
+            "i32" => ElemType::I32,
+            "u64" => ElemType::U64,
+            "i64" => ElemType::I64,
+            "f16" => ElemType::F16,
+            "f32" => ElemType::F32,
+            "f64" => ElemType::F64,
+            _ => return None,
+        })
+    }
+    fn size(self) -> usize {
+        match self {
+            ElemType::U8 | ElemType::I8 => 1,
+            ElemType::U16 | ElemType::I16 | ElemType::F16 => 2,
+            ElemType::U32 | ElemType::I32 | ElemType::F32 => 4,
+            _ => 8,
+        }
+    }
+    fn encode(self, text: &str) -> Option<Vec<u8>> {
+        let t = text.trim();
+        let int = || -> Option<i128> {
+            match t.strip_prefix("0x") {
+                Some(h) => i128::from_str_radix(h, 16).ok(),
+                None => t.parse().ok(),
+            }
+        };
+        Some(match self {
+            ElemType::F32 => t.parse::<f32>().ok()?.to_le_bytes().to_vec(),
+            ElemType::F64 => t.parse::<f64>().ok()?.to_le_bytes().to_vec(),
+            ElemType::F16 => {
+                let f = t.parse::<f64>().ok()?;
+                let mut flags = crate::float::Flags::default();
+                let h = crate::float::from_f64(
+                    crate::float::F16,
+                    f,
+                    crate::float::Round::NearestEven,
+                    &mut flags,
+                );
+                (h as u16).to_le_bytes().to_vec()
+            }
+            _ => {
+                let v = int()?;
+                let n = self.size();
+                let (lo, hi) = match self {
+                    ElemType::I8 | ElemType::I16 | ElemType::I32 | ElemType::I64 => {
+                        (-(1i128 << (8 * n - 1)), (1i128 << (8 * n - 1)) - 1)
+                    }
+                    _ => (0, (1i128 << (8 * n)) - 1),
+                };
+                if v < lo || v > hi {
+                    return None;
+                }
+                (v as u64).to_le_bytes()[..n].to_vec()
+            }
+        })
+    }
+    fn show(self, b: &[u8]) -> String {
+        let mut w = [0u8; 8];
+        w[..b.len()].copy_from_slice(b);
+        let u = u64::from_le_bytes(w);
+        match self {
+            ElemType::U8 | ElemType::U16 | ElemType::U32 | ElemType::U64 => u.to_string(),
+            ElemType::I8 => (u as i8).to_string(),
+            ElemType::I16 => (u as i16).to_string(),
+            ElemType::I32 => (u as i32).to_string(),
+            ElemType::I64 => (u as i64).to_string(),
+            ElemType::F16 => format!(
+                "{}",
+                crate::float::to_f64_exact(crate::float::F16, u & 0xffff)
+            ),
+            ElemType::F32 => format!("{}", f32::from_bits(u as u32)),
+            ElemType::F64 => format!("{}", f64::from_bits(u)),
+        }
+    }
+}
+
+/// Where the short form places argument `i`'s buffer.
+fn buffer_addr(i: usize) -> u64 {
+    (i as u64 + 1) << 32
+}
+
+/// Builds a launch from `K.hsaco --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] --arg ...`.
+///
+/// Arguments, in the kernel's order: a scalar `TYPE=VALUE` (`u32=5`, `f32=1.5`), or a buffer
+/// `buf=TYPExN:FILL` with FILL `zero`, `rand` (seeded), `iota`, or comma-separated values,
+/// or `buf=file:PATH` (its bytes). Buffers are mapped at (index + 1) << 32.
+fn short_form(
+    bytes: &[u8],
+    path: &Path,
+    opts: &DispatchOptions,
+) -> Result<(Launch, Vec<Print>), CliError> {
+    let co = CodeObject::parse(bytes).map_err(|e| err(format!("{}: {e}", path.display())))?;
+    let kname = opts
+        .kernel
+        .as_ref()
+        .ok_or_else(|| err("--kernel NAME is required with a code object"))?;
+    let k = co
+        .kernel(kname)
+        .map_err(|e| err(format!("{}: {e}", path.display())))?;
+    let dims = |flag: &str, v: &Option<String>| -> Result<Value, CliError> {
+        let v = v
+            .as_ref()
+            .ok_or_else(|| err(format!("{flag} X[,Y,Z] is required")))?;
+        let mut out = Vec::new();
+        for part in v.split(',') {
+            let n = number(flag, &Value::String(part.into())).map_err(err)?;
+            out.push(Value::from(n));
+        }
+        Ok(Value::Array(out))
+    };
+    let explicit: Vec<&super::KernelArg> = k
+        .args
+        .iter()
+        .filter(|a| !a.kind.starts_with("hidden_"))
+        .collect();
+    if opts.args.len() != explicit.len() {
+        return Err(err(format!(
+            "kernel {kname} takes {} argument(s), {} --arg given",
+            explicit.len(),
+            opts.args.len()
+        )));
+    }
+    let mut kernarg = vec![
+        0u8;
+        explicit
+            .iter()
+            .map(|a| (a.offset + a.size) as usize)
+            .max()
+            .unwrap_or(0)
+    ];
+    let mut memory = Vec::new();
+    let mut prints = Vec::new();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for (i, (text, a)) in opts.args.iter().zip(&explicit).enumerate() {
+        let bad = |m: String| err(format!("--arg {} (`{text}`): {m}", i));
+        let (kind, value) = text
+            .split_once('=')
+            .ok_or_else(|| bad("expected TYPE=VALUE or buf=...".into()))?;
+        let field: Vec<u8> = if kind == "buf" {
+            let addr = buffer_addr(i);
+            let (data, ty) = if let Some(file) = value.strip_prefix("file:") {
+                (
+                    std::fs::read(file).map_err(|e| bad(format!("cannot read {file}: {e}")))?,
+                    ElemType::U8,
+                )
+            } else {
+                let (shape, fill) = value
+                    .split_once(':')
+                    .ok_or_else(|| bad("expected TYPExN:FILL".into()))?;
+                let (ty, n) = shape
+                    .split_once('x')
+                    .ok_or_else(|| bad("expected TYPExN".into()))?;
+                let ty = ElemType::parse(ty).ok_or_else(|| bad(format!("unknown type `{ty}`")))?;
+                let n: usize = n
+                    .parse()
+                    .map_err(|_| bad(format!("`{n}` is not a count")))?;
+                if n * ty.size() > 1 << 30 {
+                    return Err(bad("buffer over 1 GiB".into()));
+                }
+                let data = match fill {
+                    "zero" => vec![0u8; n * ty.size()],
+                    "rand" => (0..n * ty.size())
+                        .map(|_| {
+                            seed ^= seed << 13;
+                            seed ^= seed >> 7;
+                            seed ^= seed << 17;
+                            (seed >> 24) as u8
+                        })
+                        .collect(),
+                    "iota" => (0..n)
+                        .flat_map(|j| {
+                            ty.encode(&j.to_string())
+                                .unwrap_or_else(|| vec![0; ty.size()])
+                        })
+                        .collect(),
+                    list => {
+                        let vals: Vec<&str> = list.split(',').collect();
+                        if vals.len() != n {
+                            return Err(bad(format!("{} values for {n} elements", vals.len())));
+                        }
+                        let mut d = Vec::new();
+                        for v in vals {
+                            d.extend(
+                                ty.encode(v)
+                                    .ok_or_else(|| bad(format!("`{v}` is not a {shape} value")))?,
+                            );
+                        }
+                        d
+                    }
+                };
+                (data, ty)
+            };
+            memory.push(json!({"addr": format!("0x{addr:x}"), "hex": to_hex(&data)}));
+            if opts.print.contains(&i) {
+                prints.push(Print { index: i, addr, ty });
+            }
+            addr.to_le_bytes().to_vec()
+        } else {
+            let ty = ElemType::parse(kind).ok_or_else(|| bad(format!("unknown type `{kind}`")))?;
+            ty.encode(value)
+                .ok_or_else(|| bad(format!("`{value}` is not a {kind} value")))?
+        };
+        if field.len() as u32 != a.size {
+            return Err(bad(format!(
+                "the kernel's argument {i} is {} bytes ({}), this value {}",
+                a.size,
+                a.kind,
+                field.len()
+            )));
+        }
+        let at = a.offset as usize;
+        kernarg[at..at + field.len()].copy_from_slice(&field);
+    }
+    for &p in &opts.print {
+        if !prints.iter().any(|x| x.index == p) {
+            return Err(err(format!("--print {p}: argument {p} is not a buffer")));
+        }
+    }
+    let launch = json!({
+        "code_object": path.display().to_string(),
+        "kernel": kname,
+        "grid": dims("--grid", &opts.grid)?,
+        "block": dims("--block", &opts.block)?,
+        "kernarg_hex": to_hex(&kernarg),
+        "memory": memory,
+    });
+    let l = Launch::from_value(&launch, Path::new(".")).map_err(err)?;
+    Ok((l, prints))
+}

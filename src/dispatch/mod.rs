@@ -1,0 +1,733 @@
+//! Kernel dispatch: runs a whole launch — a code object's kernel or raw code with the
+//! registers a command processor would set — over a grid of workgroups, each split into
+//! waves that share the workgroup's LDS and meet at barriers, all sharing the dispatch's
+//! global memory.
+//!
+//! This module owns the launch: loading ([`codeobj`]), the launch description ([`launch`]),
+//! the initial wave state of AMD's ABI ([`abi`]) and the schedule. Instructions run through
+//! [`crate::wave::Executor`], one executor per dispatch, so its per-instruction cache (and the
+//! JIT's kernels) are shared by every wave and workgroup.
+//!
+//! The schedule is deterministic: workgroups run one after another in x, y, z order; within
+//! a workgroup, waves run round-robin, each until it reaches a barrier or ends; a barrier
+//! releases when every wave still running has arrived (waves that ended count as arrived).
+//! Global atomics therefore act in that order.
+//!
+//! Memory of a code-object launch (addresses chosen away from user ranges, which must not
+//! overlap them): the code object image at [`IMAGE_BASE`], the dispatch packet at
+//! [`PACKET_ADDR`], a zeroed queue at [`QUEUE_ADDR`] and the kernarg segment at
+//! [`KERNARG_ADDR`].
+
+pub mod abi;
+pub mod cli;
+pub mod codeobj;
+pub mod launch;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+use crate::spec::{Arch, SpecDb};
+use crate::wave::{Bounds, Engine, Executor, Program, Step, WaveError, WaveState};
+
+pub use codeobj::{CodeObject, KernelArg, KernelDescriptor, KernelInfo};
+pub use launch::{Code, Launch, Unmapped};
+
+/// Where a code object's image is mapped.
+pub const IMAGE_BASE: u64 = 0x7f00_0000_0000;
+/// The `hsa_kernel_dispatch_packet_t` of a code-object launch.
+pub const PACKET_ADDR: u64 = 0x7f10_0000_0000;
+/// A zeroed `hsa_queue_t` for the queue pointer.
+pub const QUEUE_ADDR: u64 = 0x7f10_0000_1000;
+/// The kernarg segment of a code-object launch.
+pub const KERNARG_ADDR: u64 = 0x7f10_0001_0000;
+
+/// Why a launch could not be set up or did not complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DispatchError {
+    /// The launch description is malformed (the message names the key).
+    Launch(String),
+    /// A file could not be read.
+    Io {
+        /// The path.
+        path: String,
+        /// The system's message.
+        message: String,
+    },
+    /// The code object is malformed or unsupported.
+    CodeObject(String),
+    /// The code object has no kernel of that name.
+    NoKernel {
+        /// The name asked for.
+        name: String,
+        /// The kernels it has.
+        available: Vec<String>,
+    },
+    /// The kernel arguments do not match the metadata.
+    Kernarg(String),
+    /// A wave faulted (bad address, unsupported instruction, step budget).
+    Wave {
+        /// The workgroup id.
+        workgroup: [u32; 3],
+        /// The wave's index in the workgroup.
+        wave: u32,
+        /// What happened.
+        error: WaveError,
+    },
+    /// Every wave still running waits at a barrier that can never release.
+    Deadlock {
+        /// The workgroup id.
+        workgroup: [u32; 3],
+        /// The waiting waves: (index, PC) and whether each has arrived.
+        waves: Vec<(u32, u64, bool)>,
+    },
+}
+
+impl fmt::Display for DispatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DispatchError::Launch(m) => write!(f, "launch: {m}"),
+            DispatchError::Io { path, message } => write!(f, "cannot read {path}: {message}"),
+            DispatchError::CodeObject(m) => write!(f, "code object: {m}"),
+            DispatchError::NoKernel { name, available } => write!(
+                f,
+                "no kernel `{name}` in the code object (it has: {})",
+                available.join(", ")
+            ),
+            DispatchError::Kernarg(m) => write!(f, "kernel arguments: {m}"),
+            DispatchError::Wave {
+                workgroup: [x, y, z],
+                wave,
+                error,
+            } => write!(f, "workgroup ({x},{y},{z}) wave {wave}: {error}"),
+            DispatchError::Deadlock {
+                workgroup: [x, y, z],
+                waves,
+            } => {
+                write!(f, "workgroup ({x},{y},{z}): barrier deadlock:")?;
+                for (i, pc, arrived) in waves {
+                    let how = if *arrived {
+                        "arrived, waiting"
+                    } else {
+                        "waiting without having arrived"
+                    };
+                    write!(f, " wave {i} at 0x{pc:x} ({how});")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for DispatchError {}
+
+/// What a dispatch did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Every input memory range after the run, in the launch's order.
+    pub memory: Vec<(u64, Vec<u8>)>,
+    /// Bytes written outside the input ranges (and outside the loader's own ranges), as
+    /// runs of consecutive bytes.
+    pub written_elsewhere: Vec<(u64, Vec<u8>)>,
+    /// Waves run.
+    pub waves: u64,
+    /// Workgroups run.
+    pub workgroups: u64,
+    /// Dynamic wave instructions executed.
+    pub instructions: u64,
+    /// Dynamic lane operations (instructions times the lanes active when each issued).
+    pub lane_ops: u64,
+}
+
+/// A launch resolved to what the waves need.
+struct Prepared {
+    arch: Arch,
+    wave_size: u32,
+    program: Program,
+    entry: u64,
+    rsrc1: u32,
+    rsrc2: u32,
+    user_sgprs: Vec<u32>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    items: [u32; 3],
+    memory: HashMap<u64, u8>,
+    bounds: Option<Arc<Bounds>>,
+    inputs: Vec<(u64, u64)>,
+    loader_ranges: Vec<(u64, u64)>,
+    step_budget: u64,
+}
+
+fn overlaps(a: (u64, u64), b: (u64, u64)) -> bool {
+    a.0 < b.0.saturating_add(b.1) && b.0 < a.0.saturating_add(a.1)
+}
+
+/// Runs launches of one arch; keeps its executor (and so the JIT's kernels) across them.
+pub struct Dispatcher {
+    executor: Executor,
+}
+
+/// A trace callback: workgroup, wave index, instruction, state before and after.
+pub type Trace<'a> = dyn FnMut([u32; 3], u32, &crate::wave::Decoded, &WaveState, &WaveState) + 'a;
+
+impl Dispatcher {
+    /// A dispatcher for `db`'s arch.
+    ///
+    /// # Errors
+    /// [`WaveError::Jit`] when the JIT is asked for and the host is not supported.
+    pub fn new(db: &SpecDb, engine: Engine) -> Result<Dispatcher, WaveError> {
+        Ok(Dispatcher {
+            executor: Executor::new(db, engine)?,
+        })
+    }
+
+    /// The arch.
+    pub fn arch(&self) -> Arch {
+        self.executor.arch()
+    }
+
+    /// The executor (its ISA, engine, JIT fallbacks).
+    pub fn executor(&self) -> &Executor {
+        &self.executor
+    }
+
+    /// Runs a launch.
+    ///
+    /// # Errors
+    /// A [`DispatchError`]: a malformed launch or code object before anything runs, or the
+    /// first fault of a wave.
+    pub fn run(&mut self, launch: &Launch) -> Result<Outcome, DispatchError> {
+        self.run_traced(launch, None)
+    }
+
+    /// Runs a launch, calling `trace` after every instruction of every wave.
+    ///
+    /// # Errors
+    /// As [`Dispatcher::run`].
+    pub fn run_traced(
+        &mut self,
+        launch: &Launch,
+        mut trace: Option<&mut Trace<'_>>,
+    ) -> Result<Outcome, DispatchError> {
+        let mut p = self.prepare(launch)?;
+        let mut global = std::mem::take(&mut p.memory);
+        let mut written = BTreeMap::new();
+        let mut out = Outcome::default();
+        for gz in 0..p.grid[2] {
+            for gy in 0..p.grid[1] {
+                for gx in 0..p.grid[0] {
+                    self.run_workgroup(
+                        &p,
+                        [gx, gy, gz],
+                        &mut global,
+                        &mut written,
+                        &mut out,
+                        trace.as_deref_mut(),
+                    )?;
+                }
+            }
+        }
+        for &(a, n) in &p.inputs {
+            let bytes = (0..n)
+                .map(|i| global.get(&(a + i)).copied().unwrap_or(0))
+                .collect();
+            out.memory.push((a, bytes));
+        }
+        let mut runs: Vec<(u64, Vec<u8>)> = Vec::new();
+        for (&a, &b) in &written {
+            let covered = |r: &(u64, u64)| r.0 <= a && a < r.0 + r.1;
+            if p.inputs.iter().any(covered) || p.loader_ranges.iter().any(covered) {
+                continue;
+            }
+            match runs.last_mut() {
+                Some((s, bytes)) if *s + bytes.len() as u64 == a => bytes.push(b),
+                _ => runs.push((a, vec![b])),
+            }
+        }
+        out.written_elsewhere = runs;
+        Ok(out)
+    }
+
+    fn run_workgroup(
+        &mut self,
+        p: &Prepared,
+        wg: [u32; 3],
+        global: &mut HashMap<u64, u8>,
+        written: &mut BTreeMap<u64, u8>,
+        out: &mut Outcome,
+        mut trace: Option<&mut Trace<'_>>,
+    ) -> Result<(), DispatchError> {
+        // A partial workgroup at the grid's edge has only the remaining work-items.
+        let size: [u32; 3] = [0, 1, 2].map(|d| p.block[d].min(p.items[d] - wg[d] * p.block[d]));
+        let threads: u32 = size.iter().product();
+        let n_waves = threads.div_ceil(p.wave_size);
+        struct Slot {
+            wave: WaveState,
+            ended: bool,
+            arrived: bool,
+            waiting: bool,
+            steps: u64,
+        }
+        let mut slots: Vec<Slot> = (0..n_waves)
+            .map(|i| {
+                let mut w = abi::initial_wave(&abi::WaveSetup {
+                    arch: p.arch,
+                    wave_size: p.wave_size,
+                    rsrc1: p.rsrc1,
+                    rsrc2: p.rsrc2,
+                    user_sgprs: &p.user_sgprs,
+                    entry: p.entry,
+                    workgroup: wg,
+                    size,
+                    wave_index: i,
+                    n_waves,
+                });
+                w.bounds = p.bounds.clone();
+                Slot {
+                    wave: w,
+                    ended: false,
+                    arrived: false,
+                    waiting: false,
+                    steps: 0,
+                }
+            })
+            .collect();
+        out.workgroups += 1;
+        out.waves += n_waves as u64;
+        let mut lds: HashMap<u64, u8> = HashMap::new();
+        loop {
+            for (i, s) in slots.iter_mut().enumerate() {
+                if s.ended || s.waiting {
+                    continue;
+                }
+                let w = &mut s.wave;
+                std::mem::swap(&mut w.memory, global);
+                std::mem::swap(&mut w.lds, &mut lds);
+                std::mem::swap(&mut w.written, written);
+                let mut wave_trace = trace.as_deref_mut().map(|t| {
+                    move |d: &crate::wave::Decoded, a: &WaveState, b: &WaveState| {
+                        t(wg, i as u32, d, a, b)
+                    }
+                });
+                let budget = p.step_budget.saturating_sub(s.steps);
+                let r = self.executor.run_until(
+                    &p.program,
+                    w,
+                    budget,
+                    wave_trace.as_mut().map(|t| {
+                        t as &mut dyn FnMut(&crate::wave::Decoded, &WaveState, &WaveState)
+                    }),
+                );
+                std::mem::swap(&mut w.memory, global);
+                std::mem::swap(&mut w.lds, &mut lds);
+                std::mem::swap(&mut w.written, written);
+                let fail = |error| DispatchError::Wave {
+                    workgroup: wg,
+                    wave: i as u32,
+                    error,
+                };
+                let (step, n) = r.map_err(fail)?;
+                s.steps += n;
+                out.instructions += n;
+                match step {
+                    Step::Ended => s.ended = true,
+                    Step::Barrier(crate::wave::Barrier::SignalWait) => {
+                        s.arrived = true;
+                        s.waiting = true;
+                    }
+                    Step::Barrier(crate::wave::Barrier::Signal) => s.arrived = true,
+                    Step::Barrier(crate::wave::Barrier::Wait) => s.waiting = true,
+                    Step::Continue => {
+                        return Err(fail(WaveError::StepBudget { steps: s.steps }));
+                    }
+                }
+            }
+            if slots.iter().all(|s| s.ended) {
+                return Ok(());
+            }
+            if slots.iter().all(|s| s.ended || s.waiting) {
+                if slots.iter().all(|s| s.ended || s.arrived) {
+                    for s in &mut slots {
+                        s.arrived = false;
+                        s.waiting = false;
+                    }
+                } else {
+                    return Err(DispatchError::Deadlock {
+                        workgroup: wg,
+                        waves: slots
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, s)| !s.ended)
+                            .map(|(i, s)| (i as u32, s.wave.pc, s.arrived))
+                            .collect(),
+                    });
+                }
+            }
+        }
+    }
+
+    fn prepare(&mut self, launch: &Launch) -> Result<Prepared, DispatchError> {
+        let arch = self.arch();
+        let bad = |m: String| DispatchError::Launch(m);
+        if let Some(a) = launch.arch {
+            if a != arch {
+                return Err(bad(format!(
+                    "arch: the launch says {} but runs on {}",
+                    a.name(),
+                    arch.name()
+                )));
+            }
+        }
+        let mut memory: HashMap<u64, u8> = HashMap::new();
+        let mut ranges: Vec<(u64, u64)> = Vec::new();
+        let mut inputs = Vec::new();
+        for (a, bytes) in &launch.memory {
+            for (i, b) in bytes.iter().enumerate() {
+                memory.insert(a + i as u64, *b);
+            }
+            ranges.push((*a, bytes.len() as u64));
+            inputs.push((*a, bytes.len() as u64));
+        }
+        let mut loader_ranges = Vec::new();
+        let items = launch
+            .grid_items
+            .unwrap_or([0, 1, 2].map(|d| launch.grid[d].saturating_mul(launch.block[d])));
+        let default_wave = if arch == Arch::Cdna { 64 } else { 32 };
+        let (program, entry, rsrc1, rsrc2, user_sgprs, wave_size, lds, scratch) = match &launch.code
+        {
+            Code::Raw {
+                bytes,
+                addr,
+                rsrc1,
+                rsrc2,
+                rsrc3: _,
+                user_sgprs,
+            } => {
+                let program = Program::from_image(self.executor.isa(), bytes, *addr)
+                    .map_err(|e| DispatchError::CodeObject(format!("code_hex: {e}")))?;
+                if program.at(*addr).is_none() {
+                    return Err(bad(format!(
+                        "code_hex: the first word at 0x{addr:x} is not an instruction of {}",
+                        arch.name()
+                    )));
+                }
+                for (i, b) in bytes.iter().enumerate() {
+                    memory.insert(addr + i as u64, *b);
+                }
+                ranges.push((*addr, bytes.len() as u64));
+                let count = abi::rsrc2::user_sgpr_count(*rsrc2) as usize;
+                if user_sgprs.len() > count.max(16) {
+                    return Err(bad(format!(
+                        "user_sgprs: {} values, but RSRC2 enables {count} user SGPRs",
+                        user_sgprs.len()
+                    )));
+                }
+                (
+                    program,
+                    *addr,
+                    *rsrc1,
+                    *rsrc2,
+                    user_sgprs.clone(),
+                    launch.wave.unwrap_or(default_wave),
+                    launch.lds_bytes.unwrap_or(abi::rsrc2::lds_bytes(*rsrc2)),
+                    launch.scratch_bytes.unwrap_or(0),
+                )
+            }
+            Code::Object {
+                bytes,
+                path,
+                kernel,
+                kernarg,
+            } => {
+                let co = CodeObject::parse(bytes).map_err(|e| match e {
+                    DispatchError::CodeObject(m) => {
+                        DispatchError::CodeObject(format!("{path}: {m}"))
+                    }
+                    other => other,
+                })?;
+                if co.arch != arch {
+                    return Err(bad(format!(
+                        "{path} is for {} ({}), not {}",
+                        co.processor,
+                        co.arch.name(),
+                        arch.name()
+                    )));
+                }
+                let k = co.kernel(kernel)?;
+                let wave_size = match launch.wave {
+                    Some(w) if w != k.wave_size => {
+                        return Err(bad(format!(
+                            "wave: kernel {kernel} was compiled for wave{}, not wave{w}",
+                            k.wave_size
+                        )))
+                    }
+                    _ => k.wave_size,
+                };
+                let image_range = (IMAGE_BASE, co.image.len() as u64);
+                for (i, b) in co.image.iter().enumerate() {
+                    memory.insert(IMAGE_BASE + i as u64, *b);
+                }
+                let &(seg, seg_len) = co
+                    .code
+                    .iter()
+                    .find(|&&(s, n)| s <= k.entry && k.entry < s + n)
+                    .ok_or_else(|| {
+                        DispatchError::CodeObject(format!("{path}: entry outside code"))
+                    })?;
+                let code = &co.image[seg as usize..(seg + seg_len) as usize];
+                let program = Program::from_image(self.executor.isa(), code, IMAGE_BASE + seg)
+                    .map_err(|e| DispatchError::CodeObject(format!("{path}: {e}")))?;
+                let entry = IMAGE_BASE + k.entry;
+                if program.at(entry).is_none() {
+                    return Err(DispatchError::CodeObject(format!(
+                        "{path}: kernel {kernel}: entry 0x{:x} does not decode",
+                        k.entry
+                    )));
+                }
+                let kernarg_bytes = build_kernarg(k, kernarg, launch, items)?;
+                let kernarg_len = (kernarg_bytes.len() as u64).div_ceil(64) * 64 + 256;
+                for (i, b) in kernarg_bytes.iter().enumerate() {
+                    memory.insert(KERNARG_ADDR + i as u64, *b);
+                }
+                let lds = launch
+                    .lds_bytes
+                    .unwrap_or(k.descriptor.group_segment_fixed_size as u64);
+                let dynamic_stack =
+                    k.descriptor.code_properties & codeobj::props::USES_DYNAMIC_STACK != 0;
+                let scratch = launch.scratch_bytes.unwrap_or(
+                    k.descriptor.private_segment_fixed_size as u64
+                        + if dynamic_stack { 64 * 1024 } else { 0 },
+                );
+                let packet = dispatch_packet(launch.block, items, scratch as u32, lds as u32, k);
+                for (i, b) in packet.iter().enumerate() {
+                    memory.insert(PACKET_ADDR + i as u64, *b);
+                }
+                loader_ranges = vec![
+                    image_range,
+                    (PACKET_ADDR, 64),
+                    (QUEUE_ADDR, 256),
+                    (KERNARG_ADDR, kernarg_len),
+                ];
+                for r in &loader_ranges {
+                    if let Some(u) = inputs.iter().find(|u| overlaps(**u, *r)) {
+                        return Err(bad(format!(
+                            "memory range 0x{:x}+{} overlaps the loader's range 0x{:x}+{} \
+                             (code image, dispatch packet, queue or kernarg)",
+                            u.0, u.1, r.0, r.1
+                        )));
+                    }
+                }
+                ranges.extend(loader_ranges.iter().copied());
+                let user_sgprs = user_sgprs_of(k, &kernarg_bytes, scratch as u32);
+                (
+                    program,
+                    entry,
+                    k.descriptor.rsrc1,
+                    k.descriptor.rsrc2,
+                    user_sgprs,
+                    wave_size,
+                    lds,
+                    scratch,
+                )
+            }
+        };
+        if arch == Arch::Cdna && wave_size != 64 {
+            return Err(bad("wave: CDNA runs wave64 only".into()));
+        }
+        let block_threads = launch.block.iter().map(|&b| b as u64).product::<u64>();
+        if block_threads > 1024 {
+            return Err(bad(format!(
+                "block: {block_threads} work-items per workgroup (at most 1024)"
+            )));
+        }
+        let bounds = match launch.unmapped {
+            Unmapped::Fault => Some(Arc::new(Bounds {
+                global: ranges
+                    .iter()
+                    .map(|&(a, n)| (a, a.saturating_add(n)))
+                    .collect(),
+                lds,
+                scratch,
+            })),
+            Unmapped::Zero => None,
+        };
+        Ok(Prepared {
+            arch,
+            wave_size,
+            program,
+            entry,
+            rsrc1,
+            rsrc2,
+            user_sgprs,
+            grid: launch.grid,
+            block: launch.block,
+            items,
+            memory,
+            bounds,
+            inputs,
+            loader_ranges,
+            step_budget: launch
+                .step_budget
+                .unwrap_or(crate::wave::DEFAULT_STEP_BUDGET),
+        })
+    }
+}
+
+/// The user SGPRs a code object's descriptor enables, in the ABI's order.
+fn user_sgprs_of(k: &KernelInfo, kernarg: &[u8], scratch: u32) -> Vec<u32> {
+    use codeobj::props;
+    let p = k.descriptor.code_properties;
+    let mut v = Vec::new();
+    let pair = |v: &mut Vec<u32>, a: u64| {
+        v.push(a as u32);
+        v.push((a >> 32) as u32);
+    };
+    if p & props::PRIVATE_SEGMENT_BUFFER != 0 {
+        // A scratch buffer resource: base = the private aperture, no bounds.
+        pair(&mut v, crate::wave::PRIVATE_APERTURE);
+        v.extend([u32::MAX, 0]);
+    }
+    if p & props::DISPATCH_PTR != 0 {
+        pair(&mut v, PACKET_ADDR);
+    }
+    if p & props::QUEUE_PTR != 0 {
+        pair(&mut v, QUEUE_ADDR);
+    }
+    if p & props::KERNARG_SEGMENT_PTR != 0 {
+        pair(&mut v, KERNARG_ADDR);
+    }
+    if p & props::DISPATCH_ID != 0 {
+        pair(&mut v, 0);
+    }
+    if p & props::FLAT_SCRATCH_INIT != 0 {
+        pair(&mut v, crate::wave::PRIVATE_APERTURE);
+    }
+    if p & props::PRIVATE_SEGMENT_SIZE != 0 {
+        v.push(scratch);
+    }
+    // Preloaded kernel arguments follow.
+    let preload = (k.descriptor.kernarg_preload & 0x7f) as usize;
+    let offset = (k.descriptor.kernarg_preload >> 7) as usize * 4;
+    for i in 0..preload {
+        let at = offset + 4 * i;
+        let word = kernarg
+            .get(at..at + 4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        v.push(word);
+    }
+    v
+}
+
+/// The kernarg segment: the explicit arguments given, then the hidden arguments of the
+/// metadata filled in as the loader does.
+fn build_kernarg(
+    k: &KernelInfo,
+    given: &[u8],
+    launch: &Launch,
+    items: [u32; 3],
+) -> Result<Vec<u8>, DispatchError> {
+    let explicit_end = k
+        .args
+        .iter()
+        .filter(|a| !a.kind.starts_with("hidden_"))
+        .map(|a| a.offset + a.size)
+        .max()
+        .unwrap_or(0) as usize;
+    if given.len() < explicit_end {
+        let missing: Vec<String> = k
+            .args
+            .iter()
+            .filter(|a| {
+                !a.kind.starts_with("hidden_") && (a.offset + a.size) as usize > given.len()
+            })
+            .map(|a| {
+                format!(
+                    "{} ({} at offset {}, {} bytes)",
+                    a.name.as_deref().unwrap_or("?"),
+                    a.kind,
+                    a.offset,
+                    a.size
+                )
+            })
+            .collect();
+        return Err(DispatchError::Kernarg(format!(
+            "kernel {}: kernarg_hex has {} bytes, the metadata's explicit arguments need {}; \
+             missing: {}",
+            k.name,
+            given.len(),
+            explicit_end,
+            missing.join(", ")
+        )));
+    }
+    let size = (k.kernarg_size as usize).max(given.len());
+    let mut out = given.to_vec();
+    out.resize(size, 0);
+    let dims = if items[2] > 1 {
+        3
+    } else if items[1] > 1 {
+        2
+    } else {
+        1
+    };
+    for a in &k.args {
+        let d = match a.kind.chars().last() {
+            Some('x') => 0,
+            Some('y') => 1,
+            Some('z') => 2,
+            _ => 0,
+        };
+        let value: u64 = match a.kind.as_str() {
+            "hidden_block_count_x" | "hidden_block_count_y" | "hidden_block_count_z" => {
+                launch.grid[d] as u64
+            }
+            "hidden_group_size_x" | "hidden_group_size_y" | "hidden_group_size_z" => {
+                launch.block[d] as u64
+            }
+            "hidden_remainder_x" | "hidden_remainder_y" | "hidden_remainder_z" => {
+                (items[d] % launch.block[d]) as u64
+            }
+            "hidden_grid_dims" => dims,
+            "hidden_private_base" => crate::wave::PRIVATE_APERTURE >> 32,
+            "hidden_shared_base" => crate::wave::SHARED_APERTURE >> 32,
+            "hidden_queue_ptr" => QUEUE_ADDR,
+            k if k.starts_with("hidden_") => 0,
+            _ => continue,
+        };
+        let (at, n) = (a.offset as usize, a.size.min(8) as usize);
+        if at + n > out.len() {
+            out.resize(at + n, 0);
+        }
+        out[at..at + n].copy_from_slice(&value.to_le_bytes()[..n]);
+    }
+    Ok(out)
+}
+
+/// The `hsa_kernel_dispatch_packet_t` of a launch.
+fn dispatch_packet(
+    block: [u32; 3],
+    items: [u32; 3],
+    scratch: u32,
+    lds: u32,
+    k: &KernelInfo,
+) -> [u8; 64] {
+    let mut p = [0u8; 64];
+    let dims: u16 = if items[2] > 1 {
+        3
+    } else if items[1] > 1 {
+        2
+    } else {
+        1
+    };
+    // header: KERNEL_DISPATCH packet type (2).
+    p[0..2].copy_from_slice(&2u16.to_le_bytes());
+    p[2..4].copy_from_slice(&dims.to_le_bytes());
+    for d in 0..3 {
+        p[4 + 2 * d..6 + 2 * d].copy_from_slice(&(block[d] as u16).to_le_bytes());
+        p[12 + 4 * d..16 + 4 * d].copy_from_slice(&items[d].to_le_bytes());
+    }
+    p[24..28].copy_from_slice(&scratch.to_le_bytes());
+    p[28..32].copy_from_slice(&lds.to_le_bytes());
+    p[32..40].copy_from_slice(&(IMAGE_BASE + k.descriptor_addr).to_le_bytes());
+    p[40..48].copy_from_slice(&KERNARG_ADDR.to_le_bytes());
+    p
+}
