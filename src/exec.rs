@@ -575,11 +575,24 @@ pub fn exec_mask(m: &Machine) -> u64 {
 
 /// The machine's memories as the executors address them.
 pub fn machine_memory(m: &mut Machine) -> impl Memory + '_ {
+    machine_memory_with(m, None)
+}
+
+/// The machine's register files with byte memory served by `mem` when given (the wave
+/// layer passes the wave's global memory, LDS or scratch itself, so an access costs what it
+/// touches), else by the machine's own `mem`.
+pub fn machine_memory_with<'a>(
+    m: &'a mut Machine,
+    mem: Option<&'a mut HashMap<u64, u8>>,
+) -> impl Memory + 'a {
     MachineMemory {
         vgpr: &mut m.vgpr,
         sgpr: &mut m.sgpr,
         hwreg: &mut m.hwreg,
-        mem: &mut m.mem,
+        mem: match mem {
+            Some(x) => x,
+            None => &mut m.mem,
+        },
         wave_size: m.wave_size,
     }
 }
@@ -616,12 +629,25 @@ pub fn finish_outputs(
 /// # Errors
 /// A runtime fault, with the span of the IR node.
 pub fn run_interp(p: &Prepared, m: &mut Machine) -> Result<Outputs, ExecError> {
+    run_interp_with(p, m, None)
+}
+
+/// Runs like [`run_interp`], with byte memory served by `mem` when given (see
+/// [`machine_memory_with`]).
+///
+/// # Errors
+/// A runtime fault, with the span of the IR node.
+pub fn run_interp_with(
+    p: &Prepared,
+    m: &mut Machine,
+    mem: Option<&mut HashMap<u64, u8>>,
+) -> Result<Outputs, ExecError> {
     let f = &p.function;
     let lanes = m.wave_size;
     let (mut regs, virtual_vgprs) = bind_inputs(p, m);
     let exec = exec_mask(m);
     {
-        let mut memory = machine_memory(m);
+        let mut memory = machine_memory_with(m, mem);
         let mut frame = Frame {
             regs: &mut regs,
             memory: &mut memory,

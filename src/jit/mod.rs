@@ -397,6 +397,19 @@ impl Kernel {
     /// # Errors
     /// A runtime fault (step budget, index out of range, a helper's error).
     pub fn run(&self, m: &mut Machine) -> Result<Outputs, ExecError> {
+        self.run_with(m, None)
+    }
+
+    /// Runs like [`Kernel::run`], with byte memory served by `mem` when given (see
+    /// [`crate::exec::machine_memory_with`]).
+    ///
+    /// # Errors
+    /// As [`Kernel::run`].
+    pub fn run_with(
+        &self,
+        m: &mut Machine,
+        mem: Option<&mut std::collections::HashMap<u64, u8>>,
+    ) -> Result<Outputs, ExecError> {
         let p = &self.prepared;
         let f = &p.function;
         let lanes = m.wave_size;
@@ -421,7 +434,7 @@ impl Kernel {
             (1, 1)
         };
         let code = {
-            let mut memory = crate::exec::machine_memory(m);
+            let mut memory = crate::exec::machine_memory_with(m, mem);
             let mut ctx = Ctx {
                 memory: &mut memory,
                 fp: Default::default(),

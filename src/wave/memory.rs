@@ -303,35 +303,6 @@ pub(super) fn execute(
     m.sgpr.clear();
     m.hwreg.clear();
     m.mem.clear();
-    let space_map: &HashMap<u64, u8> = match space {
-        Space::Lds => &w.lds,
-        Space::Scratch => &w.scratch,
-        Space::Global => &w.memory,
-    };
-    // The bytes the instruction can reach.
-    let offsets: Vec<u64> = if family == "DS" {
-        let (o0, o1) = (field("offset0"), field("offset1"));
-        let mut v = vec![o0 | o1 << 8];
-        for s in [4, 8, 256, 512] {
-            v.push(o0 * s);
-            v.push(o1 * s);
-        }
-        v
-    } else {
-        vec![0]
-    };
-    let reach = if family == "SMEM" { 64 } else { 16 };
-    for (lane, &a) in addrs.iter().enumerate() {
-        if !active(lane) {
-            continue;
-        }
-        for &o in &offsets {
-            for i in 0..reach {
-                let b = a.wrapping_add(o).wrapping_add(i);
-                m.mem.insert(b, space_map.get(&b).copied().unwrap_or(0));
-            }
-        }
-    }
     let data_field = if has_op("data") { "data" } else { "data0" };
     for r in &f.regs {
         let width = r.width;
@@ -393,10 +364,17 @@ pub(super) fn execute(
     m.values
         .entry("EXEC".to_string())
         .or_insert_with(|| RegValue::Uniform(Bits::from_u64(64, exec)));
-    let before: HashMap<u64, u8> = m.mem.clone();
-    let result = match &e.kernel {
-        Some(k) => k.run(&mut m),
-        None => crate::exec::run_interp(p, &mut m),
+    // The pseudocode reads and writes the addressed memory itself.
+    let result = {
+        let space_map: &mut HashMap<u64, u8> = match space {
+            Space::Lds => &mut w.lds,
+            Space::Scratch => &mut w.scratch,
+            Space::Global => &mut w.memory,
+        };
+        match &e.kernel {
+            Some(k) => k.run_with(&mut m, Some(space_map)),
+            None => crate::exec::run_interp_with(p, &mut m, Some(space_map)),
+        }
     };
     let outputs = match result {
         Ok(o) => o,
@@ -409,20 +387,7 @@ pub(super) fn execute(
             });
         }
     };
-    // Memory write-back.
     let stores = name.contains("STORE") || name.contains("ATOMIC");
-    {
-        let space_map: &mut HashMap<u64, u8> = match space {
-            Space::Lds => &mut w.lds,
-            Space::Scratch => &mut w.scratch,
-            Space::Global => &mut w.memory,
-        };
-        for (&a, &b) in &m.mem {
-            if before.get(&a) != Some(&b) {
-                space_map.insert(a, b);
-            }
-        }
-    }
     if stores && space == Space::Global && matches!(family, "GLOBAL" | "FLAT") {
         let n = access_bytes(name);
         for (lane, &a) in addrs.iter().enumerate() {
