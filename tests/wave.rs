@@ -251,6 +251,55 @@ fn issue_6_ds_bpermute_reads_the_addressed_lane() {
     assert_eq!(w.vgpr(31, 2), 100);
 }
 
+/// Scratch is private to each lane: 32 lanes storing to the same scratch offset each read back
+/// their own value (the SCRATCH entries' 32-bit `ADDR` once dropped the lane and every lane
+/// read the last lane's store), and a FLAT access in the private aperture reaches the same
+/// per-lane bytes.
+#[test]
+fn issue_11_scratch_is_private_per_lane() {
+    let aperture_hi = (amdpcode::wave::PRIVATE_APERTURE >> 32) as u32;
+    let program = format!(
+        "s_mov_b32 s33, 32
+scratch_store_b32 off, v0, s33 offset:32
+scratch_store_b64 off, v[4:5], s33 offset:64
+scratch_load_b32 v1, off, s33 offset:32
+scratch_load_b64 v[6:7], off, s33 offset:64
+v_mov_b32 v8, 0x48
+v_mov_b32 v9, {aperture_hi:#x}
+flat_store_b32 v[8:9], v3
+scratch_load_b32 v10, off, s33 offset:40
+flat_load_b32 v11, v[2:3]"
+    );
+    let w = run_both(&program, false, &|w| {
+        for lane in 0..32 {
+            w.set_vgpr(lane, 0, 1000 + lane);
+            w.set_vgpr(lane, 2, 0x20 + 32);
+            w.set_vgpr(lane, 3, aperture_hi);
+            w.set_vgpr(lane, 4, 7 * lane);
+            w.set_vgpr(lane, 5, 0xabc0 + lane);
+        }
+    });
+    for lane in 0..32 {
+        assert_eq!(w.vgpr(lane, 1), 1000 + lane, "lane {lane}: scratch b32");
+        assert_eq!(w.vgpr(lane, 6), 7 * lane, "lane {lane}: scratch b64 low");
+        assert_eq!(
+            w.vgpr(lane, 7),
+            0xabc0 + lane,
+            "lane {lane}: scratch b64 high"
+        );
+        assert_eq!(
+            w.vgpr(lane, 10),
+            aperture_hi,
+            "lane {lane}: FLAT store, scratch load"
+        );
+        assert_eq!(
+            w.vgpr(lane, 11),
+            1000 + lane,
+            "lane {lane}: scratch store, FLAT load"
+        );
+    }
+}
+
 // ---- The hardware-validated sample -------------------------------------------------------
 
 fn sample() -> Option<Vec<Value>> {

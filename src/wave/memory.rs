@@ -6,9 +6,10 @@
 //! immediate offset, binds the data operands (`DATA`, `DATA2`, `VDATA`, `SDATA`) and writes
 //! `RETURN_DATA`/`VDATA` to `vdst` and `SDATA` to `sdata`.
 //!
-//! DS instructions address the workgroup's LDS; SCRATCH instructions address each lane's
-//! private memory (lane `l`'s byte `a` is stored at `l << 32 | a`); FLAT addresses are
-//! treated as global. The executor's memory holds only the bytes an instruction can reach
+//! DS instructions address the workgroup's LDS; SCRATCH instructions (and FLAT ones in the
+//! private aperture) address each lane's private memory: lane `l`'s byte `a` is stored at
+//! `l * SCRATCH_LANE_STRIDE + a`, which fits the 32-bit `ADDR` that SCRATCH entries declare, so
+//! the pseudocode's `MEM[ADDR]` keeps the lanes apart. The executor's memory holds only the bytes an instruction can reach
 //! (up to 16 bytes past each address it may form), so a step costs what it touches.
 
 use std::collections::HashMap;
@@ -96,6 +97,17 @@ pub(super) fn access_bytes(name: &str) -> u64 {
     } else {
         4
     }
+}
+
+/// Bytes of private memory per lane in the scratch map's keys: 64 lanes of 64 MiB fill the
+/// 32-bit `ADDR` of a SCRATCH entry.
+const SCRATCH_LANE_STRIDE: u64 = 1 << 26;
+
+/// The scratch map's key for lane `a >> 32`'s private byte `a & 0xffff_ffff` (or `None` past
+/// the per-lane stride).
+fn scratch_key(a: u64, bytes: u64) -> Option<u64> {
+    let offset = a & 0xffff_ffff;
+    (offset + bytes <= SCRATCH_LANE_STRIDE).then_some((a >> 32) * SCRATCH_LANE_STRIDE + offset)
 }
 
 /// The memory an instruction addresses.
@@ -296,6 +308,25 @@ pub(super) fn execute(
     if let Some(b) = w.bounds.clone() {
         check_bounds(&b, space, d, &addrs, &active, &extents)?;
     }
+    // Scratch: each lane's private address, as the key of its bytes in the scratch map.
+    let mut scratch_keys = Vec::new();
+    if space == Space::Scratch {
+        let bytes = access_bytes(name);
+        for (lane, &a) in addrs.iter().enumerate() {
+            let key = scratch_key(a, bytes);
+            if key.is_none() && active(lane) {
+                return Err(WaveError::MemoryFault {
+                    addr: d.addr,
+                    inst: d.inst.name.clone(),
+                    space: space.name(),
+                    address: a & 0xffff_ffff,
+                    bytes,
+                    lane: lane as u32,
+                });
+            }
+            scratch_keys.push(key.unwrap_or(0));
+        }
+    }
     let mut m = std::mem::replace(&mut ex.machine, Machine::new(lanes));
     m.wave_size = lanes;
     m.values.clear();
@@ -310,6 +341,8 @@ pub(super) fn execute(
         let v = match r.name.as_str() {
             "ADDR" => Some(if family == "SMEM" {
                 RegValue::Uniform(Bits::from_u64(width, addrs[0]))
+            } else if space == Space::Scratch {
+                per_lane(&|l| Bits::from_u64(width, scratch_keys[l as usize]))
             } else {
                 per_lane(&|l| Bits::from_u64(width, addrs[l as usize]))
             }),
