@@ -300,6 +300,103 @@ flat_load_b32 v11, v[2:3]"
     }
 }
 
+/// Runs `program` on a wave of `arch` and `wave_size` under both engines, checks they agree and
+/// returns the final state.
+fn run_both_on(
+    arch: Arch,
+    wave_size: u32,
+    program: &str,
+    init: &dyn Fn(&mut WaveState),
+) -> WaveState {
+    let db = common::spec().db(arch);
+    let mut finals = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut ex = Executor::new(db, engine).unwrap();
+        let p = Program::assemble(ex.isa(), program).unwrap();
+        let mut w = ex.new_wave(wave_size);
+        init(&mut w);
+        ex.run(&p, &mut w).unwrap();
+        finals.push(w);
+    }
+    assert_eq!(finals[0], finals[1], "interpreter and JIT disagree");
+    finals.remove(0)
+}
+
+/// `ds_swizzle_b32` moves VGPR data between lanes (its text addresses the VGPR file by the
+/// register numbers of the encoding; the VGPR contents were once taken as the register number).
+#[test]
+fn issue_11_ds_swizzle_permutes_lanes() {
+    for (arch, wave) in [(Arch::Rdna3, 32), (Arch::Rdna3, 64), (Arch::Cdna, 64)] {
+        let w = run_both_on(
+            arch,
+            wave,
+            "ds_swizzle_b32 v2, v1 offset:0x041f\nds_swizzle_b32 v3, v1 offset:0x801b\ns_waitcnt lgkmcnt(0)",
+            &|w| {
+                for lane in 0..wave {
+                    w.set_vgpr(lane, 1, 100 + lane);
+                    w.set_vgpr(lane, 0, 0x7fff_0000);
+                }
+            },
+        );
+        for lane in 0..wave {
+            assert_eq!(
+                w.vgpr(lane, 2),
+                100 + (lane ^ 1),
+                "{arch:?} wave{wave} lane {lane}: xor 1"
+            );
+            assert_eq!(
+                w.vgpr(lane, 3),
+                100 + (lane & !3) + 3 - lane % 4,
+                "{arch:?} lane {lane}: quad perm"
+            );
+        }
+    }
+}
+
+/// CDNA's `ds_bpermute_b32` reaches all 64 lanes (its text: `(addr + offset) / 4U % 64U`); RDNA's
+/// text takes the lane modulo 32 whatever the wave size.
+#[test]
+fn issue_11_ds_bpermute_lane_modulus_per_arch() {
+    for (arch, modulus) in [(Arch::Cdna, 64), (Arch::Rdna3, 32)] {
+        let w = run_both_on(
+            arch,
+            64,
+            "ds_bpermute_b32 v2, v0, v1\ns_waitcnt lgkmcnt(0)",
+            &|w| {
+                for lane in 0..64 {
+                    // Each lane reads lane 63 - lane.
+                    w.set_vgpr(lane, 0, (63 - lane) * 4);
+                    w.set_vgpr(lane, 1, 1000 + lane);
+                }
+            },
+        );
+        for lane in 0..64 {
+            assert_eq!(
+                w.vgpr(lane, 2),
+                1000 + (63 - lane) % modulus,
+                "{arch:?} lane {lane}"
+            );
+        }
+    }
+}
+
+/// CDNA's `v_trunc_f64_e64` runs the VOP1 form's text (AMD's VOP3 entry has none).
+#[test]
+fn issue_11_cdna_v_trunc_f64_e64() {
+    let w = run_both_on(Arch::Cdna, 64, "v_trunc_f64_e64 v[2:3], -v[0:1]", &|w| {
+        for lane in 0..64 {
+            let x = (lane as f64 - 31.5) * 1.75;
+            w.set_vgpr(lane, 0, x.to_bits() as u32);
+            w.set_vgpr(lane, 1, (x.to_bits() >> 32) as u32);
+        }
+    });
+    for lane in 0..64 {
+        let want = (-(lane as f64 - 31.5) * 1.75).trunc();
+        let got = f64::from_bits(w.vgpr(lane, 2) as u64 | (w.vgpr(lane, 3) as u64) << 32);
+        assert_eq!(got.to_bits(), want.to_bits(), "lane {lane}");
+    }
+}
+
 // ---- The hardware-validated sample -------------------------------------------------------
 
 fn sample() -> Option<Vec<Value>> {

@@ -300,7 +300,10 @@ pub(super) fn execute(
     if family == "FLAT" {
         space = flat_space(d, &mut addrs, &active)?;
     }
-    let extents = if family == "DS" {
+    let extents = if name == "DS_SWIZZLE_B32" {
+        // A lane swizzle: the offset is the pattern and no LDS byte is accessed.
+        Vec::new()
+    } else if family == "DS" {
         ds_extents(name, field("offset0"), field("offset1"))
     } else {
         vec![(0, access_bytes(name))]
@@ -339,6 +342,13 @@ pub(super) fn execute(
         let width = r.width;
         let per_lane = |g: &dyn Fn(u32) -> Bits| RegValue::Lanes((0..lanes).map(g).collect());
         let v = match r.name.as_str() {
+            // DS_SWIZZLE_B32's text addresses the VGPR file by register number.
+            "ADDR" if name == "DS_SWIZZLE_B32" => {
+                Some(RegValue::Uniform(Bits::from_u64(width, field("addr"))))
+            }
+            "VDST" if name == "DS_SWIZZLE_B32" => {
+                Some(RegValue::Uniform(Bits::from_u64(width, field("vdst"))))
+            }
             "ADDR" => Some(if family == "SMEM" {
                 RegValue::Uniform(Bits::from_u64(width, addrs[0]))
             } else if space == Space::Scratch {
@@ -397,6 +407,15 @@ pub(super) fn execute(
     m.values
         .entry("EXEC".to_string())
         .or_insert_with(|| RegValue::Uniform(Bits::from_u64(64, exec)));
+    // DS_SWIZZLE_B32 reads and writes the VGPR file itself (`VGPR[lane][ADDR]`, `VDST`).
+    let swizzle = name == "DS_SWIZZLE_B32";
+    if swizzle {
+        for reg in [field("addr") as u32, field("vdst") as u32] {
+            for lane in 0..lanes {
+                m.vgpr.insert((lane, reg), w.vgpr(lane, reg));
+            }
+        }
+    }
     // The pseudocode reads and writes the addressed memory itself.
     let result = {
         let space_map: &mut HashMap<u64, u8> = match space {
@@ -420,6 +439,13 @@ pub(super) fn execute(
             });
         }
     };
+    if swizzle {
+        for (&(lane, reg), &v) in &m.vgpr {
+            if (reg as usize) < super::state::N_VGPRS && lane < lanes {
+                w.set_vgpr(lane, reg, v);
+            }
+        }
+    }
     let stores = name.contains("STORE") || name.contains("ATOMIC");
     if stores && space == Space::Global && matches!(family, "GLOBAL" | "FLAT") {
         let n = access_bytes(name);
@@ -520,8 +546,17 @@ fn permute(w: &mut WaveState, backward: bool, field: &dyn Fn(&str) -> u64) {
         field("data0") as u32,
         field("vdst") as u32,
     );
-    let lane_of =
-        |i: u32| ((w.vgpr(i, addr).wrapping_add(offset) as i32) / 4).rem_euclid(32) as u32;
+    // RDNA's text: `32'I(addr + offset) / 4 % 32` ("MOD 32 regardless of wave size"); CDNA's:
+    // `(addr + offset) / 4U % 64U` (a wave64 permute reaches every lane).
+    let cdna = w.arch == crate::spec::Arch::Cdna;
+    let lane_of = |i: u32| {
+        let a = w.vgpr(i, addr).wrapping_add(offset);
+        if cdna {
+            a / 4 % 64
+        } else {
+            ((a as i32) / 4).rem_euclid(32) as u32
+        }
+    };
     let mut tmp = vec![0u32; lanes as usize];
     for i in 0..lanes {
         let other = lane_of(i);
