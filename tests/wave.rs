@@ -397,6 +397,45 @@ fn issue_11_cdna_v_trunc_f64_e64() {
     }
 }
 
+/// A DPP16 lane whose source is out of its row with BOUND_CTRL = 0, or whose row or bank is
+/// masked off, is not written (it once took its own lane's source); BOUND_CTRL = 1 reads 0.
+#[test]
+fn issue_11_dpp_disabled_lanes_keep_their_value() {
+    let w = run_both(
+        "v_mov_b32_dpp v1, v0 row_shr:3 row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v2, v0 row_shr:3 row_mask:0xf bank_mask:0xf bound_ctrl:1
+v_mov_b32_dpp v3, v0 quad_perm:[1,0,3,2] row_mask:0x1 bank_mask:0xd
+v_add_nc_u32_dpp v4, v0, v0 row_shl:1 row_mask:0xf bank_mask:0xf",
+        false,
+        &|w| {
+            for lane in 0..32 {
+                w.set_vgpr(lane, 0, 100 + lane);
+                for reg in 1..=4 {
+                    w.set_vgpr(lane, reg, 77);
+                }
+            }
+        },
+    );
+    for lane in 0..32 {
+        let i = lane % 16;
+        let shr3 = if i >= 3 { 100 + lane - 3 } else { 77 };
+        assert_eq!(w.vgpr(lane, 1), shr3, "lane {lane}: row_shr:3");
+        assert_eq!(
+            w.vgpr(lane, 2),
+            if i >= 3 { 100 + lane - 3 } else { 0 },
+            "lane {lane}: bound_ctrl:1"
+        );
+        let quad = if lane < 16 && i / 4 != 1 {
+            100 + (lane ^ 1)
+        } else {
+            77
+        };
+        assert_eq!(w.vgpr(lane, 3), quad, "lane {lane}: row/bank masks");
+        let shl1 = if i < 15 { 2 * (100 + lane) + 1 } else { 77 };
+        assert_eq!(w.vgpr(lane, 4), shl1, "lane {lane}: VOP2 DPP");
+    }
+}
+
 // ---- The hardware-validated sample -------------------------------------------------------
 
 fn sample() -> Option<Vec<Value>> {

@@ -268,6 +268,30 @@ fn source(w: &WaveState, ii: &Inst<'_>, field: &str, width: u32) -> Src {
     Src::Uniform(scalar_src(w, ii, src_code, width, format))
 }
 
+/// The lanes a DPP16 instruction may write: a lane whose row (ROW_MASK) or bank (BANK_MASK)
+/// is disabled, or whose source lane is out of its row or disabled with BOUND_CTRL = 0, is
+/// not written. All lanes for DPP8 and non-DPP instructions.
+pub(super) fn dpp_write_mask(d: &Decoded, wave_size: u32) -> u64 {
+    let Some(ext @ (kind, word)) = d.ext else {
+        return u64::MAX;
+    };
+    if kind == 233 || kind == 234 {
+        return u64::MAX;
+    }
+    let bound_ctrl = word >> 19 & 1 == 1;
+    let (bank_mask, row_mask) = (word >> 24 & 0xf, word >> 28 & 0xf);
+    let mut mask = 0u64;
+    for lane in 0..wave_size {
+        let row_on = row_mask >> (lane / 16 % 4) & 1 == 1;
+        let bank_on = bank_mask >> (lane % 16 / 4) & 1 == 1;
+        let source_ok = bound_ctrl || dpp_lane(ext, lane, wave_size).is_some();
+        if row_on && bank_on && source_ok {
+            mask |= 1 << lane;
+        }
+    }
+    mask
+}
+
 /// The lane a DPP16/DPP8 source reads for `lane`, or `None` when it reads nothing (an
 /// out-of-row or disabled lane).
 fn dpp_lane(ext: (u32, u32), lane: u32, wave_size: u32) -> Option<u32> {
@@ -656,7 +680,7 @@ pub(super) fn execute(
     }
     let p = &e.prepared;
     let f = &p.function;
-    let exec_at_issue = w.exec();
+    let exec_at_issue = w.exec() & dpp_write_mask(d, w.wave_size);
     let d0_width = f
         .reg("D0")
         .map(|r| f.regs[r.0 as usize].width)
@@ -1285,7 +1309,7 @@ pub(super) fn execute_bound(
     let p = &e.prepared;
     let f = &p.function;
     let lanes = w.wave_size;
-    let exec_at_issue = w.exec();
+    let exec_at_issue = w.exec() & dpp_write_mask(d, w.wave_size);
     let mut regs: Vec<RegValue> = Vec::with_capacity(f.regs.len());
     for ((r, &per_lane), bind) in f.regs.iter().zip(&p.per_lane).zip(&plan.binds) {
         let v = match bind {

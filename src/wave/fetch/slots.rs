@@ -90,7 +90,7 @@ pub(super) fn execute(
     let f = &e.prepared.function;
     let layout = &e.layout;
     let lanes = w.wave_size;
-    let exec_at_issue = w.exec();
+    let exec_at_issue = w.exec() & super::dpp_write_mask(ii.d, lanes);
     let (mut slots, consts_for) = match plan.index {
         Some(i) => {
             if ex.plan_slots.len() <= i {
