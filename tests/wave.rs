@@ -436,6 +436,56 @@ v_add_nc_u32_dpp v4, v0, v0 row_shl:1 row_mask:0xf bank_mask:0xf",
     }
 }
 
+/// DS atomics add the instruction's offset (their texts read `MEM[ADDR]`; two atomics at
+/// offsets 0 and 4 once hit the same word), and lanes addressing the same word update it one
+/// after the other (a returning min gives each lane the minimum of the lanes before it).
+#[test]
+fn issue_11_ds_atomics_offset_and_lane_order() {
+    let w = run_both(
+        "v_mov_b32 v5, 0
+ds_store_b32 v5, v6
+ds_store_b32 v5, v6 offset:4
+ds_min_i32 v5, v0
+ds_max_i32 v5, v0 offset:4
+ds_min_rtn_i32 v3, v5, v0 offset:8
+s_waitcnt lgkmcnt(0)
+ds_load_b32 v1, v5
+ds_load_b32 v2, v5 offset:4
+ds_load_b32 v4, v5 offset:8
+s_waitcnt lgkmcnt(0)",
+        false,
+        &|w| {
+            for lane in 0..32 {
+                // 7, -7, 21, ... alternating signs, all within +-300.
+                let v = (7 * (lane as i32 + 1)) * if lane % 2 == 0 { 1 } else { -1 };
+                w.set_vgpr(lane, 0, v as u32);
+                w.set_vgpr(lane, 6, 100);
+            }
+        },
+    );
+    let vals: Vec<i32> = (0..32)
+        .map(|l| (7 * (l + 1)) * if l % 2 == 0 { 1 } else { -1 })
+        .collect();
+    let min = *vals.iter().min().unwrap();
+    let max = *vals.iter().max().unwrap();
+    assert_eq!(w.vgpr(0, 1) as i32, min.min(100), "ds_min_i32 at offset 0");
+    assert_eq!(w.vgpr(0, 2) as i32, max.max(100), "ds_max_i32 at offset 4");
+    assert_eq!(
+        w.vgpr(0, 4) as i32,
+        min.min(0),
+        "ds_min_rtn_i32 at offset 8 (LDS starts at 0)"
+    );
+    let mut running = 0i32;
+    for lane in 0..32 {
+        assert_eq!(
+            w.vgpr(lane, 3) as i32,
+            running,
+            "lane {lane}: value before its update"
+        );
+        running = running.min(vals[lane as usize]);
+    }
+}
+
 // ---- The hardware-validated sample -------------------------------------------------------
 
 fn sample() -> Option<Vec<Value>> {

@@ -99,6 +99,35 @@ pub(super) fn access_bytes(name: &str) -> u64 {
     }
 }
 
+/// Whether a memory instruction reads and writes the same bytes (atomics, DS read-modify-write
+/// operations): its text then runs lane by lane.
+fn is_read_modify_write(family: &str, name: &str) -> bool {
+    match family {
+        "DS" => {
+            ![
+                "LOAD", "STORE", "READ", "WRITE", "SWIZZLE", "PERMUTE", "NOP", "APPEND", "CONSUME",
+                "GWS", "BVH",
+            ]
+            .iter()
+            .any(|k| name.contains(k))
+                || name.contains("WRXCHG")
+        }
+        "SMEM" => false,
+        _ => name.contains("ATOMIC"),
+    }
+}
+
+/// Whether a DS instruction's text leaves the encoding's offset out (it reads none of `OFFSET`,
+/// `OFFSET0`, `OFFSET1`), so that ADDR must include it.
+fn ds_offset_in_addr(e: &Entry, name: &str) -> bool {
+    let f = &e.prepared.function;
+    name != "DS_SWIZZLE_B32"
+        && !matches!(name, "DS_PERMUTE_B32" | "DS_BPERMUTE_B32")
+        && ["OFFSET", "OFFSET0", "OFFSET1"]
+            .iter()
+            .all(|n| f.reg(n).is_none())
+}
+
 /// Bytes of private memory per lane in the scratch map's keys: 64 lanes of 64 MiB fill the
 /// 32-bit `ADDR` of a SCRATCH entry.
 const SCRATCH_LANE_STRIDE: u64 = 1 << 26;
@@ -255,8 +284,15 @@ pub(super) fn execute(
             addrs.push(base.wrapping_add(off));
         }
         "DS" => {
+            // The texts of the DS atomics read `MEM[ADDR]` without the instruction's offset
+            // (the loads and stores add `OFFSET` themselves): it is folded into ADDR here.
+            let offset = if ds_offset_in_addr(e, name) {
+                field("offset0") | field("offset1") << 8
+            } else {
+                0
+            };
             for lane in 0..lanes {
-                addrs.push(w.vgpr(lane, field("addr") as u32) as u64);
+                addrs.push((w.vgpr(lane, field("addr") as u32) as u64 + offset) & 0xffff_ffff);
             }
         }
         _ => {
@@ -303,6 +339,8 @@ pub(super) fn execute(
     let extents = if name == "DS_SWIZZLE_B32" {
         // A lane swizzle: the offset is the pattern and no LDS byte is accessed.
         Vec::new()
+    } else if family == "DS" && ds_offset_in_addr(e, name) {
+        vec![(0, access_bytes(name))]
     } else if family == "DS" {
         ds_extents(name, field("offset0"), field("offset1"))
     } else {
@@ -423,9 +461,55 @@ pub(super) fn execute(
             Space::Scratch => &mut w.scratch,
             Space::Global => &mut w.memory,
         };
-        match &e.kernel {
-            Some(k) => k.run_with(&mut m, Some(space_map)),
-            None => crate::exec::run_interp_with(p, &mut m, Some(space_map)),
+        let run = |m: &mut Machine, mem: &mut HashMap<u64, u8>| match &e.kernel {
+            Some(k) => k.run_with(m, Some(mem)),
+            None => crate::exec::run_interp_with(p, m, Some(mem)),
+        };
+        if is_read_modify_write(family, name) {
+            // An atomic's text (`tmp = MEM[ADDR]; ...; MEM[ADDR] = f(tmp, DATA)`) runs one lane
+            // at a time, in lane order, so lanes that address the same bytes see each other's
+            // updates (the executors evaluate a statement for every lane before the next).
+            let mut merged: Option<crate::exec::Outputs> = None;
+            let mut failed = None;
+            for lane in 0..lanes as usize {
+                if !active(lane) {
+                    continue;
+                }
+                m.values.insert(
+                    "EXEC".to_string(),
+                    RegValue::Uniform(Bits::from_u64(64, 1u64 << lane)),
+                );
+                match run(&mut m, space_map) {
+                    Ok(o) => match merged.as_mut() {
+                        None => merged = Some(o),
+                        Some(all) => {
+                            for (name, value) in o.values {
+                                let RegValue::Lanes(l) = value else { continue };
+                                if let Some((_, RegValue::Lanes(to))) =
+                                    all.values.iter_mut().find(|(n, _)| *n == name)
+                                {
+                                    to[lane] = l[lane].clone();
+                                }
+                            }
+                        }
+                    },
+                    Err(err) => {
+                        failed = Some(err);
+                        break;
+                    }
+                }
+            }
+            m.values.insert(
+                "EXEC".to_string(),
+                RegValue::Uniform(Bits::from_u64(64, exec)),
+            );
+            match (failed, merged) {
+                (Some(err), _) => Err(err),
+                (None, Some(o)) => Ok(o),
+                (None, None) => run(&mut m, space_map),
+            }
+        } else {
+            run(&mut m, space_map)
         }
     };
     let outputs = match result {
