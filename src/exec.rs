@@ -311,7 +311,7 @@ pub struct Machine {
     /// Hardware registers by id.
     pub hwreg: HashMap<u32, u32>,
     /// Byte-addressed memory.
-    pub mem: HashMap<u64, u8>,
+    pub mem: crate::sparse::SparseMemory,
 }
 
 /// The result of running an instruction: every register it writes, in the function's
@@ -331,7 +331,7 @@ impl Machine {
             vgpr: HashMap::new(),
             sgpr: HashMap::new(),
             hwreg: HashMap::new(),
-            mem: HashMap::new(),
+            mem: crate::sparse::SparseMemory::new(),
         }
     }
 
@@ -373,7 +373,7 @@ struct MachineMemory<'a> {
     vgpr: &'a mut HashMap<(u32, u32), u32>,
     sgpr: &'a mut HashMap<u32, u32>,
     hwreg: &'a mut HashMap<u32, u32>,
-    mem: &'a mut HashMap<u64, u8>,
+    mem: &'a mut crate::sparse::SparseMemory,
     wave_size: u32,
 }
 
@@ -427,12 +427,9 @@ impl Memory for MachineMemory<'_> {
                 Space::Sgpr => Ok(self.sgpr.get(&((addr + i) as u32)).copied().unwrap_or(0)),
                 Space::HwReg => Ok(self.hwreg.get(&((addr + i) as u32)).copied().unwrap_or(0)),
                 Space::Mem => {
-                    let mut v = 0u32;
-                    for b in 0..4 {
-                        let a = addr.wrapping_add(i * 4 + b);
-                        v |= (self.mem.get(&a).copied().unwrap_or(0) as u32) << (8 * b);
-                    }
-                    Ok(v)
+                    let mut b = [0u8; 4];
+                    self.mem.read(addr.wrapping_add(i * 4), &mut b);
+                    Ok(u32::from_le_bytes(b))
                 }
             }
         };
@@ -450,10 +447,12 @@ impl Memory for MachineMemory<'_> {
     fn store(&mut self, space: Space, lane: u32, addr: u64, value: &Bits) -> Result<(), String> {
         let width = value.width();
         if space == Space::Mem {
-            for b in 0..width.div_ceil(8) as u64 {
-                let byte = value.extract(b * 8, 8).low_u64() as u8;
-                self.mem.insert(addr.wrapping_add(b), byte);
+            let n = width.div_ceil(8) as usize;
+            let mut bytes = Vec::with_capacity(n);
+            for b in 0..n as u64 {
+                bytes.push(value.extract(b * 8, 8).low_u64() as u8);
             }
+            self.mem.write(addr, &bytes);
             return Ok(());
         }
         check_register(space, lane, addr, width.div_ceil(32) as u64, self.wave_size)?;
@@ -583,7 +582,7 @@ pub fn machine_memory(m: &mut Machine) -> impl Memory + '_ {
 /// touches), else by the machine's own `mem`.
 pub fn machine_memory_with<'a>(
     m: &'a mut Machine,
-    mem: Option<&'a mut HashMap<u64, u8>>,
+    mem: Option<&'a mut crate::sparse::SparseMemory>,
 ) -> impl Memory + 'a {
     MachineMemory {
         vgpr: &mut m.vgpr,
@@ -640,7 +639,7 @@ pub fn run_interp(p: &Prepared, m: &mut Machine) -> Result<Outputs, ExecError> {
 pub fn run_interp_with(
     p: &Prepared,
     m: &mut Machine,
-    mem: Option<&mut HashMap<u64, u8>>,
+    mem: Option<&mut crate::sparse::SparseMemory>,
 ) -> Result<Outputs, ExecError> {
     let f = &p.function;
     let lanes = m.wave_size;

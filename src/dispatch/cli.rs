@@ -106,9 +106,11 @@ pub fn outcome_json(o: &Outcome) -> Value {
 }
 
 fn to_hex(b: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(2 * b.len());
     for x in b {
-        s.push_str(&format!("{x:02x}"));
+        s.push(DIGITS[(x >> 4) as usize] as char);
+        s.push(DIGITS[(x & 15) as usize] as char);
     }
     s
 }

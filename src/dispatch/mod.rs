@@ -23,10 +23,11 @@ pub mod cli;
 pub mod codeobj;
 pub mod launch;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::sparse::SparseMemory;
 use crate::spec::{Arch, SpecDb};
 use crate::wave::{Bounds, Engine, Executor, Program, Step, WaveError, WaveState};
 
@@ -151,7 +152,7 @@ struct Prepared {
     grid: [u32; 3],
     block: [u32; 3],
     items: [u32; 3],
-    memory: HashMap<u64, u8>,
+    memory: SparseMemory,
     bounds: Option<Arc<Bounds>>,
     inputs: Vec<(u64, u64)>,
     loader_ranges: Vec<(u64, u64)>,
@@ -210,6 +211,7 @@ impl Dispatcher {
         mut trace: Option<&mut Trace<'_>>,
     ) -> Result<Outcome, DispatchError> {
         let mut p = self.prepare(launch)?;
+        let lane_ops_before = self.executor.lane_ops;
         let mut global = std::mem::take(&mut p.memory);
         let mut written = BTreeMap::new();
         let mut out = Outcome::default();
@@ -228,10 +230,7 @@ impl Dispatcher {
             }
         }
         for &(a, n) in &p.inputs {
-            let bytes = (0..n)
-                .map(|i| global.get(&(a + i)).copied().unwrap_or(0))
-                .collect();
-            out.memory.push((a, bytes));
+            out.memory.push((a, global.read_vec(a, n as usize)));
         }
         let mut runs: Vec<(u64, Vec<u8>)> = Vec::new();
         for (&a, &b) in &written {
@@ -245,6 +244,7 @@ impl Dispatcher {
             }
         }
         out.written_elsewhere = runs;
+        out.lane_ops = self.executor.lane_ops - lane_ops_before;
         Ok(out)
     }
 
@@ -252,7 +252,7 @@ impl Dispatcher {
         &mut self,
         p: &Prepared,
         wg: [u32; 3],
-        global: &mut HashMap<u64, u8>,
+        global: &mut SparseMemory,
         written: &mut BTreeMap<u64, u8>,
         out: &mut Outcome,
         mut trace: Option<&mut Trace<'_>>,
@@ -283,6 +283,9 @@ impl Dispatcher {
                     n_waves,
                 });
                 w.bounds = p.bounds.clone();
+                // With every access checked against mapped ranges, stores land in known
+                // places: recording each written byte is only needed otherwise.
+                w.track_writes = p.bounds.is_none();
                 Slot {
                     wave: w,
                     ended: false,
@@ -294,7 +297,7 @@ impl Dispatcher {
             .collect();
         out.workgroups += 1;
         out.waves += n_waves as u64;
-        let mut lds: HashMap<u64, u8> = HashMap::new();
+        let mut lds = SparseMemory::new();
         loop {
             for (i, s) in slots.iter_mut().enumerate() {
                 if s.ended || s.waiting {
@@ -378,13 +381,11 @@ impl Dispatcher {
                 )));
             }
         }
-        let mut memory: HashMap<u64, u8> = HashMap::new();
+        let mut memory = SparseMemory::new();
         let mut ranges: Vec<(u64, u64)> = Vec::new();
         let mut inputs = Vec::new();
         for (a, bytes) in &launch.memory {
-            for (i, b) in bytes.iter().enumerate() {
-                memory.insert(a + i as u64, *b);
-            }
+            memory.write(*a, bytes);
             ranges.push((*a, bytes.len() as u64));
             inputs.push((*a, bytes.len() as u64));
         }
@@ -411,9 +412,7 @@ impl Dispatcher {
                         arch.name()
                     )));
                 }
-                for (i, b) in bytes.iter().enumerate() {
-                    memory.insert(addr + i as u64, *b);
-                }
+                memory.write(*addr, bytes);
                 ranges.push((*addr, bytes.len() as u64));
                 let count = abi::rsrc2::user_sgpr_count(*rsrc2) as usize;
                 if user_sgprs.len() > count.max(16) {
@@ -464,9 +463,7 @@ impl Dispatcher {
                     _ => k.wave_size,
                 };
                 let image_range = (IMAGE_BASE, co.image.len() as u64);
-                for (i, b) in co.image.iter().enumerate() {
-                    memory.insert(IMAGE_BASE + i as u64, *b);
-                }
+                memory.write(IMAGE_BASE, &co.image);
                 let &(seg, seg_len) = co
                     .code
                     .iter()
@@ -486,9 +483,7 @@ impl Dispatcher {
                 }
                 let kernarg_bytes = build_kernarg(k, kernarg, launch, items)?;
                 let kernarg_len = (kernarg_bytes.len() as u64).div_ceil(64) * 64 + 256;
-                for (i, b) in kernarg_bytes.iter().enumerate() {
-                    memory.insert(KERNARG_ADDR + i as u64, *b);
-                }
+                memory.write(KERNARG_ADDR, &kernarg_bytes);
                 let lds = launch
                     .lds_bytes
                     .unwrap_or(k.descriptor.group_segment_fixed_size as u64);
@@ -499,9 +494,7 @@ impl Dispatcher {
                         + if dynamic_stack { 64 * 1024 } else { 0 },
                 );
                 let packet = dispatch_packet(launch.block, items, scratch as u32, lds as u32, k);
-                for (i, b) in packet.iter().enumerate() {
-                    memory.insert(PACKET_ADDR + i as u64, *b);
-                }
+                memory.write(PACKET_ADDR, &packet);
                 loader_ranges = vec![
                     image_range,
                     (PACKET_ADDR, 64),
@@ -533,6 +526,17 @@ impl Dispatcher {
         };
         if arch == Arch::Cdna && wave_size != 64 {
             return Err(bad("wave: CDNA runs wave64 only".into()));
+        }
+        for (d, (&n, (&g, &b))) in items
+            .iter()
+            .zip(launch.grid.iter().zip(&launch.block))
+            .enumerate()
+        {
+            if n.div_ceil(b) != g {
+                return Err(bad(format!(
+                    "grid_items: {n} work-items in dimension {d} do not make {g} workgroups of {b}"
+                )));
+            }
         }
         let block_threads = launch.block.iter().map(|&b| b as u64).product::<u64>();
         if block_threads > 1024 {

@@ -408,7 +408,7 @@ impl Kernel {
     pub fn run_with(
         &self,
         m: &mut Machine,
-        mem: Option<&mut std::collections::HashMap<u64, u8>>,
+        mem: Option<&mut crate::sparse::SparseMemory>,
     ) -> Result<Outputs, ExecError> {
         let p = &self.prepared;
         let f = &p.function;

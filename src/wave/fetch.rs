@@ -199,7 +199,7 @@ fn scalar_src(w: &WaveState, ii: &Inst<'_>, src_code: u32, width: u32, format: &
             } else {
                 PRIVATE_APERTURE
             };
-            let v = if src_code % 2 == 0 {
+            let v = if src_code.is_multiple_of(2) {
                 base | 0xffff_ffff
             } else {
                 base

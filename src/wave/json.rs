@@ -250,7 +250,7 @@ fn apply_memory(wave: &mut WaveState, section: &str, v: &Value) -> Result<(), St
             &mut wave.memory
         };
         for (j, b) in bytes.iter().enumerate() {
-            target.insert(addr.wrapping_add(j as u64), *b);
+            target.set(addr.wrapping_add(j as u64), *b);
         }
     }
     Ok(())

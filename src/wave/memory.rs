@@ -12,8 +12,6 @@
 //! the pseudocode's `MEM[ADDR]` keeps the lanes apart. The executor's memory holds only the bytes an instruction can reach
 //! (up to 16 bytes past each address it may form), so a step costs what it touches.
 
-use std::collections::HashMap;
-
 use crate::exec::Machine;
 use crate::interp::RegValue;
 use crate::value::Bits;
@@ -74,25 +72,28 @@ fn vgpr_words(w: &WaveState, lane: u32, reg: u32, width: u32) -> Bits {
 /// The number of bytes one element of a load, store or atomic accesses, from its name
 /// (RDNA `_B32`/`_U16`/... and CDNA `_DWORDX2`/`_UBYTE`/... spellings).
 pub(super) fn access_bytes(name: &str) -> u64 {
-    // Strides and the 2ADDR forms name numbers that are not sizes.
-    let n = name
-        .replace("STRIDE64", "")
-        .replace("ST64", "")
-        .replace("2ADDR", "");
-    let has = |s: &str| n.contains(s);
-    if has("B512") || has("DWORDX16") {
-        64
-    } else if has("B256") || has("DWORDX8") {
-        32
-    } else if has("B128") || has("DWORDX4") {
-        16
-    } else if has("B96") || has("DWORDX3") {
-        12
-    } else if has("64") || has("DWORDX2") || has("_X2") {
-        8
-    } else if has("B8") || has("U8") || has("I8") || has("BYTE") {
-        1
-    } else if has("B16") || has("U16") || has("I16") || has("SHORT") || has("D16") {
+    // The size is the last token that names one (strides and 2ADDR forms name other
+    // numbers; `D16` alone means 16 bits, but `D16_U8` is a byte).
+    let mut d16 = false;
+    for t in name.rsplit('_') {
+        let n = match t {
+            "B512" | "DWORDX16" => 64,
+            "B256" | "DWORDX8" => 32,
+            "B128" | "DWORDX4" | "X4" => 16,
+            "B96" | "DWORDX3" | "X3" => 12,
+            "B64" | "U64" | "I64" | "F64" | "DWORDX2" | "X2" => 8,
+            "B32" | "U32" | "I32" | "F32" | "DWORD" => 4,
+            "B16" | "U16" | "I16" | "SHORT" | "USHORT" | "SSHORT" => 2,
+            "B8" | "U8" | "I8" | "BYTE" | "UBYTE" | "SBYTE" => 1,
+            "D16" => {
+                d16 = true;
+                continue;
+            }
+            _ => continue,
+        };
+        return n;
+    }
+    if d16 {
         2
     } else {
         4
@@ -456,7 +457,7 @@ pub(super) fn execute(
     }
     // The pseudocode reads and writes the addressed memory itself.
     let result = {
-        let space_map: &mut HashMap<u64, u8> = match space {
+        let space_map: &mut crate::sparse::SparseMemory = match space {
             Space::Lds => &mut w.lds,
             Space::Scratch => &mut w.scratch,
             Space::Global => &mut w.memory,
@@ -531,7 +532,7 @@ pub(super) fn execute(
         }
     }
     let stores = name.contains("STORE") || name.contains("ATOMIC");
-    if stores && space == Space::Global && matches!(family, "GLOBAL" | "FLAT") {
+    if stores && w.track_writes && space == Space::Global && matches!(family, "GLOBAL" | "FLAT") {
         let n = access_bytes(name);
         for (lane, &a) in addrs.iter().enumerate() {
             if !active(lane) {
@@ -539,7 +540,7 @@ pub(super) fn execute(
             }
             for i in 0..n {
                 let b = a.wrapping_add(i);
-                let v = w.memory.get(&b).copied().unwrap_or(0);
+                let v = w.memory.byte(b);
                 w.written.insert(b, v);
             }
         }
@@ -655,6 +656,34 @@ fn permute(w: &mut WaveState, backward: bool, field: &dyn Fn(&str) -> u64) {
     for i in 0..lanes {
         if exec >> i & 1 == 1 {
             w.set_vgpr(i, vdst, tmp[i as usize]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::access_bytes;
+
+    #[test]
+    fn access_sizes_from_names() {
+        for (name, n) in [
+            ("GLOBAL_LOAD_B32", 4),
+            ("GLOBAL_LOAD_DWORDX4", 16),
+            ("DS_STORE_2ADDR_STRIDE64_B32", 4),
+            ("DS_READ2ST64_B64", 8),
+            ("GLOBAL_LOAD_D16_HI_U8", 1),
+            ("GLOBAL_LOAD_UBYTE_D16_HI", 1),
+            ("GLOBAL_LOAD_D16_B16", 2),
+            ("GLOBAL_LOAD_SHORT_D16", 2),
+            ("GLOBAL_ATOMIC_PK_ADD_F16", 4),
+            ("GLOBAL_ATOMIC_CMPSWAP_X2", 8),
+            ("GLOBAL_ATOMIC_ADD_F64", 8),
+            ("S_LOAD_B512", 64),
+            ("S_LOAD_DWORDX8", 32),
+            ("SCRATCH_LOAD_DWORDX3", 12),
+            ("GLOBAL_ATOMIC_ADD_U32", 4),
+        ] {
+            assert_eq!(access_bytes(name), n, "{name}");
         }
     }
 }

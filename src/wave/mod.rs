@@ -419,6 +419,9 @@ pub enum Step {
     Barrier(Barrier),
 }
 
+/// A per-instruction trace callback: the instruction, the state before and after.
+pub type StepTrace<'a> = dyn FnMut(&Decoded, &WaveState, &WaveState) + 'a;
+
 /// What a barrier instruction does for its wave.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Barrier {
@@ -466,6 +469,9 @@ pub struct Executor {
     cache: HashMap<String, Result<Rc<Entry>, String>>,
     /// The maximum number of instructions one [`Executor::run`] executes.
     pub step_budget: u64,
+    /// Lane operations executed by [`Executor::run_until`]: each instruction counts the lanes
+    /// EXEC enables when it issues.
+    pub lane_ops: u64,
     machine: Machine,
     /// The JIT fast path's slot buffers, one per plan (same index as `plans`), with the
     /// number of lanes its constant operands were written for (0: not yet). Constants are
@@ -539,6 +545,7 @@ impl Executor {
             jit,
             cache: HashMap::new(),
             step_budget: DEFAULT_STEP_BUDGET,
+            lane_ops: 0,
             machine: Machine::new(32),
             plan_slots: Vec::new(),
             scratch_slots: Vec::new(),
@@ -708,10 +715,11 @@ impl Executor {
         program: &Program,
         wave: &mut WaveState,
         budget: u64,
-        mut trace: Option<&mut dyn FnMut(&Decoded, &WaveState, &WaveState)>,
+        mut trace: Option<&mut StepTrace<'_>>,
     ) -> Result<(Step, u64), WaveError> {
         let mut steps = 0u64;
         while steps < budget {
+            self.lane_ops += wave.exec().count_ones() as u64;
             let r = match trace.as_mut() {
                 Some(t) => {
                     let before = wave.clone();

@@ -6,7 +6,9 @@
 //! register-major with 64 lane slots per register whatever the wave size, so a register of
 //! one lane is `vgpr[reg * 64 + lane]`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use crate::sparse::SparseMemory;
 
 use crate::spec::Arch;
 
@@ -111,13 +113,17 @@ pub struct WaveState {
     /// The MODE register (round and denorm modes, IEEE).
     pub mode: u32,
     /// Global memory, byte addressed and sparse.
-    pub memory: HashMap<u64, u8>,
+    pub memory: SparseMemory,
     /// The workgroup's LDS, byte addressed and sparse.
-    pub lds: HashMap<u64, u8>,
+    pub lds: SparseMemory,
     /// Scratch: lane `l`'s private byte `a` is at `l << 32 | a`.
-    pub scratch: HashMap<u64, u8>,
-    /// Global memory bytes written since the state was made (address → value).
+    pub scratch: SparseMemory,
+    /// Global memory bytes written since the state was made (address → value), kept
+    /// while `track_writes` is on.
     pub written: BTreeMap<u64, u8>,
+    /// Whether stores are recorded in `written` (a dispatch that maps all its memory
+    /// knows where stores land and turns it off).
+    pub track_writes: bool,
     /// The memory a launch mapped (`None`: everything reads, unwritten bytes as zero).
     pub bounds: Option<std::sync::Arc<Bounds>>,
 }
@@ -133,10 +139,11 @@ impl WaveState {
             pc: 0,
             vgpr: vec![0; N_VGPRS * LANE_SLOTS],
             mode: 0,
-            memory: HashMap::new(),
-            lds: HashMap::new(),
-            scratch: HashMap::new(),
+            memory: SparseMemory::new(),
+            lds: SparseMemory::new(),
+            scratch: SparseMemory::new(),
             written: BTreeMap::new(),
+            track_writes: true,
             bounds: None,
         };
         w.set_exec(w.full_mask());
@@ -227,14 +234,14 @@ impl WaveState {
     /// Reads `n` bytes of global memory (little-endian, unwritten bytes are zero).
     pub fn read_memory(&self, addr: u64, n: usize) -> Vec<u8> {
         (0..n as u64)
-            .map(|i| self.memory.get(&addr.wrapping_add(i)).copied().unwrap_or(0))
+            .map(|i| self.memory.byte(addr.wrapping_add(i)))
             .collect()
     }
 
     /// Writes bytes of global memory without recording them as written by the program.
     pub fn load_memory(&mut self, addr: u64, bytes: &[u8]) {
         for (i, b) in bytes.iter().enumerate() {
-            self.memory.insert(addr.wrapping_add(i as u64), *b);
+            self.memory.set(addr.wrapping_add(i as u64), *b);
         }
     }
 

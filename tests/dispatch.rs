@@ -1,0 +1,700 @@
+//! Kernel dispatch (issue 11): raw launches of hand-written programs whose waves exchange
+//! data through LDS across barriers, the hardware-vector harness's launch, code objects
+//! (the checked-in fixture, and kernels compiled by clang-22 when it is installed), faults,
+//! deadlocks, and a fuzzer of the code-object loader.
+
+mod common;
+
+use std::path::Path;
+
+use amdpcode::dispatch::{Code, CodeObject, DispatchError, Dispatcher, Launch, Unmapped};
+use amdpcode::isa::Isa;
+use amdpcode::spec::Arch;
+use amdpcode::wave::{Engine, WaveError};
+
+const OUT: u64 = 0x1_0000_0000;
+const IN: u64 = 0x2_0000_0000;
+
+fn assemble(arch: Arch, text: &str) -> Vec<u8> {
+    let isa = Isa::new(common::spec().db(arch));
+    let lines = isa
+        .assemble_lines(text)
+        .unwrap_or_else(|e| panic!("{arch:?}: line {}: {}", e.line, e.message));
+    lines.into_iter().flat_map(|a| a.bytes).collect()
+}
+
+/// The launch of `../shared/hw-vectors/README.md`'s harness: the argument pointer as the
+/// only user SGPR pair (s[0:1]), workgroup ids x, y and z enabled, 64 KiB of LDS
+/// (RSRC2 LDS_SIZE = 128 blocks of 512 bytes), LLVM's default MODE.
+fn raw_launch(arch: Arch, code: Vec<u8>, wave: u32, threads: u32, out_bytes: usize) -> Launch {
+    let rsrc2 = 2 << 1 | 1 << 7 | 1 << 8 | 1 << 9 | 128 << 15;
+    Launch {
+        arch: Some(arch),
+        code: Code::Raw {
+            bytes: code,
+            addr: 0x7000_0000,
+            rsrc1: 0xc0 << 12 | 1 << 21 | 1 << 23,
+            rsrc2,
+            rsrc3: 0,
+            user_sgprs: vec![OUT as u32, (OUT >> 32) as u32],
+        },
+        grid: [1, 1, 1],
+        block: [threads, 1, 1],
+        grid_items: None,
+        wave: Some(wave),
+        lds_bytes: None,
+        scratch_bytes: None,
+        memory: vec![(OUT, vec![0; out_bytes])],
+        unmapped: Unmapped::Fault,
+        step_budget: None,
+    }
+}
+
+fn run(
+    arch: Arch,
+    engine: Engine,
+    l: &Launch,
+) -> Result<amdpcode::dispatch::Outcome, DispatchError> {
+    let mut d = Dispatcher::new(common::spec().db(arch), engine).expect("engine");
+    d.run(l)
+}
+
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Three rounds of: store my value to LDS, barrier, load the value of the work-item one wave
+/// away (tid ^ wave), barrier, add it. Each round doubles the pair's sum, so each work-item
+/// ends with 4 * (a + b); a wave that ran ahead of a barrier would read zeros or stale data.
+fn exchange_program(arch: Arch, wave: u32) -> String {
+    let (barrier, add, store, load, gstore) = match arch {
+        Arch::Rdna4 => (
+            "s_barrier_signal -1\ns_barrier_wait -1",
+            "v_add_nc_u32",
+            "ds_store_b32",
+            "ds_load_b32",
+            "global_store_b32",
+        ),
+        Arch::Rdna3 => (
+            "s_barrier",
+            "v_add_nc_u32",
+            "ds_store_b32",
+            "ds_load_b32",
+            "global_store_b32",
+        ),
+        Arch::Cdna => (
+            "s_barrier",
+            "v_add_u32",
+            "ds_write_b32",
+            "ds_read_b32",
+            "global_store_dword",
+        ),
+    };
+    let wait = match arch {
+        Arch::Rdna4 => "s_wait_dscnt 0",
+        _ => "s_waitcnt lgkmcnt(0)",
+    };
+    let mut p = format!(
+        "v_lshlrev_b32 v1, 2, v0\n\
+         v_mul_u32_u24 v2, 3, v0\n\
+         {add} v2, 1, v2\n\
+         v_xor_b32 v3, {wave}, v0\n\
+         v_lshlrev_b32 v3, 2, v3\n"
+    );
+    for _ in 0..3 {
+        p.push_str(&format!(
+            "{store} v1, v2\n{wait}\n{barrier}\n{load} v4, v3\n{wait}\n{barrier}\n{add} v2, v2, v4\n"
+        ));
+    }
+    p.push_str(&format!("{gstore} v1, v2, s[0:1]\ns_endpgm\n"));
+    p
+}
+
+fn exchange_case(arch: Arch, wave: u32, waves: u32) {
+    let threads = wave * waves;
+    let code = assemble(arch, &exchange_program(arch, wave));
+    let l = raw_launch(arch, code, wave, threads, 4 * threads as usize);
+    let expect: Vec<u32> = (0..threads)
+        .map(|t| 4 * ((3 * t + 1) + (3 * (t ^ wave) + 1)))
+        .collect();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let o = run(arch, engine, &l).unwrap_or_else(|e| panic!("{arch:?} {engine:?}: {e}"));
+        assert_eq!(o.waves, waves as u64);
+        assert_eq!(
+            words(&o.memory[0].1),
+            expect,
+            "{arch:?} wave{wave} {engine:?}"
+        );
+    }
+}
+
+#[test]
+fn issue_11_two_waves_exchange_through_lds_rdna3_wave32() {
+    exchange_case(Arch::Rdna3, 32, 2);
+}
+
+#[test]
+fn issue_11_four_waves_exchange_through_lds_rdna3_wave32() {
+    exchange_case(Arch::Rdna3, 32, 4);
+}
+
+#[test]
+fn issue_11_four_waves_exchange_through_lds_rdna3_wave64() {
+    exchange_case(Arch::Rdna3, 64, 4);
+}
+
+#[test]
+fn issue_11_split_barrier_exchange_rdna4() {
+    exchange_case(Arch::Rdna4, 32, 4);
+}
+
+#[test]
+fn issue_11_four_waves_exchange_through_lds_cdna() {
+    exchange_case(Arch::Cdna, 64, 4);
+}
+
+#[test]
+fn issue_11_workgroup_ids_and_partial_workgroups() {
+    // Each work-item stores (wg.x << 16 | wg.y << 8 | tid.x) at its global linear index;
+    // the grid is 5 x 2 work-items in workgroups of 4 x 1: the third workgroup in x has one
+    // work-item.
+    let text = "s_load_b32 s4, s[0:1], 0x0\n\
+                s_waitcnt lgkmcnt(0)\n\
+                v_and_b32 v1, 0x3ff, v0\n\
+                s_mul_i32 s5, s2, 4\n\
+                v_add_nc_u32 v2, s5, v1\n\
+                s_mul_i32 s6, s3, 5\n\
+                v_add_nc_u32 v2, s6, v2\n\
+                s_lshl_b32 s7, s2, 16\n\
+                s_lshl_b32 s8, s3, 8\n\
+                s_or_b32 s7, s7, s8\n\
+                v_or_b32 v3, s7, v1\n\
+                v_lshlrev_b32 v2, 2, v2\n\
+                global_store_b32 v2, v3, s[0:1]\n\
+                s_endpgm\n";
+    let code = assemble(Arch::Rdna3, text);
+    let mut l = raw_launch(Arch::Rdna3, code, 32, 4, 40);
+    if let Code::Raw { rsrc2, .. } = &mut l.code {
+        // Only x and y workgroup ids: s2 = x, s3 = y.
+        *rsrc2 &= !(1 << 9);
+    }
+    l.grid = [2, 2, 1];
+    l.grid_items = Some([5, 2, 1]);
+    for engine in [Engine::Interp, Engine::Jit] {
+        let o = run(Arch::Rdna3, engine, &l).unwrap_or_else(|e| panic!("{e}"));
+        let got = words(&o.memory[0].1);
+        let expect: Vec<u32> = (0..10)
+            .map(|i| {
+                let (x, y) = (i % 5, i / 5);
+                (x / 4) << 16 | y << 8 | (x % 4)
+            })
+            .collect();
+        assert_eq!(got, expect, "{engine:?}");
+        assert_eq!((o.workgroups, o.waves), (4, 4));
+    }
+}
+
+#[test]
+fn issue_11_store_outside_mapped_memory_is_a_fault_naming_the_address() {
+    let text = "v_mov_b32 v1, 0x100\nv_lshlrev_b32 v2, 2, v0\nglobal_store_b32 v2, v1, s[0:1] offset:64\ns_endpgm\n";
+    let code = assemble(Arch::Rdna3, text);
+    let l = raw_launch(Arch::Rdna3, code, 32, 32, 64);
+    for engine in [Engine::Interp, Engine::Jit] {
+        let e = run(Arch::Rdna3, engine, &l).expect_err("the store leaves the buffer");
+        match &e {
+            DispatchError::Wave {
+                workgroup: [0, 0, 0],
+                wave: 0,
+                error:
+                    WaveError::MemoryFault {
+                        addr,
+                        inst,
+                        address,
+                        lane,
+                        ..
+                    },
+            } => {
+                assert_eq!(*addr, 0x7000_000c);
+                assert_eq!(inst, "GLOBAL_STORE_B32");
+                assert_eq!((*address, *lane), (OUT + 64, 0));
+            }
+            other => panic!("expected a memory fault, got {other:?}"),
+        }
+        let msg = e.to_string();
+        assert!(
+            msg.contains("0x100000040") && msg.contains("GLOBAL_STORE_B32"),
+            "{msg}"
+        );
+    }
+    // With unmapped memory allowed, the store lands and is reported.
+    let mut l = l;
+    l.unmapped = Unmapped::Zero;
+    let o = run(Arch::Rdna3, Engine::Interp, &l).expect("runs");
+    assert_eq!(o.written_elsewhere.len(), 1);
+    assert_eq!(o.written_elsewhere[0].0, OUT + 64);
+    assert_eq!(o.written_elsewhere[0].1.len(), 128 - 64 + 64);
+}
+
+#[test]
+fn issue_11_lds_access_beyond_the_workgroup_allocation_faults() {
+    let text = "v_mov_b32 v1, 0x10000\nds_store_b32 v1, v0\ns_endpgm\n";
+    let code = assemble(Arch::Rdna3, text);
+    let l = raw_launch(Arch::Rdna3, code, 32, 32, 4);
+    let e = run(Arch::Rdna3, Engine::Interp, &l).expect_err("LDS is 64 KiB");
+    assert!(
+        matches!(
+            &e,
+            DispatchError::Wave {
+                error: WaveError::MemoryFault {
+                    space: "LDS",
+                    address: 0x10000,
+                    ..
+                },
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn issue_11_barrier_that_cannot_release_is_a_deadlock() {
+    // RDNA 4: wave 0 waits at the barrier without signalling; wave 1 ends.
+    let text = "s_cmp_eq_u32 s2, s2\n\
+                v_cmp_eq_u32 vcc_lo, 0, v0\n\
+                s_and_b32 s4, vcc_lo, exec_lo\n\
+                s_cmp_lg_u32 s4, 0\n\
+                s_cbranch_scc0 1\n\
+                s_barrier_wait -1\n\
+                s_endpgm\n";
+    let code = assemble(Arch::Rdna4, text);
+    let l = raw_launch(Arch::Rdna4, code, 32, 64, 4);
+    let e = run(Arch::Rdna4, Engine::Interp, &l).expect_err("deadlock");
+    match &e {
+        DispatchError::Deadlock { workgroup, waves } => {
+            assert_eq!(*workgroup, [0, 0, 0]);
+            assert_eq!(waves, &vec![(0, 0x7000_0018, false)]);
+        }
+        other => panic!("expected a deadlock, got {other:?}"),
+    }
+    // A barrier whose other waves ended releases (s_barrier on RDNA 3).
+    let text = "v_cmp_eq_u32 vcc_lo, 0, v0\n\
+                s_and_b32 s4, vcc_lo, exec_lo\n\
+                s_cmp_lg_u32 s4, 0\n\
+                s_cbranch_scc0 1\n\
+                s_barrier\n\
+                s_endpgm\n";
+    let code = assemble(Arch::Rdna3, text);
+    let l = raw_launch(Arch::Rdna3, code, 32, 64, 4);
+    let o = run(Arch::Rdna3, Engine::Interp, &l).expect("ended waves count as arrived");
+    assert_eq!(o.waves, 2);
+}
+
+#[test]
+fn issue_11_runaway_wave_hits_the_step_budget() {
+    let code = assemble(Arch::Rdna3, "s_branch -1\n");
+    let mut l = raw_launch(Arch::Rdna3, code, 32, 32, 4);
+    l.step_budget = Some(1000);
+    let e = run(Arch::Rdna3, Engine::Jit, &l).expect_err("runaway");
+    assert!(
+        matches!(
+            &e,
+            DispatchError::Wave {
+                error: WaveError::StepBudget { steps: 1000 },
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+fn fixture() -> Vec<u8> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dispatch/fixture-gfx1100.hsaco");
+    std::fs::read(p).expect("fixture")
+}
+
+#[test]
+fn issue_11_code_object_metadata_and_descriptor() {
+    let co = CodeObject::parse(&fixture()).expect("parses");
+    assert_eq!(co.arch, Arch::Rdna3);
+    assert_eq!(co.processor, "gfx1100");
+    let k = co.kernel("vadd").expect("vadd");
+    assert_eq!(k.wave_size, 32);
+    let explicit: Vec<(u32, u32, &str)> = k
+        .args
+        .iter()
+        .filter(|a| !a.kind.starts_with("hidden_"))
+        .map(|a| (a.offset, a.size, a.kind.as_str()))
+        .collect();
+    assert_eq!(
+        explicit,
+        vec![
+            (0, 8, "global_buffer"),
+            (8, 8, "global_buffer"),
+            (16, 8, "global_buffer"),
+            (24, 4, "by_value")
+        ]
+    );
+    assert!(k
+        .args
+        .iter()
+        .any(|a| a.kind == "hidden_group_size_x" && a.offset == 44));
+    assert_eq!(k.descriptor.kernarg_size, 288);
+    let s = co.kernel("lds_sum").expect("lds_sum");
+    assert_eq!(s.descriptor.group_segment_fixed_size, 256);
+    match co.kernel("nope") {
+        Err(DispatchError::NoKernel { available, .. }) => {
+            assert!(available.contains(&"vadd".to_string()));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn object_launch(
+    kernel: &str,
+    grid: u32,
+    block: u32,
+    kernarg: Vec<u8>,
+    memory: Vec<(u64, Vec<u8>)>,
+) -> Launch {
+    Launch {
+        arch: None,
+        code: Code::Object {
+            bytes: fixture(),
+            path: "fixture-gfx1100.hsaco".into(),
+            kernel: kernel.into(),
+            kernarg,
+        },
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
+        grid_items: None,
+        wave: None,
+        lds_bytes: None,
+        scratch_bytes: None,
+        memory,
+        unmapped: Unmapped::Fault,
+        step_budget: None,
+    }
+}
+
+#[test]
+fn issue_11_code_object_vector_add_and_lds_sum() {
+    let n = 300u32;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 17.25).collect();
+    let b: Vec<f32> = (0..n).map(|i| 1.0 / (i as f32 + 1.0)).collect();
+    let c_addr = 0x3_0000_0000u64;
+    let mut kernarg = Vec::new();
+    for p in [IN, OUT, c_addr] {
+        kernarg.extend(p.to_le_bytes());
+    }
+    kernarg.extend(n.to_le_bytes());
+    let mem = vec![
+        (IN, f32_bytes(&a)),
+        (OUT, f32_bytes(&b)),
+        (c_addr, vec![0; 4 * n as usize]),
+    ];
+    let l = object_launch("vadd", n.div_ceil(64), 64, kernarg, mem);
+    let expect: Vec<u32> = a.iter().zip(&b).map(|(x, y)| (x + y).to_bits()).collect();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let o = run(Arch::Rdna3, engine, &l).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(words(&o.memory[2].1), expect, "{engine:?}");
+        assert_eq!(o.waves, 10);
+    }
+    // lds_sum: 3 workgroups of 64 work-items (two waves each) meeting at six barriers.
+    let vals: Vec<i32> = (0..192).map(|i| (i * 7919 % 1000) - 500).collect();
+    let mut kernarg = Vec::new();
+    kernarg.extend(IN.to_le_bytes());
+    kernarg.extend(OUT.to_le_bytes());
+    let mem = vec![
+        (IN, vals.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        (OUT, vec![0; 12]),
+    ];
+    let l = object_launch("lds_sum", 3, 64, kernarg, mem);
+    let expect: Vec<u32> = vals
+        .chunks(64)
+        .map(|c| c.iter().sum::<i32>() as u32)
+        .collect();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let o = run(Arch::Rdna3, engine, &l).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(words(&o.memory[1].1), expect, "{engine:?}");
+    }
+}
+
+#[test]
+fn issue_11_short_kernarg_names_the_missing_arguments() {
+    let l = object_launch("vadd", 1, 32, vec![0; 20], vec![]);
+    let e = run(Arch::Rdna3, Engine::Interp, &l).expect_err("short kernarg");
+    let msg = e.to_string();
+    assert!(matches!(e, DispatchError::Kernarg(_)), "{msg}");
+    assert!(
+        msg.contains("has 20 bytes") && msg.contains("need 28"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("global_buffer at offset 16") && msg.contains("by_value at offset 24"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn issue_11_code_object_for_another_arch_is_refused() {
+    let l = object_launch("vadd", 1, 32, vec![0; 28], vec![]);
+    let e = run(Arch::Cdna, Engine::Interp, &l).expect_err("gfx1100 on cdna");
+    assert!(e.to_string().contains("gfx1100"), "{e}");
+}
+
+#[test]
+fn issue_11_loader_survives_random_and_mutated_code_objects() {
+    let good = fixture();
+    let mut rng = amdpcode::exec::Rng::new(11);
+    let mut parsed = 0;
+    for i in 0..3000 {
+        let bytes = if i % 3 == 0 {
+            let n = (rng.next_u64() % 512) as usize;
+            let mut b: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+            if n >= 4 {
+                b[..4].copy_from_slice(b"\x7fELF");
+            }
+            b
+        } else {
+            let mut b = good.clone();
+            let flips = 1 + rng.next_u64() % 8;
+            for _ in 0..flips {
+                let at = (rng.next_u64() % b.len() as u64) as usize;
+                b[at] = rng.next_u64() as u8;
+            }
+            if i % 7 == 0 {
+                b.truncate((rng.next_u64() % b.len() as u64) as usize);
+            }
+            b
+        };
+        // Parsing never panics; what parses can be dispatched (it may fault, not crash).
+        if let Ok(co) = CodeObject::parse(&bytes) {
+            parsed += 1;
+            if i % 10 == 1 {
+                if let Some(k) = co.kernels.first() {
+                    let mut l = object_launch(&k.name, 1, 32, vec![0; 64], vec![]);
+                    if let Code::Object { bytes: b, .. } = &mut l.code {
+                        *b = bytes.clone();
+                    }
+                    l.step_budget = Some(10_000);
+                    if let Ok(arch) = amdpcode::dispatch::cli::launch_arch(&l) {
+                        let _ = run(arch, Engine::Interp, &l);
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        parsed > 100,
+        "mutations too destructive to test dispatch: {parsed}"
+    );
+}
+
+#[test]
+fn issue_11_launch_json_errors_name_the_key() {
+    let dir = Path::new(".");
+    let cases = [
+        (r#"{"grid": [1], "block": [1]}"#, "no code"),
+        (
+            r#"{"arch": "rdna3", "code_hex": "zz", "code_addr": 0, "rsrc2": 0, "grid": 1, "block": 1}"#,
+            "code_hex",
+        ),
+        (
+            r#"{"arch": "rdna3", "code_hex": "0000b0bf", "code_addr": 0, "rsrc2": 0, "grid": [0], "block": 1}"#,
+            "grid[0]",
+        ),
+        (
+            r#"{"arch": "rdna9", "code_hex": "0000b0bf", "code_addr": 0, "rsrc2": 0, "grid": 1, "block": 1}"#,
+            "arch",
+        ),
+        (
+            r#"{"arch": "rdna3", "code_hex": "0000b0bf", "code_addr": "0xq", "rsrc2": 0, "grid": 1, "block": 1}"#,
+            "code_addr",
+        ),
+        (
+            r#"{"arch": "rdna3", "code_hex": "0000b0bf", "code_addr": 0, "rsrc2": 0, "grid": 1, "block": 1, "memory": [{"addr": 1}]}"#,
+            "memory[0]",
+        ),
+        (
+            r#"{"arch": "rdna3", "code_hex": "0000b0bf", "code_addr": 0, "grid": 1, "block": 1, "bogus": 1}"#,
+            "bogus",
+        ),
+        (
+            r#"{"code_object": "/nonexistent.hsaco", "kernel": "k", "grid": 1, "block": 1}"#,
+            "nonexistent",
+        ),
+    ];
+    for (text, key) in cases {
+        let e = Launch::from_json(text, dir).expect_err(text);
+        assert!(e.to_string().contains(key), "{text}: {e}");
+    }
+    let l = Launch::from_json(
+        r#"{"arch": "rdna3", "code_hex": "0000b0bf", "code_addr": "0x1000", "rsrc2": "0x84", "grid": [2, 3], "block": 64, "memory": [{"addr": "0x10", "size": 8}]}"#,
+        dir,
+    )
+    .expect("valid");
+    assert_eq!((l.grid, l.block), ([2, 3, 1], [64, 1, 1]));
+    let o = run(Arch::Rdna3, Engine::Jit, &l).expect("s_endpgm runs");
+    assert_eq!((o.workgroups, o.waves, o.instructions), (6, 12, 12));
+    assert_eq!(o.memory, vec![(0x10, vec![0; 8])]);
+}
+
+fn cli(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    use std::io::Write;
+    let mut cmd = std::process::Command::new(common::bin());
+    cmd.args(args)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("runs");
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(text.as_bytes())
+            .expect("writes");
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().expect("exits");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+#[test]
+fn issue_11_cli_launch_json_batch_and_short_form() {
+    let fixture_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dispatch/fixture-gfx1100.hsaco");
+    let dir = std::env::temp_dir().join(format!("amdpcode-dispatch-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut kernarg = Vec::new();
+    for p in [IN, IN + 0x100, OUT] {
+        kernarg.extend(p.to_le_bytes());
+    }
+    kernarg.extend(4u32.to_le_bytes());
+    let a = f32_bytes(&[1.0, 2.0, 3.0, 4.0]);
+    let b = f32_bytes(&[0.5, 0.25, -3.0, 8.0]);
+    let launch = serde_json::json!({
+        "code_object": fixture_path.display().to_string(),
+        "kernel": "vadd",
+        "grid": [1], "block": [32],
+        "kernarg_hex": hex(&kernarg),
+        "memory": [{"addr": format!("0x{IN:x}"), "hex": hex(&a)},
+                   {"addr": format!("0x{:x}", IN + 0x100), "hex": hex(&b)},
+                   {"addr": format!("{OUT}"), "size": 16}]
+    });
+    let lpath = dir.join("launch.json");
+    std::fs::write(&lpath, launch.to_string()).expect("write");
+    let (code, out, err) = cli(&["dispatch", "--json", lpath.to_str().expect("utf8")], None);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+    assert_eq!(v["memory"][2]["addr"], "0x100000000");
+    assert_eq!(
+        v["memory"][2]["hex"],
+        hex(&f32_bytes(&[1.5, 2.25, 0.0, 12.0]))
+    );
+    assert_eq!(v["waves"], 1);
+    // A batch: the good launch, a bad line, the good launch under the interpreter's twin.
+    let batch = format!("{launch}\n{{\"grid\": 1}}\n{launch}\n");
+    let bpath = dir.join("batch.jsonl");
+    std::fs::write(&bpath, batch).expect("write");
+    let (code, out, err) = cli(
+        &[
+            "dispatch",
+            "--json",
+            "--batch",
+            bpath.to_str().expect("utf8"),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0], v);
+    assert!(lines[1]["error"]
+        .as_str()
+        .expect("error")
+        .contains("line 2"));
+    assert_eq!(lines[2], v);
+    // The short form.
+    let (code, out, err) = cli(
+        &[
+            "dispatch",
+            fixture_path.to_str().expect("utf8"),
+            "--kernel",
+            "vadd",
+            "--grid",
+            "1",
+            "--block",
+            "64",
+            "--arg",
+            "buf=f32x5:1,2,3,4,5",
+            "--arg",
+            "buf=f32x5:iota",
+            "--arg",
+            "buf=f32x5:zero",
+            "--arg",
+            "u32=5",
+            "--print",
+            "2",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("arg 2: [1, 3, 5, 7, 9]"), "{out}");
+    // Errors: exit 1, a message naming the problem, nothing on stdout.
+    let (code, out, err) = cli(
+        &[
+            "dispatch",
+            fixture_path.to_str().expect("utf8"),
+            "--kernel",
+            "nope",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+        ],
+        None,
+    );
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.contains("no kernel `nope`") && err.contains("vadd"),
+        "{err}"
+    );
+    let bad = dir.join("bad.hsaco");
+    std::fs::write(&bad, b"\x7fELF\x02\x01\x01garbage").expect("write");
+    let (code, out, err) = cli(
+        &[
+            "dispatch",
+            bad.to_str().expect("utf8"),
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+        ],
+        None,
+    );
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(err.contains("not an ELF64 code object"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
