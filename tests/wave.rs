@@ -486,6 +486,31 @@ s_waitcnt lgkmcnt(0)",
     }
 }
 
+/// ABS/NEG apply to sources the spec lists as `vsrc0` (VOP1 entries in their VOP3 form, and
+/// RDNA 4's VOP3 entries): `v_log_f32_e64 v1, |v0|` once took the log of a negative number.
+#[test]
+fn issue_11_vop3_modifiers_on_vsrc0_operands() {
+    let program = "v_log_f32_e64 v1, |v0|
+v_sqrt_f32_e64 v2, -v0
+v_rcp_f32_e64 v3, |v0|
+v_mul_f32_e64 v4, |v0|, -v5
+v_mul_f32_e64 v6, -v0, v5";
+    for arch in [Arch::Rdna3, Arch::Rdna4] {
+        let w = run_both_on(arch, 32, program, &|w| {
+            for lane in 0..32 {
+                w.set_vgpr(lane, 0, (-4.0f32).to_bits());
+                w.set_vgpr(lane, 5, 3.0f32.to_bits());
+            }
+        });
+        let f = |reg: u32| f32::from_bits(w.vgpr(0, reg));
+        assert_eq!(f(1), 2.0, "{arch:?}: log2 |-4|");
+        assert_eq!(f(2), 2.0, "{arch:?}: sqrt -(-4)");
+        assert_eq!(f(3), 0.25, "{arch:?}: rcp |-4|");
+        assert_eq!(f(4), -12.0, "{arch:?}: |-4| * -3");
+        assert_eq!(f(6), 12.0, "{arch:?}: -(-4) * 3");
+    }
+}
+
 // ---- The hardware-validated sample -------------------------------------------------------
 
 fn sample() -> Option<Vec<Value>> {

@@ -357,8 +357,13 @@ fn read_vgpr_lanes(w: &WaveState, reg: u32, hi: bool, width: u32, lane: u32) -> 
 }
 
 fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
-    let format = ii.operand(field).map(|o| o.format.as_str()).unwrap_or("");
-    let bits = ii.operand(field).map(|o| o.bits).unwrap_or(32);
+    // The spec lists some VOP3 sources under their VGPR-only name (`vsrc0` for the `src0`
+    // field of VOP1-derived and RDNA 4 entries); its format decides whether ABS/NEG apply.
+    let operand = ii
+        .operand(field)
+        .or_else(|| ii.operand(&format!("v{field}")));
+    let format = operand.map(|o| o.format.as_str()).unwrap_or("");
+    let bits = operand.map(|o| o.bits).unwrap_or(32);
     let mut m = Mods {
         float_bits: float_bits(format),
         ..Mods::default()
