@@ -650,6 +650,12 @@ pub type Check = Box<dyn Fn(&Output) -> Result<(), String>>;
 pub struct Case {
     /// `kernel target opt`, for messages.
     pub label: String,
+    /// The kernel's name.
+    pub kernel: String,
+    /// The code object's target.
+    pub target: Target,
+    /// The code object's optimisation level.
+    pub opt: Opt,
     /// The launch.
     pub launch: Launch,
     /// The comparison with the Rust reference.
@@ -661,6 +667,9 @@ impl Case {
     pub fn new(co: &CodeObject, kernel: &str, launch: Launch, check: Check) -> Case {
         Case {
             label: format!("{kernel} {} {}", co.target.name(), co.opt.name()),
+            kernel: kernel.to_string(),
+            target: co.target,
+            opt: co.opt,
             launch,
             check,
         }

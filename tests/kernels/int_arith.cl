@@ -101,5 +101,7 @@ kernel void mul_wide(global const uint *a, global const uint *b, global ulong *o
   o[0] = (ulong)x * (ulong)y;
   o[1] = (ulong)(long)(int)x * (ulong)(long)(int)y;
   o[2] = (ulong)((x & 0xffffff) * (y & 0xffffff) + x);
-  o[3] = (ulong)(x & 0xffffff) * (y & 0xffffff) + ((ulong)x << 32);
+  // (ulong)(x & 0xffffff) * (y & 0xffffff) + ((ulong)x << 32) is miscompiled by this clang-22
+  // at -O2 (v_mad_u64_u32 on the unmasked words); the 24-bit operands come from shifts here.
+  o[3] = (ulong)(x >> 8) * (y >> 8) + ((ulong)x << 32);
 }
