@@ -511,6 +511,21 @@ v_mul_f32_e64 v6, -v0, v5";
     }
 }
 
+/// `s_sendmsg` (which gfx11 kernels issue as `sendmsg(MSG_DEALLOC_VGPRS)` before `s_endpgm`)
+/// runs and changes no modelled state (AMD has no text for it).
+#[test]
+fn issue_11_s_sendmsg_changes_no_state() {
+    for (arch, msg) in [
+        (Arch::Rdna3, "MSG_DEALLOC_VGPRS"),
+        (Arch::Rdna4, "MSG_DEALLOC_VGPRS"),
+        (Arch::Cdna, "MSG_INTERRUPT"),
+    ] {
+        let program = format!("s_sendmsg sendmsg({msg})\ns_mov_b32 s0, 5");
+        let w = run_both_on(arch, 64, &program, &|_| {});
+        assert_eq!(w.read_sgpr(0), 5, "{arch:?}");
+    }
+}
+
 // ---- The hardware-validated sample -------------------------------------------------------
 
 fn sample() -> Option<Vec<Value>> {
