@@ -47,6 +47,54 @@ const GAPS: &[Gap] = &[
         opts: &[Opt::O0],
         reason: "AccVGPRs are not modelled: V_ACCVGPR_WRITE/READ have no pseudocode (CDNA -O0 spills through AGPRs)",
     },
+    Gap {
+        kernel: "atomic_minmax",
+        targets: &Target::ALL,
+        opts: &[Opt::O2],
+        reason: "global atomic max after the atomic optimizer's wave reduction (s_ctz/v_readlane/s_max loop, one global_atomic_max_i32 offset:4 / max_u32 offset:12 per wave) leaves 0x7fffffff / 0xffffffff; min is right",
+    },
+    Gap {
+        kernel: "f32_approx",
+        targets: &[Target::Gfx1100, Target::Gfx1100W64, Target::Gfx1200],
+        opts: &[Opt::O0],
+        reason: "sqrt(fabs(x)) at -O0 gives NaN (the -O2 code is right)",
+    },
+    Gap {
+        kernel: "f32_approx",
+        targets: &[Target::Gfx950],
+        opts: &[Opt::O2],
+        reason: "AMD's CDNA spec has no text for 82 VOP1 entries in VOP3 form (V_LOG_F32_E64 here; the _E32 forms have it)",
+    },
+    Gap {
+        kernel: "f64_ops",
+        targets: &[Target::Gfx950],
+        opts: &[Opt::O2],
+        reason: "(double)(long)(z * 0x1p20) is wrong on CDNA at -O2 (the f64 -> i64 -> f64 conversion sequence)",
+    },
+    Gap {
+        kernel: "half_packed",
+        targets: &[Target::Gfx950],
+        opts: &[Opt::O2],
+        reason: "(half)((float)y.y + 1.0f) gives 1.0 on CDNA at -O2",
+    },
+    Gap {
+        kernel: "private_lookup",
+        targets: &[Target::Gfx950],
+        opts: &[Opt::O2],
+        reason: "CDNA scratch_load_dword faults at private offset 0x39180, past the kernel's private segment",
+    },
+    Gap {
+        kernel: "private_sort",
+        targets: &Target::ALL,
+        opts: &[Opt::O2],
+        reason: "rows come back misordered at -O2 (private array with dynamic indexing in a loop; -O0 is right)",
+    },
+    Gap {
+        kernel: "scan_single",
+        targets: &[Target::Gfx1200, Target::Gfx950],
+        opts: &[Opt::O2],
+        reason: "runs away (1M-instruction step budget) at -O2 on RDNA 4 and CDNA (gfx1100 is right)",
+    },
 ];
 
 fn gap_of(case: &Case) -> Option<&'static Gap> {
