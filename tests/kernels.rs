@@ -55,12 +55,6 @@ const GAPS: &[Gap] = &[
     },
     Gap {
         kernel: "f32_approx",
-        targets: &[Target::Gfx1100, Target::Gfx1100W64, Target::Gfx1200],
-        opts: &[Opt::O0],
-        reason: "sqrt(fabs(x)) at -O0 gives NaN (the -O2 code is right)",
-    },
-    Gap {
-        kernel: "f32_approx",
         targets: &[Target::Gfx950],
         opts: &[Opt::O2],
         reason: "AMD's CDNA spec has no text for 82 VOP1 entries in VOP3 form (V_LOG_F32_E64 here; the _E32 forms have it)",

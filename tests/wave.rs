@@ -526,6 +526,29 @@ fn issue_11_s_sendmsg_changes_no_state() {
     }
 }
 
+/// `v_cndmask_b32_e64` applies ABS/NEG to its sources as sign-bit operations (clang selects
+/// `fabs` of a select into it at -O0: `v_cndmask_b32_e64 v1, |v0|, v2, s0`).
+#[test]
+fn issue_11_v_cndmask_source_modifiers() {
+    // v_cndmask_b32_e64 v1, |v0|, v2, s0 ; v_cndmask_b32_e64 v3, -v0, v2, s0
+    let w = run_both(
+        "01 01 01 d5 00 05 02 00 03 00 01 d5 00 05 02 20",
+        true,
+        &|w| {
+            for lane in 0..32 {
+                w.set_vgpr(lane, 0, (-4.0f32).to_bits());
+                w.set_vgpr(lane, 2, 1);
+            }
+        },
+    );
+    assert_eq!(
+        f32::from_bits(w.vgpr(0, 1)),
+        4.0,
+        "|v0| (s0 = 0 selects src0)"
+    );
+    assert_eq!(f32::from_bits(w.vgpr(0, 3)), 4.0, "-v0");
+}
+
 // ---- The hardware-validated sample -------------------------------------------------------
 
 fn sample() -> Option<Vec<Value>> {

@@ -365,7 +365,13 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
     let format = operand.map(|o| o.format.as_str()).unwrap_or("");
     let bits = operand.map(|o| o.bits).unwrap_or(32);
     let mut m = Mods {
-        float_bits: float_bits(format),
+        // V_CNDMASK_B32/B16 in VOP3 form take ABS/NEG as sign-bit operations on their
+        // untyped sources (the compiler selects fabs/fneg of a select into them).
+        float_bits: match ii.d.inst.name.as_str() {
+            n if n.starts_with("V_CNDMASK_B32") => 32,
+            n if n.starts_with("V_CNDMASK_B16") => 16,
+            _ => float_bits(format),
+        },
         ..Mods::default()
     };
     let reads = |n: &str| ii.e.prepared.function.reg(n).is_some();
