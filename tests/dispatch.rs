@@ -698,3 +698,69 @@ fn issue_11_cli_launch_json_batch_and_short_form() {
     assert!(err.contains("not an ELF64 code object"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn issue_11_raw_launch_of_compiled_code_as_a_command_processor_sees_it() {
+    // What a captured launch holds: the code from the entry point on, the descriptor's
+    // RSRC registers (LDS_SIZE filled in by the "CP"), the user SGPRs (the kernarg pointer)
+    // and memory: the kernarg segment with its hidden arguments, and the buffers.
+    let co = CodeObject::parse(&fixture()).expect("parses");
+    let k = co.kernel("lds_sum").expect("lds_sum");
+    let seg = co
+        .code
+        .iter()
+        .find(|&&(s, n)| s <= k.entry && k.entry < s + n)
+        .expect("code segment");
+    let code = co.image[k.entry as usize..(seg.0 + seg.1) as usize].to_vec();
+    let kernarg_addr = 0x5_0000_0000u64;
+    let mut kernarg = vec![0u8; k.kernarg_size as usize];
+    kernarg[0..8].copy_from_slice(&IN.to_le_bytes());
+    kernarg[8..16].copy_from_slice(&OUT.to_le_bytes());
+    for a in &k.args {
+        let v: u64 = match a.kind.as_str() {
+            "hidden_block_count_x" => 4,
+            "hidden_group_size_x" => 64,
+            "hidden_block_count_y" | "hidden_block_count_z" => 1,
+            "hidden_group_size_y" | "hidden_group_size_z" => 1,
+            "hidden_grid_dims" => 1,
+            _ => continue,
+        };
+        let at = a.offset as usize;
+        kernarg[at..at + a.size as usize].copy_from_slice(&v.to_le_bytes()[..a.size as usize]);
+    }
+    let lds_blocks = (k.descriptor.group_segment_fixed_size as u32).div_ceil(512);
+    let vals: Vec<i32> = (0..256).map(|i| i * 3 - 100).collect();
+    let l = Launch {
+        arch: Some(Arch::Rdna3),
+        code: Code::Raw {
+            bytes: code,
+            addr: 0x7_0000_1c00,
+            rsrc1: k.descriptor.rsrc1,
+            rsrc2: k.descriptor.rsrc2 | lds_blocks << 15,
+            rsrc3: k.descriptor.rsrc3,
+            user_sgprs: vec![kernarg_addr as u32, (kernarg_addr >> 32) as u32],
+        },
+        grid: [4, 1, 1],
+        block: [64, 1, 1],
+        grid_items: None,
+        wave: Some(32),
+        lds_bytes: None,
+        scratch_bytes: None,
+        memory: vec![
+            (kernarg_addr, kernarg),
+            (IN, vals.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            (OUT, vec![0; 16]),
+        ],
+        unmapped: Unmapped::Fault,
+        step_budget: None,
+    };
+    let expect: Vec<u32> = vals
+        .chunks(64)
+        .map(|c| c.iter().sum::<i32>() as u32)
+        .collect();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let o = run(Arch::Rdna3, engine, &l).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(words(&o.memory[2].1), expect, "{engine:?}");
+        assert_eq!(o.waves, 8);
+    }
+}

@@ -6,7 +6,7 @@
 //! MODE from RSRC1.
 
 use crate::spec::Arch;
-use crate::wave::{code, WaveState};
+use crate::wave::{code, mode_from_rsrc1, WaveState};
 
 /// COMPUTE_PGM_RSRC2 fields.
 pub mod rsrc2 {
@@ -33,18 +33,6 @@ pub mod rsrc2 {
     /// LDS_SIZE in bytes (granularity 512 bytes).
     pub fn lds_bytes(r: u32) -> u64 {
         (r >> 15 & 0x1ff) as u64 * 512
-    }
-}
-
-/// The MODE register a wave starts with, from COMPUTE_PGM_RSRC1: FLOAT_MODE (bits 19:12)
-/// becomes MODE's round and denormal fields (bits 7:0); DX10_CLAMP (bit 21) and IEEE_MODE
-/// (bit 23) become MODE bits 8 and 9 where the arch has them (RDNA 4 has neither: its RSRC1
-/// uses those bits for other things).
-pub fn mode_from_rsrc1(arch: Arch, rsrc1: u32) -> u32 {
-    let float_mode = rsrc1 >> 12 & 0xff;
-    match arch {
-        Arch::Rdna4 => float_mode,
-        _ => float_mode | (rsrc1 >> 21 & 1) << 8 | (rsrc1 >> 23 & 1) << 9,
     }
 }
 
@@ -140,7 +128,8 @@ mod tests {
         // LLVM's defaults: FLOAT_DENORM_MODE_16_64 = 3 (bits 19:18), DX10 clamp, IEEE.
         let rsrc1 = 0xc0 << 12 | 1 << 21 | 1 << 23;
         assert_eq!(mode_from_rsrc1(Arch::Rdna3, rsrc1), 0x3c0);
-        assert_eq!(mode_from_rsrc1(Arch::Rdna4, rsrc1), 0xc0);
+        // RDNA 4 has no IEEE mode; its DX10 clamp is always on.
+        assert_eq!(mode_from_rsrc1(Arch::Rdna4, rsrc1), 0x1c0);
     }
 
     #[test]

@@ -524,6 +524,12 @@ impl Dispatcher {
                 )
             }
         };
+        if scratch > crate::wave::SCRATCH_LANE_SPAN {
+            return Err(bad(format!(
+                "scratch_bytes: {scratch} bytes per lane (this model keeps at most {} per lane)",
+                crate::wave::SCRATCH_LANE_SPAN
+            )));
+        }
         if arch == Arch::Cdna && wave_size != 64 {
             return Err(bad("wave: CDNA runs wave64 only".into()));
         }

@@ -392,6 +392,12 @@ pub fn eq(f: Format, a: u64, b: u64, flags: &mut Flags) -> bool {
     compare_keys(f, a, b, false, flags).is_some_and(|(x, y)| x == y)
 }
 
+/// Ordered less-or-greater (`<>`, `V_CMP_LG`): false if either is NaN, raising `invalid` for
+/// any NaN like the other ordered comparisons; `-0 <> +0` is false.
+pub fn lg(f: Format, a: u64, b: u64, flags: &mut Flags) -> bool {
+    compare_keys(f, a, b, true, flags).is_some_and(|(x, y)| x != y)
+}
+
 /// IEEE `compareSignalingLess`: false if either is NaN, raising `invalid` for any NaN.
 pub fn lt(f: Format, a: u64, b: u64, flags: &mut Flags) -> bool {
     compare_keys(f, a, b, true, flags).is_some_and(|(x, y)| x < y)

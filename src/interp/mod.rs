@@ -667,6 +667,7 @@ pub fn eval_compare(op: CmpOp, ty: Ty, a: &Bits, b: &Bits, fp: &mut FpEnv) -> bo
         return match op {
             CmpOp::Eq => crate::float::eq(fmt, x, y, fl),
             CmpOp::Ne => !crate::float::eq(fmt, x, y, fl),
+            CmpOp::Lg => crate::float::lg(fmt, x, y, fl),
             CmpOp::Lt => crate::float::lt(fmt, x, y, fl),
             CmpOp::Le => crate::float::le(fmt, x, y, fl),
             CmpOp::Gt => crate::float::lt(fmt, y, x, fl),
@@ -676,7 +677,7 @@ pub fn eval_compare(op: CmpOp, ty: Ty, a: &Bits, b: &Bits, fp: &mut FpEnv) -> bo
     let ord = if ty.is_signed() { a.scmp(b) } else { a.ucmp(b) };
     match op {
         CmpOp::Eq => ord == Ordering::Equal,
-        CmpOp::Ne => ord != Ordering::Equal,
+        CmpOp::Ne | CmpOp::Lg => ord != Ordering::Equal,
         CmpOp::Lt => ord == Ordering::Less,
         CmpOp::Le => ord != Ordering::Greater,
         CmpOp::Gt => ord == Ordering::Greater,

@@ -285,6 +285,7 @@ fn is_untyped(e: &ast::Expr) -> bool {
                     | BinaryOp::Ge
                     | BinaryOp::Eq
                     | BinaryOp::Ne
+                    | BinaryOp::Lg
                     | BinaryOp::And
                     | BinaryOp::Or
             ) && is_untyped(lhs)
@@ -1600,6 +1601,28 @@ impl<'a> Lowerer<'a> {
                 let Some(t) = type_of_spec(*ty) else {
                     return err(LowerErrorKind::Unsupported(format!("cast to {ty}")), span);
                 };
+                // AMD writes float bit patterns as hex literals in a float cast
+                // (`32'F(0xffc00000)`, the default NaN): those reinterpret, where a decimal
+                // integer converts by value.
+                if let (
+                    Ty::F(f),
+                    ast::Expr::Int {
+                        value,
+                        suffix: IntSuffix::None | IntSuffix::U | IntSuffix::LL | IntSuffix::ULL,
+                        hex: true,
+                        ..
+                    },
+                ) = (t, operand.as_ref())
+                {
+                    let bits = f.width();
+                    if bits <= 64 && *value >> bits == 0 {
+                        let lit =
+                            self.int_literal(*value, "", IntSuffix::None, Some(Ty::B(bits)), span)?;
+                        let mut out = coerce(lit, t);
+                        out.span = span;
+                        return Ok(out);
+                    }
+                }
                 let x = self.lower_expr(operand, Some(t))?;
                 if let (Ty::F(_), Ty::B(_)) = (x.ty, t) {
                     // `23'B(mantissa(x))` keeps the low bits of the float's encoding;
@@ -1845,7 +1868,8 @@ impl<'a> Lowerer<'a> {
             | BinaryOp::Gt
             | BinaryOp::Ge
             | BinaryOp::Eq
-            | BinaryOp::Ne => {
+            | BinaryOp::Ne
+            | BinaryOp::Lg => {
                 let (a, b) = self.lower_pair(lhs, rhs, None)?;
                 let ty = unify(a.ty, b.ty);
                 let cmp = match op {
@@ -1854,6 +1878,8 @@ impl<'a> Lowerer<'a> {
                     BinaryOp::Gt => CmpOp::Gt,
                     BinaryOp::Ge => CmpOp::Ge,
                     BinaryOp::Eq => CmpOp::Eq,
+                    // On integers `<>` and `!=` agree; on floats `<>` is ordered.
+                    BinaryOp::Lg if ty.float().is_some() => CmpOp::Lg,
                     _ => CmpOp::Ne,
                 };
                 Ok(Expr {

@@ -143,8 +143,10 @@ pub enum BinOp {
 pub enum CmpOp {
     /// `==`
     Eq,
-    /// `!=`, `<>`
+    /// `!=` (and `<>` on integers); on floats unordered: true when either is NaN
     Ne,
+    /// `<>` on floats: ordered less-or-greater, false when either is NaN
+    Lg,
     /// `<`
     Lt,
     /// `<=`

@@ -201,6 +201,7 @@ impl Printer<'_> {
                 let name = match op {
                     CmpOp::Eq => "eq",
                     CmpOp::Ne => "ne",
+                    CmpOp::Lg => "lg",
                     CmpOp::Lt => "lt",
                     CmpOp::Le => "le",
                     CmpOp::Gt => "gt",

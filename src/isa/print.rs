@@ -39,7 +39,20 @@ pub(crate) fn src(tables: &Tables, code: u32, bits: u32, literal: Option<u32>) -
         };
     }
     if code == LITERAL {
-        return format!("0x{:x}", literal.unwrap_or(0));
+        let v = literal.unwrap_or(0);
+        // A literal whose value is also an inline constant prints as `lit(...)` (LLVM 22's
+        // spelling), so that it re-assembles to the literal form rather than the inline code.
+        let inline = if bits > 32 {
+            operands::int_code(i64::from(v)).is_some()
+        } else {
+            operands::int_code(i64::from(v)).is_some()
+                || operands::literal_inline_code(u64::from(v), 32).is_some()
+        };
+        return if inline {
+            format!("lit(0x{v:x})")
+        } else {
+            format!("0x{v:x}")
+        };
     }
     // 1/(2*pi) of a 64-bit operand prints with the double's digits.
     if code == 248 && bits == 64 {

@@ -265,7 +265,11 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
             kind,
             bits,
             // `v_ldexp_*` scales by an integer exponent, as LLVM types it.
-            float: is_float(o) && !o.format.contains("M64") && !(i == 1 && ldexp),
+            // `v_fma_mix*`/`v_mad_mix*` sources are floats (f32 or f16 by `op_sel_hi`) whatever
+            // their listed format: they take `-v`/`|v|` (in `neg`/`neg_hi`).
+            float: (is_float(o) || fam == "VOP3P" && info.name.contains("_MIX") && i < 3)
+                && !o.format.contains("M64")
+                && !(i == 1 && ldexp),
             idx: i,
             vgpr_only: is_e32(fam) && o.kind == "VGPR",
         });
@@ -427,9 +431,8 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
                     } else {
                         vgpr_text(r & 0x7f, 1, Some(r & 0x80 != 0))
                     }
-                } else if code == LITERAL {
-                    format!("0x{:x}", inst.literal.unwrap_or(0))
                 } else {
+                    // (A literal that is also an inline value prints as `lit(...)` there.)
                     super::print::src(tables, code, op.bits, inst.literal)
                 }
             }

@@ -1460,6 +1460,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let cc = match op {
                     CmpOp::Eq => FloatCC::Equal,
                     CmpOp::Ne => FloatCC::Equal,
+                    CmpOp::Lg => FloatCC::OrderedNotEqual,
                     CmpOp::Lt => FloatCC::LessThan,
                     CmpOp::Le => FloatCC::LessThanOrEqual,
                     CmpOp::Gt => FloatCC::GreaterThan,
@@ -1483,7 +1484,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         };
         let cc = match (op, signed) {
             (CmpOp::Eq, _) => IntCC::Equal,
-            (CmpOp::Ne, _) => IntCC::NotEqual,
+            (CmpOp::Ne | CmpOp::Lg, _) => IntCC::NotEqual,
             (CmpOp::Lt, true) => IntCC::SignedLessThan,
             (CmpOp::Le, true) => IntCC::SignedLessThanOrEqual,
             (CmpOp::Gt, true) => IntCC::SignedGreaterThan,

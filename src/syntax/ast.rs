@@ -133,8 +133,10 @@ pub enum BinaryOp {
     Ge,
     /// `==`
     Eq,
-    /// `!=` or `<>`
+    /// `!=`
     Ne,
+    /// `<>`: ordered less-or-greater (false when a float operand is NaN)
+    Lg,
     /// `&`
     BitAnd,
     /// `^`
@@ -165,6 +167,7 @@ impl BinaryOp {
             BinaryOp::Ge => ">=",
             BinaryOp::Eq => "==",
             BinaryOp::Ne => "!=",
+            BinaryOp::Lg => "<>",
             BinaryOp::BitAnd => "&",
             BinaryOp::BitXor => "^",
             BinaryOp::BitOr => "|",
@@ -186,6 +189,9 @@ pub enum Expr {
         wide: String,
         /// How it was written.
         suffix: IntSuffix,
+        /// Written in hex: an unsized hex literal cast to a float type is that float's bit
+        /// pattern (`32'F(0xffc00000)`).
+        hex: bool,
         /// Where.
         span: Span,
     },

@@ -444,7 +444,7 @@ fn precedence(op: BinaryOp) -> u8 {
         BinaryOp::BitOr => 3,
         BinaryOp::BitXor => 4,
         BinaryOp::BitAnd => 5,
-        BinaryOp::Eq | BinaryOp::Ne => 6,
+        BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lg => 6,
         BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => 7,
         BinaryOp::Shl | BinaryOp::Shr => 8,
         BinaryOp::Add | BinaryOp::Sub => 9,

@@ -474,7 +474,9 @@ fn operator_precedence() {
         "(== a (< b (<< c (+ d (* e f)))))"
     );
     assert_eq!(expr_printed("a - b - c"), "(- (- a b) c)");
-    assert_eq!(expr_printed("a <> b"), "(!= a b)");
+    // `<>` is its own operator (ordered on floats), at the precedence of `!=`.
+    assert_eq!(expr_printed("a <> b"), "(<> a b)");
+    assert_eq!(expr_printed("a <> b == c"), "(== (<> a b) c)");
     assert_eq!(expr_printed("-2 ** 2"), "(- (** 2 2))");
     assert_eq!(expr_printed("2 ** 3 ** 2"), "(** 2 (** 3 2))");
     assert_eq!(expr_printed("2 ** -x"), "(** 2 (- x))");

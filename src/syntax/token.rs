@@ -55,6 +55,8 @@ pub struct IntLit<'src> {
     pub wide: &'src str,
     /// How the literal was written.
     pub suffix: IntSuffix,
+    /// Written in hex (`0xffc00000`, `8'0xff`).
+    pub hex: bool,
 }
 
 impl<'src> IntLit<'src> {
@@ -64,6 +66,7 @@ impl<'src> IntLit<'src> {
             value: [value as u64, (value >> 64) as u64],
             wide,
             suffix,
+            hex: false,
         }
     }
 
@@ -532,7 +535,11 @@ fn lex_int(text: &str) -> Result<IntLit<'_>, LexErrorKind> {
     if bits > limit {
         return Err(LexErrorKind::LiteralOverflow);
     }
-    Ok(IntLit::new(value, "", suffix))
+    let hex = matches!(digits.get(..2), Some("0x" | "0X"));
+    Ok(IntLit {
+        hex,
+        ..IntLit::new(value, "", suffix)
+    })
 }
 
 /// `6'60U`, `3'0`, `8'0xff`: the value must fit in the width.

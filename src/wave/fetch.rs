@@ -41,13 +41,72 @@ struct Mods {
     float_bits: u32,
     /// VOP3P: build a packed pair from (lo half select, hi half select, neg lo, neg hi).
     packed: Option<(bool, bool, bool, bool)>,
+    /// Flush a denormal input of `float_bits` to a zero of its sign (MODE `FP_DENORM`).
+    ftz: bool,
 }
 
 impl Mods {
     /// No modifier changes the value.
     fn is_plain(&self) -> bool {
-        self.packed.is_none() && !self.opsel_hi && !self.abs && !self.neg
+        self.packed.is_none() && !self.opsel_hi && !self.abs && !self.neg && !self.ftz
     }
+
+    /// The only modifier is flushing a 32-bit float's denormals.
+    fn only_ftz32(&self) -> bool {
+        self.ftz
+            && self.float_bits == 32
+            && self.packed.is_none()
+            && !self.opsel_hi
+            && !self.abs
+            && !self.neg
+    }
+}
+
+/// An f32 with a denormal value flushed to a zero of its sign.
+#[inline]
+pub(super) fn flush_f32(x: u32) -> u32 {
+    if x & 0x7f80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
+}
+
+/// A float of `fbits` (16, 32, 64) held in `v` (of exactly that width) with a denormal value
+/// flushed to a zero of its sign; other values and widths unchanged.
+fn flush_denormal(v: Bits, fbits: u32) -> Bits {
+    let (exp, sign) = match fbits {
+        16 => (0x7c00u64, 0x8000u64),
+        32 => (0x7f80_0000, 0x8000_0000),
+        64 => (0x7ff0_0000_0000_0000, 0x8000_0000_0000_0000),
+        _ => return v,
+    };
+    if v.width() != fbits {
+        return v;
+    }
+    let x = v.low_u64();
+    if x & exp == 0 && x & !sign != 0 {
+        Bits::from_u64(fbits, x & sign)
+    } else {
+        v
+    }
+}
+
+/// MODE `FP_DENORM` for floats of `fbits`: (flush inputs, flush outputs).
+fn denorm_flush(mode: u32, fbits: u32) -> (bool, bool) {
+    let d = match fbits {
+        32 => mode >> 4 & 3,
+        16 | 64 => mode >> 6 & 3,
+        _ => return (false, false),
+    };
+    (d & 1 == 0, d & 2 == 0)
+}
+
+/// Whether an instruction is float arithmetic whose inputs and results MODE's denormal
+/// control flushes: not class tests (they report denormals) and not VOP3P (packed and mixed
+/// sources are not one float of the operand's width).
+fn flushes_denormals(ii: &Inst<'_>) -> bool {
+    ii.family != "VOP3P" && !ii.d.inst.name.contains("CLASS")
 }
 
 fn float_bits(format: &str) -> u32 {
@@ -87,6 +146,9 @@ fn apply_mods(v: Bits, m: &Mods) -> Bits {
         return v;
     }
     let mut v = v;
+    if m.ftz && !m.opsel_hi {
+        v = flush_denormal(v, m.float_bits);
+    }
     if let Some((sel_lo, sel_hi, neg_lo, neg_hi)) = m.packed {
         let x = v.low_u64() as u32;
         let half = |hi: bool| if hi { x >> 16 } else { x & 0xffff };
@@ -104,6 +166,9 @@ fn apply_mods(v: Bits, m: &Mods) -> Bits {
     }
     if m.opsel_hi {
         v = v.lshr(16);
+        if m.ftz {
+            v = flush_denormal(v.zext(16), m.float_bits).zext(v.width());
+        }
     }
     if m.float_bits > 0 {
         let bit = m.float_bits.min(v.width()) - 1;
@@ -135,6 +200,11 @@ struct Inst<'a> {
     e: &'a Entry,
     family: &'a str,
     arch: Arch,
+    /// The wave's MODE register.
+    mode: u32,
+    /// EXEC at issue, for DPP16 source validity (EXEC itself may have the lanes a DPP16
+    /// instruction does not write masked out).
+    src_exec: u64,
 }
 
 impl Inst<'_> {
@@ -146,8 +216,19 @@ impl Inst<'_> {
         self.d.inst.field(name).is_some()
     }
 
+    /// The operand table's entry of an encoding field. The VOP3 forms of VOP1 entries list
+    /// their `src0` as `vsrc0` (AMD's XML), though the field takes any source.
     fn operand(&self, field: &str) -> Option<&Operand> {
-        self.e.inst.operands.iter().find(|o| o.field == field)
+        let ops = &self.e.inst.operands;
+        ops.iter().find(|o| o.field == field).or_else(|| {
+            let alt = match field {
+                "src0" => "vsrc0",
+                "src1" => "vsrc1",
+                "src2" => "vsrc2",
+                _ => return None,
+            };
+            ops.iter().find(|o| o.field == alt)
+        })
     }
 
     fn is_vop3(&self) -> bool {
@@ -268,74 +349,6 @@ fn source(w: &WaveState, ii: &Inst<'_>, field: &str, width: u32) -> Src {
     Src::Uniform(scalar_src(w, ii, src_code, width, format))
 }
 
-/// The lanes a DPP16 instruction may write: a lane whose row (ROW_MASK) or bank (BANK_MASK)
-/// is disabled, or whose source lane is out of its row or disabled with BOUND_CTRL = 0, is
-/// not written. All lanes for DPP8 and non-DPP instructions.
-pub(super) fn dpp_write_mask(d: &Decoded, wave_size: u32) -> u64 {
-    let Some(ext @ (kind, word)) = d.ext else {
-        return u64::MAX;
-    };
-    if kind == 233 || kind == 234 {
-        return u64::MAX;
-    }
-    let bound_ctrl = word >> 19 & 1 == 1;
-    let (bank_mask, row_mask) = (word >> 24 & 0xf, word >> 28 & 0xf);
-    let mut mask = 0u64;
-    for lane in 0..wave_size {
-        let row_on = row_mask >> (lane / 16 % 4) & 1 == 1;
-        let bank_on = bank_mask >> (lane % 16 / 4) & 1 == 1;
-        let source_ok = bound_ctrl || dpp_lane(ext, lane, wave_size).is_some();
-        if row_on && bank_on && source_ok {
-            mask |= 1 << lane;
-        }
-    }
-    mask
-}
-
-/// The lane a DPP16/DPP8 source reads for `lane`, or `None` when it reads nothing (an
-/// out-of-row or disabled lane).
-fn dpp_lane(ext: (u32, u32), lane: u32, wave_size: u32) -> Option<u32> {
-    let (kind, w) = ext;
-    if kind == 233 || kind == 234 {
-        let sel = (w >> (8 + 3 * (lane % 8))) & 7;
-        return Some(lane / 8 * 8 + sel);
-    }
-    let ctrl = (w >> 8) & 0x1ff;
-    let row = lane / 16 * 16;
-    let i = lane % 16;
-    let src = match ctrl {
-        // quad_perm: each lane of a quad picks a lane of the same quad.
-        0x000..=0x0ff => lane / 4 * 4 + ((ctrl >> (2 * (lane % 4))) & 3),
-        // row_shl:n / row_shr:n (lanes shifted out of the row read nothing).
-        0x101..=0x10f => {
-            let n = ctrl & 0xf;
-            if i + n < 16 {
-                lane + n
-            } else {
-                return None;
-            }
-        }
-        0x111..=0x11f => {
-            let n = ctrl & 0xf;
-            if i >= n {
-                lane - n
-            } else {
-                return None;
-            }
-        }
-        // row_ror:n.
-        0x121..=0x12f => row + (i + 16 - (ctrl & 0xf)) % 16,
-        // row_mirror, row_half_mirror.
-        0x140 => row + 15 - i,
-        0x141 => row + (i / 8 * 8) + 7 - (i % 8),
-        // row_share:n, row_xmask:n (RDNA).
-        0x150..=0x15f => row + (ctrl & 0xf),
-        0x160..=0x16f => row + (i ^ (ctrl & 0xf)),
-        _ => return None,
-    };
-    (src < wave_size).then_some(src)
-}
-
 fn read_vgpr_lanes(w: &WaveState, reg: u32, hi: bool, width: u32, lane: u32) -> Bits {
     if width <= 64 {
         let mut x = w.vgpr(lane, reg) as u64;
@@ -374,6 +387,7 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
         },
         ..Mods::default()
     };
+    m.ftz = flushes_denormals(ii) && denorm_flush(ii.mode, m.float_bits).0;
     let reads = |n: &str| ii.e.prepared.function.reg(n).is_some();
     match ii.family {
         "VOP3" | "VOP3SD" => {
@@ -438,16 +452,19 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
         Src::Uniform(b) => RegValue::Uniform(fit(apply_mods(b, &mods))),
         Src::Vgpr { reg, hi } => {
             let dpp = if field == "src0" { ii.d.ext } else { None };
-            let bc = dpp.map(|(_, w)| w >> 19 & 1 == 1).unwrap_or(false);
+            let bc = dpp.is_some_and(super::dpp::bound_ctrl);
             RegValue::Lanes(
                 (0..w.wave_size)
                     .map(|lane| {
                         let v = match dpp {
-                            Some(ext) => match dpp_lane(ext, lane, w.wave_size) {
-                                Some(l) => read_vgpr_lanes(w, reg, hi, width, l),
-                                None if bc => Bits::zero(width),
-                                None => read_vgpr_lanes(w, reg, hi, width, lane),
-                            },
+                            Some(ext) => {
+                                match super::dpp::source_lane(ext, lane, w.wave_size, ii.src_exec) {
+                                    Some(l) => read_vgpr_lanes(w, reg, hi, width, l),
+                                    None if bc => Bits::zero(width),
+                                    // Without bound_ctrl the lane is not written (`dpp::write_mask`).
+                                    None => read_vgpr_lanes(w, reg, hi, width, lane),
+                                }
+                            }
                             None => read_vgpr_lanes(w, reg, hi, width, lane),
                         };
                         fit(apply_mods(v, &mods))
@@ -620,8 +637,9 @@ impl OutValue<'_> {
     }
 }
 
-/// Clamps a float result to [0, 1] (NaN and negative values give +0).
-fn clamp_float(v: &Bits, fbits: u32) -> Bits {
+/// Clamps a float result to [0, 1] (negative values give +0; NaN gives +0 with DX10 clamp,
+/// else stays NaN).
+fn clamp_float(v: &Bits, fbits: u32, dx10: bool) -> Bits {
     let width = v.width();
     let clamp_one = |x: u64, fb: u32| -> u64 {
         let (sign, exp_mask, one) = match fb {
@@ -631,7 +649,9 @@ fn clamp_float(v: &Bits, fbits: u32) -> Bits {
         };
         let mag = x & !sign & (sign | (sign - 1));
         let nan = (mag & exp_mask) == exp_mask && (mag & !exp_mask) != 0;
-        if nan || x & sign != 0 {
+        if nan && !dx10 {
+            x
+        } else if nan || x & sign != 0 {
             0
         } else if mag > one {
             one
@@ -682,6 +702,8 @@ pub(super) fn execute(
         e,
         family: d.inst.family.as_str(),
         arch: w.arch,
+        mode: w.mode,
+        src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
     };
     if ii.family == "VOPD" {
         return super::vopd::execute(ex, d, w);
@@ -691,7 +713,7 @@ pub(super) fn execute(
     }
     let p = &e.prepared;
     let f = &p.function;
-    let exec_at_issue = w.exec() & dpp_write_mask(d, w.wave_size);
+    let exec_at_issue = w.exec();
     let d0_width = f
         .reg("D0")
         .map(|r| f.regs[r.0 as usize].width)
@@ -820,9 +842,9 @@ fn bind_named(
         "PC" => Some(uni(width, d.addr)),
         "SIMM16" => Some(uni(width, ii.field("simm16") as u64)),
         "SIMM32" => Some(uni(width, d.inst.literal.unwrap_or(0) as u64)),
-        "SRC0" | "SRC1" | "SRC2" | "VDST" | "SDST" => {
+        "SRC0" | "SRC1" | "SRC2" | "VDST" | "DST" | "SDST" => {
             let field = match name {
-                "VDST" => "vdst",
+                "VDST" | "DST" => "vdst",
                 "SDST" => "sdst",
                 "SRC0" => ii.src_field(0).unwrap_or("src0"),
                 "SRC1" => ii.src_field(1).unwrap_or("src1"),
@@ -842,9 +864,16 @@ fn bind_named(
                 raw
             };
             if let (Some(vgprs), true) = (vgprs, is_vgpr) {
+                // Entries addressing relative to M0 (v_movrel*, v_swaprel_b32) may reach any
+                // register; the others read at most eight from the operand's number.
+                let regs = if ii.e.prepared.function.reg("M0").is_some() {
+                    0..super::state::N_VGPRS as u32
+                } else {
+                    num..num + 8
+                };
                 for lane in 0..w.wave_size {
-                    for i in 0..8 {
-                        vgprs.insert((lane, num + i), w.vgpr(lane, num + i));
+                    for r in regs.clone() {
+                        vgprs.insert((lane, r), w.vgpr(lane, r));
                     }
                 }
             }
@@ -888,6 +917,8 @@ fn write_back<'o>(
         omod,
         d_fbits,
         vdst_bits,
+        ftz,
+        dx10,
     } = wb;
     // Integer clamp saturates the unwrapped result to the destination type's range; the
     // pseudocode computes the wrapped one, so it is recomputed here from the sources.
@@ -917,19 +948,42 @@ fn write_back<'o>(
                         if d_fbits > 0 && (omod != 0 || clamp) {
                             v = omod_float(&v, d_fbits, omod);
                             if clamp {
-                                v = clamp_float(&v, d_fbits);
+                                v = clamp_float(&v, d_fbits, dx10);
                             }
+                        }
+                        if ftz {
+                            v = flush_denormal(v, d_fbits);
                         }
                         write_vgpr_value(w, lane, reg, hi, &v, cdna);
                     }
                 }
-                Dest::Sgpr(c) => write_sgprs(w, c, &value.first()),
+                Dest::Sgpr(c) => {
+                    let v = value.first();
+                    let v = if ftz { flush_denormal(v, d_fbits) } else { v };
+                    write_sgprs(w, c, &v)
+                }
                 Dest::Mask(c) => {
                     let v = value.first().low_u64();
                     write_mask(w, c, v, exec_at_issue, per_lane_run)
                 }
                 Dest::None => {}
             },
+            // An entry that writes a source (v_swap_*: `S0.b32 = tmp`) writes its VGPR.
+            "S0" | "S1" | "S2" => {
+                let k = (name.as_bytes()[1] - b'0') as usize;
+                let Some(field) = ii.src_field(k) else {
+                    continue;
+                };
+                let width = value.lane(0).width();
+                if let Src::Vgpr { reg, hi } = source(w, ii, field, width) {
+                    let cdna = w.arch == Arch::Cdna;
+                    for lane in 0..w.wave_size {
+                        if exec_at_issue >> lane & 1 == 1 {
+                            write_vgpr_value(w, lane, reg, hi, &value.lane(lane), cdna);
+                        }
+                    }
+                }
+            }
             "SCC" => w.scc = value.first().low_u64() & 1 == 1,
             "VCC" => {
                 let v = value.first().low_u64();
@@ -975,8 +1029,11 @@ fn default_value(w: &WaveState, name: &str, width: u32) -> Bits {
         "EXEC_HI" => w.exec() >> 32,
         "WAVE32" | "wave32" => (w.wave_size == 32) as u64,
         "WAVE64" | "wave64" => (w.wave_size == 64) as u64,
-        // Compute kernels run with IEEE mode on.
-        "WAVE_MODE.IEEE" => 1,
+        // MODE.IEEE; RDNA 4 has no IEEE mode bit, and its texts' IEEE branch is the one its
+        // hardware follows.
+        "WAVE_MODE.IEEE" => (w.arch == Arch::Rdna4 || w.ieee()) as u64,
+        // The f32 rounding mode (MODE bits 1:0; the pseudocode's ROUND_* constants match).
+        "ROUND_MODE" => (w.mode & 3) as u64,
         "EXECZ" => (w.exec() == 0) as u64,
         "VCCZ" => (w.vcc() & w.full_mask() == 0) as u64,
         _ => 0,
@@ -1039,6 +1096,8 @@ pub(super) struct Plan {
     /// The instruction's index in its program, when the executor's cache holds the plan (its
     /// slot buffer then keeps constant operands between runs).
     pub(super) index: Option<usize>,
+    /// The MODE the plan was made for (modifiers and write-back depend on it).
+    pub(super) mode: u32,
     dst: Dest,
     binds: Vec<Bind>,
     wb: WriteBackInfo,
@@ -1086,8 +1145,9 @@ fn assigned_in_full(body: &[crate::ir::Stmt]) -> Vec<usize> {
 /// How one written register reaches the wave, resolved once per decoded instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Out {
-    /// A plain per-lane 32/64-bit D0 into VGPR `reg` (active lanes only).
-    VgprD0 { reg: u32, width: u32 },
+    /// A plain per-lane 32/64-bit D0 into VGPR `reg` (active lanes only); `ftz`: an f32
+    /// result with denormals flushed.
+    VgprD0 { reg: u32, width: u32, ftz: bool },
     /// A 32/64-bit D0 into the scalar registers from `code`.
     SgprD0 { code: u32, width: u32 },
     /// SCC (bit 0).
@@ -1116,17 +1176,21 @@ fn outputs(ii: &Inst<'_>, dst: Dest, wb: WriteBackInfo) -> Vec<(usize, Out)> {
                         && plain_width
                         && !wb.clamp
                         && wb.omod == 0
-                        && !(wb.vdst_bits >= 32 && wb.vdst_bits < r.width) =>
+                        && !(wb.vdst_bits >= 32 && wb.vdst_bits < r.width)
+                        && (!wb.ftz || (wb.d_fbits == 32 && r.width == 32)) =>
                 {
                     Out::VgprD0 {
                         reg,
                         width: r.width,
+                        ftz: wb.ftz,
                     }
                 }
-                ("D0", Dest::Sgpr(code)) if plain_width && !p.per_lane[i] => Out::SgprD0 {
-                    code,
-                    width: r.width,
-                },
+                ("D0", Dest::Sgpr(code)) if plain_width && !p.per_lane[i] && !wb.ftz => {
+                    Out::SgprD0 {
+                        code,
+                        width: r.width,
+                    }
+                }
                 ("SCC", _) if !p.per_lane[i] => Out::Scc,
                 ("PC", _) if !p.per_lane[i] => Out::Pc,
                 _ => Out::General,
@@ -1140,25 +1204,33 @@ fn outputs(ii: &Inst<'_>, dst: Dest, wb: WriteBackInfo) -> Vec<(usize, Out)> {
 #[derive(Clone, Copy, Debug)]
 struct WriteBackInfo {
     clamp: bool,
+    /// The output modifier: the encoding's, or 0 while IEEE mode is on (the hardware ignores
+    /// it then).
     omod: u32,
     d_fbits: u32,
     vdst_bits: u32,
+    /// Flush a denormal float result (MODE `FP_DENORM` of the result's format).
+    ftz: bool,
+    /// `clamp` turns NaN into 0 (MODE `DX10_CLAMP`); otherwise NaN passes.
+    dx10: bool,
 }
 
 fn write_back_info(ii: &Inst<'_>) -> WriteBackInfo {
     let f = &ii.e.prepared.function;
+    let dst_op = ii.operand("vdst").or_else(|| ii.operand("sdst"));
+    let d_fbits = dst_op.map(|o| float_bits(&o.format)).unwrap_or(0);
+    let ieee = ii.mode & super::state::mode::IEEE != 0;
     WriteBackInfo {
         clamp: ii.is_vop3() && ii.field("clmp") == 1 && f.reg("CLAMP").is_none(),
-        omod: if ii.is_vop3() && f.reg("OMOD").is_none() {
+        omod: if ii.is_vop3() && f.reg("OMOD").is_none() && !ieee {
             ii.field("omod")
         } else {
             0
         },
-        d_fbits: ii
-            .operand("vdst")
-            .map(|o| float_bits(&o.format))
-            .unwrap_or(0),
+        d_fbits,
         vdst_bits: ii.operand("vdst").map(|o| o.bits).unwrap_or(0),
+        ftz: flushes_denormals(ii) && denorm_flush(ii.mode, d_fbits).1,
+        dx10: ii.mode & super::state::mode::DX10_CLAMP != 0,
     }
 }
 
@@ -1178,6 +1250,8 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
         e,
         family: d.inst.family.as_str(),
         arch: w.arch,
+        mode: w.mode,
+        src_exec: w.exec(),
     };
     let f = &e.prepared.function;
     let d0_width = f
@@ -1273,6 +1347,7 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
         addr: d.addr,
         name: d.inst.name.clone(),
         index: None,
+        mode: w.mode,
         dst,
         binds,
         wb,
@@ -1312,6 +1387,8 @@ pub(super) fn execute_bound(
         e,
         family: d.inst.family.as_str(),
         arch: w.arch,
+        mode: w.mode,
+        src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
     };
     if let Some(k) = &e.kernel {
         return slots::execute(ex, k, ii, plan, w);
@@ -1320,7 +1397,7 @@ pub(super) fn execute_bound(
     let p = &e.prepared;
     let f = &p.function;
     let lanes = w.wave_size;
-    let exec_at_issue = w.exec() & dpp_write_mask(d, w.wave_size);
+    let exec_at_issue = w.exec();
     let mut regs: Vec<RegValue> = Vec::with_capacity(f.regs.len());
     for ((r, &per_lane), bind) in f.regs.iter().zip(&p.per_lane).zip(&plan.binds) {
         let v = match bind {
@@ -1374,13 +1451,16 @@ pub(super) fn execute_bound(
     for &(i, out) in &plan.outputs {
         let v = &regs[i];
         match out {
-            Out::VgprD0 { reg, width } => {
+            Out::VgprD0 { reg, width, ftz } => {
                 for lane in 0..lanes {
                     if exec_at_issue >> lane & 1 == 1 {
-                        let x = match v {
+                        let mut x = match v {
                             RegValue::Uniform(b) => b.low_u64(),
                             RegValue::Lanes(l) => l[lane as usize].low_u64(),
                         };
+                        if ftz {
+                            x = flush_f32(x as u32) as u64;
+                        }
                         w.set_vgpr(lane, reg, x as u32);
                         if width == 64 {
                             w.set_vgpr(lane, reg + 1, (x >> 32) as u32);

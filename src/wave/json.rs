@@ -5,8 +5,12 @@
 //!           "m0": 0, "scc": 1},
 //!  "vgpr": {"v0": "0x5", "v1": ["0x0", "0x1"], "v255": "lane_id"},
 //!  "memory": [{"addr": "0x10000", "hex": "00112233"}],
-//!  "lds": [{"addr": "0x0", "hex": "..."}]}
+//!  "lds": [{"addr": "0x0", "hex": "..."}],
+//!  "mode": "0x3c0"}
 //! ```
+//!
+//! `mode` is the MODE register (hardware layout: `wave::mode`); without it a wave starts with
+//! `wave::default_mode` of its arch.
 //!
 //! Values are JSON integers or strings (`0x` hex or decimal). A register range takes one value
 //! as wide as the range; a VGPR takes one value for every lane, a list with one per lane, or
@@ -112,7 +116,13 @@ pub fn apply(wave: &mut WaveState, text: &str) -> Result<(), StateError> {
             "sgpr" => apply_sgprs(wave, v)?,
             "vgpr" => apply_vgprs(wave, v)?,
             "memory" | "lds" => apply_memory(wave, k, v)?,
-            _ => return err(k, "unknown section (expected sgpr, vgpr, memory, lds)"),
+            "mode" => wave.mode = check_width("mode", number("mode", v)?, 32)? as u32,
+            _ => {
+                return err(
+                    k,
+                    "unknown section (expected sgpr, vgpr, memory, lds, mode)",
+                )
+            }
         }
     }
     Ok(())
@@ -297,5 +307,5 @@ pub fn to_json(wave: &WaveState) -> Value {
             json!({"addr": format!("0x{a:x}"), "hex": h})
         })
         .collect();
-    json!({"sgpr": sgpr, "vgpr": vgpr, "memory": memory})
+    json!({"sgpr": sgpr, "vgpr": vgpr, "memory": memory, "mode": hex(wave.mode as u64)})
 }

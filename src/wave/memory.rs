@@ -6,10 +6,9 @@
 //! immediate offset, binds the data operands (`DATA`, `DATA2`, `VDATA`, `SDATA`) and writes
 //! `RETURN_DATA`/`VDATA` to `vdst` and `SDATA` to `sdata`.
 //!
-//! DS instructions address the workgroup's LDS; SCRATCH instructions (and FLAT ones in the
-//! private aperture) address each lane's private memory: lane `l`'s byte `a` is stored at
-//! `l * SCRATCH_LANE_STRIDE + a`, which fits the 32-bit `ADDR` that SCRATCH entries declare, so
-//! the pseudocode's `MEM[ADDR]` keeps the lanes apart. The executor's memory holds only the bytes an instruction can reach
+//! DS instructions address the workgroup's LDS; SCRATCH instructions address each lane's
+//! private memory (lane `l`'s byte `a` is stored at `l * SCRATCH_LANE_SPAN + a`); FLAT addresses are
+//! treated as global. The executor's memory holds only the bytes an instruction can reach
 //! (up to 16 bytes past each address it may form), so a step costs what it touches.
 
 use crate::exec::Machine;
@@ -129,15 +128,16 @@ fn ds_offset_in_addr(e: &Entry, name: &str) -> bool {
             .all(|n| f.reg(n).is_none())
 }
 
-/// Bytes of private memory per lane in the scratch map's keys: 64 lanes of 64 MiB fill the
-/// 32-bit `ADDR` of a SCRATCH entry.
-const SCRATCH_LANE_STRIDE: u64 = 1 << 26;
+/// The bytes of scratch each lane has room for in the scratch map: lane `l`'s byte `a` is
+/// kept at `l * SCRATCH_LANE_SPAN + a`. AMD's scratch entries address `MEM[ADDR]` with a
+/// 32-bit ADDR, and 64 lanes of 64 MiB fill exactly 32 bits, so the key survives the text's
+/// truncation; launches with more scratch per lane are refused, and a launch's bounds keep
+/// every access below its scratch size.
+pub const SCRATCH_LANE_SPAN: u64 = 64 << 20;
 
-/// The scratch map's key for lane `a >> 32`'s private byte `a & 0xffff_ffff` (or `None` past
-/// the per-lane stride).
-fn scratch_key(a: u64, bytes: u64) -> Option<u64> {
-    let offset = a & 0xffff_ffff;
-    (offset + bytes <= SCRATCH_LANE_STRIDE).then_some((a >> 32) * SCRATCH_LANE_STRIDE + offset)
+/// The scratch-map key of lane `lane`'s scratch byte `offset`.
+fn scratch_key(lane: u32, offset: u32) -> u64 {
+    lane as u64 * SCRATCH_LANE_SPAN + offset as u64
 }
 
 /// The memory an instruction addresses.
@@ -201,8 +201,8 @@ fn check_bounds(
                     (at + n <= b.lds, at)
                 }
                 Space::Scratch => {
-                    let at = (a & 0xffff_ffff).wrapping_add(off);
-                    (at + n <= b.scratch, at)
+                    let at = (a - lane as u64 * SCRATCH_LANE_SPAN).wrapping_add(off);
+                    (at.saturating_add(n) <= b.scratch, at)
                 }
             };
             if !ok {
@@ -246,9 +246,9 @@ pub(super) fn execute(
     if name.contains("PERMUTE") || name.contains("LDS") && family != "DS" {
         return Err(unsupported("not modelled yet"));
     }
+    let exec = w.exec() & w.full_mask();
     let p = &e.prepared;
     let f = &p.function;
-    let exec = w.exec();
     let lanes = w.wave_size;
     let null = super::state::null_code(w.arch).unwrap_or(u32::MAX) as u64;
     let listed = |n: &str| e.inst.operands.iter().any(|o| o.field == n);
@@ -312,8 +312,7 @@ pub(super) fn execute(
                         if sve || !saddr_on && d.inst.field("sve").is_none() {
                             a = a.wrapping_add(w.vgpr(lane, vaddr) as u64);
                         }
-                        let a = a.wrapping_add(offset) as u32 as u64;
-                        (lane as u64) << 32 | a
+                        scratch_key(lane, a.wrapping_add(offset) as u32)
                     }
                     _ if saddr_on => w
                         .sgpr_pair(saddr as u32)
@@ -350,25 +349,6 @@ pub(super) fn execute(
     if let Some(b) = w.bounds.clone() {
         check_bounds(&b, space, d, &addrs, &active, &extents)?;
     }
-    // Scratch: each lane's private address, as the key of its bytes in the scratch map.
-    let mut scratch_keys = Vec::new();
-    if space == Space::Scratch {
-        let bytes = access_bytes(name);
-        for (lane, &a) in addrs.iter().enumerate() {
-            let key = scratch_key(a, bytes);
-            if key.is_none() && active(lane) {
-                return Err(WaveError::MemoryFault {
-                    addr: d.addr,
-                    inst: d.inst.name.clone(),
-                    space: space.name(),
-                    address: a & 0xffff_ffff,
-                    bytes,
-                    lane: lane as u32,
-                });
-            }
-            scratch_keys.push(key.unwrap_or(0));
-        }
-    }
     let mut m = std::mem::replace(&mut ex.machine, Machine::new(lanes));
     m.wave_size = lanes;
     m.values.clear();
@@ -390,8 +370,6 @@ pub(super) fn execute(
             }
             "ADDR" => Some(if family == "SMEM" {
                 RegValue::Uniform(Bits::from_u64(width, addrs[0]))
-            } else if space == Space::Scratch {
-                per_lane(&|l| Bits::from_u64(width, scratch_keys[l as usize]))
             } else {
                 per_lane(&|l| Bits::from_u64(width, addrs[l as usize]))
             }),
@@ -608,7 +586,7 @@ fn flat_space(
         space = Some(s);
         match s {
             Space::Lds => *a &= 0xffff_ffff,
-            Space::Scratch => *a = (lane as u64) << 32 | (*a & 0xffff_ffff),
+            Space::Scratch => *a = scratch_key(lane as u32, *a as u32),
             Space::Global => {}
         }
     }

@@ -31,9 +31,11 @@
 //! ```
 
 pub mod cli;
+mod dpp;
 mod fetch;
 pub mod json;
 mod memory;
+pub use memory::SCRATCH_LANE_SPAN;
 mod state;
 mod vopd;
 
@@ -47,8 +49,8 @@ use crate::jit::{Jit, Kernel};
 use crate::spec::{Arch, Instruction, SpecDb};
 
 pub use state::{
-    code, m0_code, n_sgprs, null_code, sgpr_name, Bounds, WaveState, LANE_SLOTS, N_VGPRS,
-    PRIVATE_APERTURE, SHARED_APERTURE,
+    code, default_mode, m0_code, mode, mode_from_rsrc1, n_sgprs, null_code, sgpr_name, Bounds,
+    WaveState, LANE_SLOTS, N_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
 };
 
 /// Which executor runs each instruction's pseudocode.
@@ -204,6 +206,37 @@ pub struct Decoded {
     pub line: Option<usize>,
     /// The DPP16/DPP8/SDWA extension dword, when `src0` selects one.
     pub ext: Option<(u32, u32)>,
+    /// What the executor does with it, decided once at decode.
+    pub class: Class,
+}
+
+/// How the executor treats an instruction, from its name (decided once per decoded
+/// instruction, so a step does no string matching).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Runs its pseudocode.
+    Execute,
+    /// Only waits, orders, hints or invalidates caches: a no-op in this model.
+    Noop,
+    /// Ends the program.
+    End,
+    /// A barrier instruction.
+    Barrier(Barrier),
+}
+
+impl Class {
+    /// The class of an instruction name.
+    pub fn of(name: &str) -> Class {
+        if is_endpgm(name) {
+            Class::End
+        } else if is_noop(name) {
+            Class::Noop
+        } else if let Some(b) = barrier_kind(name) {
+            Class::Barrier(b)
+        } else {
+            Class::Execute
+        }
+    }
 }
 
 /// A decoded program.
@@ -332,6 +365,10 @@ impl Program {
                 let src0 = inst.field("src0").unwrap_or(0) as u32;
                 let at = pos + 8;
                 let Some(w) = bytes.get(at..at + 4) else {
+                    if lenient {
+                        pos += 4;
+                        continue;
+                    }
                     return Err(WaveError::Undecodable {
                         addr,
                         message: "truncated DPP instruction".into(),
@@ -345,6 +382,10 @@ impl Program {
                 let src0 = inst.field("src0").unwrap_or(0) as u32;
                 if matches!(src0, SRC_DPP8 | SRC_DPP8_FI | SRC_SDWA | SRC_DPP16) {
                     if pos + 8 > bytes.len() {
+                        if lenient {
+                            pos += 4;
+                            continue;
+                        }
                         return Err(WaveError::Undecodable {
                             addr,
                             message: "truncated DPP/SDWA instruction".into(),
@@ -363,12 +404,14 @@ impl Program {
             if let Some(slot) = index.get_mut(pos / 4) {
                 *slot = insts.len() as u32 + 1;
             }
+            let class = Class::of(&inst.name);
             insts.push(Decoded {
                 addr,
                 inst,
                 size,
                 line,
                 ext,
+                class,
             });
             pos += size;
         }
@@ -482,7 +525,12 @@ pub struct Executor {
     /// Fast-path binding plans per instruction index of the program last run (identified by
     /// its instruction buffer); each is checked against the instruction's address and name.
     plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
+    /// The entries of instructions that do not take the fast path, by the same index.
+    slow: Vec<Option<Rc<Entry>>>,
     plans_of: (u64, usize),
+    /// EXEC at issue while a DPP16 instruction runs with its disabled lanes masked out of
+    /// EXEC (sources are still fetched from every lane active at issue).
+    dpp_source_exec: Option<u64>,
 }
 
 /// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
@@ -550,7 +598,9 @@ impl Executor {
             plan_slots: Vec::new(),
             scratch_slots: Vec::new(),
             plans: Vec::new(),
+            slow: Vec::new(),
             plans_of: (0, 0),
+            dpp_source_exec: None,
         })
     }
 
@@ -745,6 +795,31 @@ impl Executor {
     /// # Errors
     /// [`WaveError::PcOutOfProgram`], [`WaveError::Unsupported`] or [`WaveError::Exec`].
     pub fn step(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
+        // A DPP16 instruction whose row/bank masks (or invalid sources without bound_ctrl)
+        // switch lanes off runs with those lanes out of EXEC: they keep their destination
+        // and write no lane-mask bit, as lanes inactive at issue do.
+        let dpp = program
+            .position(wave.pc)
+            .and_then(|i| program.insts[i].ext)
+            .and_then(|ext| {
+                let exec = wave.exec();
+                dpp::write_mask(ext, wave.wave_size, exec).map(|m| (exec, m))
+            });
+        let Some((exec, mask)) = dpp.filter(|(exec, m)| m != exec) else {
+            return self.step_inner(program, wave);
+        };
+        wave.set_exec(mask);
+        self.dpp_source_exec = Some(exec);
+        let r = self.step_inner(program, wave);
+        self.dpp_source_exec = None;
+        // Unless the instruction wrote EXEC itself (V_CMPX), EXEC is what it was.
+        if wave.exec() == mask {
+            wave.set_exec(exec);
+        }
+        r
+    }
+
+    fn step_inner(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
         if wave.pc == program.end() {
             return Ok(Step::Ended);
         }
@@ -755,28 +830,32 @@ impl Executor {
         let d = &program.insts[idx];
         // An instruction with a cached plan is neither a no-op nor the end. The plan is
         // taken out of its slot while it runs (no reference counting on the hot path).
-        if let Some((entry, plan)) = self.plan_take(program, idx) {
+        if let Some((entry, plan)) = self.plan_take(program, idx, wave.mode) {
             let r = fetch::execute_bound(self, &entry, &plan, d, wave);
             self.plans[idx] = Some((entry, plan));
             return self.advance(program, d, r?, wave);
         }
-        let name = d.inst.name.as_str();
-        if is_endpgm(name) {
-            return Ok(Step::Ended);
-        }
-        if is_noop(name) {
-            wave.pc += d.size as u64;
-            return Ok(self.check_pc(program, d, wave.pc));
-        }
-        if let Some(kind) = barrier_kind(name) {
-            wave.pc += d.size as u64;
-            return Ok(match self.check_pc(program, d, wave.pc) {
-                Step::Continue => Step::Barrier(kind),
-                other => other,
-            });
+        match d.class {
+            Class::End => return Ok(Step::Ended),
+            Class::Noop => {
+                wave.pc += d.size as u64;
+                return Ok(self.check_pc(program, d, wave.pc));
+            }
+            Class::Barrier(kind) => {
+                wave.pc += d.size as u64;
+                return Ok(match self.check_pc(program, d, wave.pc) {
+                    Step::Continue => Step::Barrier(kind),
+                    other => other,
+                });
+            }
+            Class::Execute => {}
         }
         let next = if d.inst.family == "VOPD" {
             vopd::execute(self, d, wave)?
+        } else if let Some(entry) = self.slow_entry(program, idx) {
+            // An instruction off the bound fast path (memory, register-file addressing)
+            // whose entry is cached: no name lookup.
+            fetch::execute(self, &entry, d, wave)?
         } else if let Some((entry, plan)) = self.cached_plan(program, idx, wave)? {
             fetch::execute_bound(self, &entry, &plan, d, wave)?
         } else {
@@ -812,12 +891,22 @@ impl Executor {
     /// Takes the cached entry and plan of instruction `idx` of `program` out of the cache,
     /// if built (the caller puts them back).
     #[allow(clippy::type_complexity)]
-    fn plan_take(&mut self, program: &Program, idx: usize) -> Option<(Rc<Entry>, Rc<fetch::Plan>)> {
+    fn plan_take(
+        &mut self,
+        program: &Program,
+        idx: usize,
+        mode: u32,
+    ) -> Option<(Rc<Entry>, Rc<fetch::Plan>)> {
         if self.plans_of != (program.id, program.insts.len()) {
             return None;
         }
-        // Programs never change once built, so (id, index) identifies the instruction.
-        self.plans.get_mut(idx)?.take()
+        // Programs never change once built, so (id, index) identifies the instruction; a
+        // plan holds for the MODE it was made under.
+        let slot = self.plans.get_mut(idx)?;
+        if slot.as_ref().is_some_and(|(_, p)| p.mode != mode) {
+            return None;
+        }
+        slot.take()
     }
 
     /// The cached entry and binding plan of instruction `idx`, building them on first use;
@@ -834,20 +923,23 @@ impl Executor {
             self.plans_of = key;
             self.plans.clear();
             self.plan_slots.clear();
+            self.slow.clear();
         }
         if self.plans.len() < program.insts.len() {
             self.plans.resize(program.insts.len(), None);
+            self.slow.resize(program.insts.len(), None);
             self.plan_slots
                 .resize_with(program.insts.len(), Default::default);
         }
         let d = &program.insts[idx];
         if let Some((e, p)) = &self.plans[idx] {
-            if p.addr == d.addr && p.name == d.inst.name {
+            if p.addr == d.addr && p.name == d.inst.name && p.mode == wave.mode {
                 return Ok(Some((e.clone(), p.clone())));
             }
         }
         let entry = self.entry(d)?;
         if !fetch::fast_path(&entry, d) {
+            self.slow[idx] = Some(entry);
             return Ok(None);
         }
         let mut plan = fetch::plan(&entry, d, wave);
@@ -856,6 +948,14 @@ impl Executor {
         self.plans[idx] = Some((entry.clone(), plan.clone()));
         self.plan_slots[idx] = Default::default();
         Ok(Some((entry, plan)))
+    }
+
+    /// The cached entry of instruction `idx` of `program` when it is off the fast path.
+    fn slow_entry(&self, program: &Program, idx: usize) -> Option<Rc<Entry>> {
+        if self.plans_of != (program.id, program.insts.len()) {
+            return None;
+        }
+        self.slow.get(idx)?.clone()
     }
 
     fn check_pc(&self, program: &Program, _d: &Decoded, pc: u64) -> Step {

@@ -33,6 +33,47 @@ pub mod code {
     pub const EXEC_HI: u32 = 127;
 }
 
+/// The MODE register's fields (hardware layout): bits 3:0 `FP_ROUND` (f32 in 1:0, f16/f64
+/// in 3:2), bits 7:4 `FP_DENORM` (f32 in 5:4, f16/f64 in 7:6; 3 keeps input and output
+/// denormals, 0 flushes both), bit 8 `DX10_CLAMP`, bit 9 `IEEE`.
+pub mod mode {
+    /// `FP_ROUND` (bits 3:0).
+    pub const FP_ROUND: u32 = 0xf;
+    /// `FP_DENORM` f32 (bits 5:4).
+    pub const FP_DENORM_F32: u32 = 0x30;
+    /// `FP_DENORM` f16/f64 (bits 7:6).
+    pub const FP_DENORM_F16_F64: u32 = 0xc0;
+    /// `DX10_CLAMP` (bit 8): clamp turns NaN into 0.
+    pub const DX10_CLAMP: u32 = 1 << 8;
+    /// `IEEE` (bit 9): IEEE mode (signalling-NaN handling, output modifiers off).
+    pub const IEEE: u32 = 1 << 9;
+}
+
+/// The MODE a wave starts with when nothing dispatches it: what a kernel descriptor written
+/// with LLVM's default `.amdhsa_*` directives gives (FLOAT_MODE 0xc0: f32 denormals flushed,
+/// f16/f64 denormals kept, round to nearest even; DX10 clamp on; IEEE mode on where the arch
+/// has it, which RDNA 4 does not).
+pub fn default_mode(arch: Arch) -> u32 {
+    // COMPUTE_PGM_RSRC1 of that descriptor: FLOAT_MODE 0xc0, DX10_CLAMP, IEEE_MODE.
+    mode_from_rsrc1(arch, 0xc0 << 12 | 1 << 21 | 1 << 23)
+}
+
+/// The MODE a dispatch gives a wave from its kernel descriptor's `COMPUTE_PGM_RSRC1`:
+/// FLOAT_MODE (bits 19:12) becomes MODE bits 7:0, ENABLE_DX10_CLAMP (bit 21) bit 8 and
+/// ENABLE_IEEE_MODE (bit 23) bit 9. RDNA 4 has neither bit in RSRC1 (bits 21/23 mean other
+/// things there) nor an IEEE mode: its MODE has DX10 clamp on and IEEE off.
+pub fn mode_from_rsrc1(arch: Arch, rsrc1: u32) -> u32 {
+    let float_mode = rsrc1 >> 12 & 0xff;
+    match arch {
+        Arch::Rdna4 => float_mode | mode::DX10_CLAMP,
+        _ => {
+            let dx10 = rsrc1 >> 21 & 1;
+            let ieee = rsrc1 >> 23 & 1;
+            float_mode | dx10 << 8 | ieee << 9
+        }
+    }
+}
+
 /// The number of numbered SGPRs of an arch (`s0..s105` on RDNA, `s0..s101` on CDNA).
 pub fn n_sgprs(arch: Arch) -> u32 {
     crate::isa::operands::sgpr_limit(arch)
@@ -110,13 +151,14 @@ pub struct WaveState {
     pub pc: u64,
     /// The VGPR file: `vgpr[reg * 64 + lane]`.
     pub vgpr: Vec<u32>,
-    /// The MODE register (round and denorm modes, IEEE).
+    /// The MODE register (hardware layout, see [`mode`]): round and denormal modes,
+    /// DX10 clamp, IEEE. A new wave starts with [`default_mode`].
     pub mode: u32,
     /// Global memory, byte addressed and sparse.
     pub memory: SparseMemory,
     /// The workgroup's LDS, byte addressed and sparse.
     pub lds: SparseMemory,
-    /// Scratch: lane `l`'s private byte `a` is at `l << 32 | a`.
+    /// Scratch: lane `l`'s private byte `a` is at `l * 64 MiB + a`.
     pub scratch: SparseMemory,
     /// Global memory bytes written since the state was made (address → value), kept
     /// while `track_writes` is on.
@@ -129,7 +171,17 @@ pub struct WaveState {
 }
 
 impl WaveState {
-    /// A zeroed wave with a full EXEC mask.
+    /// Whether f32 denormals are flushed (MODE `FP_DENORM` f32 bits clear).
+    pub fn flushes_f32_denormals(&self) -> bool {
+        self.mode & mode::FP_DENORM_F32 == 0
+    }
+
+    /// Whether IEEE mode is on.
+    pub fn ieee(&self) -> bool {
+        self.mode & mode::IEEE != 0
+    }
+
+    /// A zeroed wave with a full EXEC mask and the default MODE.
     pub fn new(arch: Arch, wave_size: u32) -> WaveState {
         let mut w = WaveState {
             arch,
@@ -138,7 +190,7 @@ impl WaveState {
             scc: false,
             pc: 0,
             vgpr: vec![0; N_VGPRS * LANE_SLOTS],
-            mode: 0,
+            mode: default_mode(arch),
             memory: SparseMemory::new(),
             lds: SparseMemory::new(),
             scratch: SparseMemory::new(),

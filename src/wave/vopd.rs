@@ -66,6 +66,7 @@ fn split(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
         size: d.size,
         line: d.line,
         ext: None,
+        class: super::Class::Execute,
     })
 }
 

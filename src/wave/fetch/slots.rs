@@ -90,7 +90,7 @@ pub(super) fn execute(
     let f = &e.prepared.function;
     let layout = &e.layout;
     let lanes = w.wave_size;
-    let exec_at_issue = w.exec() & super::dpp_write_mask(ii.d, lanes);
+    let exec_at_issue = w.exec();
     let (mut slots, consts_for) = match plan.index {
         Some(i) => {
             if ex.plan_slots.len() <= i {
@@ -120,7 +120,9 @@ pub(super) fn execute(
             } => {
                 let n = if per_lane { lanes } else { 1 };
                 let plain = mods.is_plain();
-                if plain && *read_width <= 64 {
+                // Flushing f32 denormal inputs (the default MODE) stays on the word path.
+                let ftz = mods.only_ftz32() && *read_width == 32;
+                if (plain || ftz) && *read_width <= 64 {
                     let mask = mask64(width.min(narrow.unwrap_or(*read_width)));
                     let shift = if *hi { 16 } else { 0 };
                     let zeros = [0u32; LANE_SLOTS];
@@ -134,10 +136,12 @@ pub(super) fn execute(
                     if *read_width == 32 && shift == 0 && mask == u32::MAX as u64 {
                         // The common case: a whole 32-bit VGPR per lane.
                         for (chunk, &lo) in dst.chunks_exact_mut(SLOT).zip(row0) {
+                            let lo = if ftz { super::flush_f32(lo) } else { lo };
                             chunk[..8].copy_from_slice(&(lo as u64).to_le_bytes());
                         }
                     } else {
                         for ((chunk, &lo), &hi) in dst.chunks_exact_mut(SLOT).zip(row0).zip(row1) {
+                            let lo = if ftz { super::flush_f32(lo) } else { lo };
                             let x = ((lo as u64 | (hi as u64) << 32) >> shift) & mask;
                             chunk[..8].copy_from_slice(&x.to_le_bytes());
                         }
@@ -221,7 +225,7 @@ pub(super) fn execute(
     for &(i, out) in &plan.outputs {
         let off = layout.offsets[i] as usize;
         match out {
-            Out::VgprD0 { reg, width } => {
+            Out::VgprD0 { reg, width, ftz } => {
                 let halves: &[(u32, u32)] = if width == 64 {
                     &[(0, 0), (1, 32)]
                 } else {
@@ -235,7 +239,8 @@ pub(super) fn execute(
                             if all || exec_at_issue >> lane & 1 == 1 {
                                 let mut b = [0u8; 8];
                                 b.copy_from_slice(&chunk[..8]);
-                                *v = (u64::from_le_bytes(b) >> shift) as u32;
+                                let x = (u64::from_le_bytes(b) >> shift) as u32;
+                                *v = if ftz { super::flush_f32(x) } else { x };
                             }
                         }
                     }
