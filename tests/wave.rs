@@ -251,6 +251,304 @@ fn issue_6_ds_bpermute_reads_the_addressed_lane() {
     assert_eq!(w.vgpr(31, 2), 100);
 }
 
+/// Scratch is private to each lane: 32 lanes storing to the same scratch offset each read back
+/// their own value (the SCRATCH entries' 32-bit `ADDR` once dropped the lane and every lane
+/// read the last lane's store), and a FLAT access in the private aperture reaches the same
+/// per-lane bytes.
+#[test]
+fn issue_11_scratch_is_private_per_lane() {
+    let aperture_hi = (amdpcode::wave::PRIVATE_APERTURE >> 32) as u32;
+    let program = format!(
+        "s_mov_b32 s33, 32
+scratch_store_b32 off, v0, s33 offset:32
+scratch_store_b64 off, v[4:5], s33 offset:64
+scratch_load_b32 v1, off, s33 offset:32
+scratch_load_b64 v[6:7], off, s33 offset:64
+v_mov_b32 v8, 0x48
+v_mov_b32 v9, {aperture_hi:#x}
+flat_store_b32 v[8:9], v3
+scratch_load_b32 v10, off, s33 offset:40
+flat_load_b32 v11, v[2:3]"
+    );
+    let w = run_both(&program, false, &|w| {
+        for lane in 0..32 {
+            w.set_vgpr(lane, 0, 1000 + lane);
+            w.set_vgpr(lane, 2, 0x20 + 32);
+            w.set_vgpr(lane, 3, aperture_hi);
+            w.set_vgpr(lane, 4, 7 * lane);
+            w.set_vgpr(lane, 5, 0xabc0 + lane);
+        }
+    });
+    for lane in 0..32 {
+        assert_eq!(w.vgpr(lane, 1), 1000 + lane, "lane {lane}: scratch b32");
+        assert_eq!(w.vgpr(lane, 6), 7 * lane, "lane {lane}: scratch b64 low");
+        assert_eq!(
+            w.vgpr(lane, 7),
+            0xabc0 + lane,
+            "lane {lane}: scratch b64 high"
+        );
+        assert_eq!(
+            w.vgpr(lane, 10),
+            aperture_hi,
+            "lane {lane}: FLAT store, scratch load"
+        );
+        assert_eq!(
+            w.vgpr(lane, 11),
+            1000 + lane,
+            "lane {lane}: scratch store, FLAT load"
+        );
+    }
+}
+
+/// Runs `program` on a wave of `arch` and `wave_size` under both engines, checks they agree and
+/// returns the final state.
+fn run_both_on(
+    arch: Arch,
+    wave_size: u32,
+    program: &str,
+    init: &dyn Fn(&mut WaveState),
+) -> WaveState {
+    let db = common::spec().db(arch);
+    let mut finals = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut ex = Executor::new(db, engine).unwrap();
+        let p = Program::assemble(ex.isa(), program).unwrap();
+        let mut w = ex.new_wave(wave_size);
+        init(&mut w);
+        ex.run(&p, &mut w).unwrap();
+        finals.push(w);
+    }
+    assert_eq!(finals[0], finals[1], "interpreter and JIT disagree");
+    finals.remove(0)
+}
+
+/// `ds_swizzle_b32` moves VGPR data between lanes (its text addresses the VGPR file by the
+/// register numbers of the encoding; the VGPR contents were once taken as the register number).
+#[test]
+fn issue_11_ds_swizzle_permutes_lanes() {
+    for (arch, wave) in [(Arch::Rdna3, 32), (Arch::Rdna3, 64), (Arch::Cdna, 64)] {
+        let w = run_both_on(
+            arch,
+            wave,
+            "ds_swizzle_b32 v2, v1 offset:0x041f\nds_swizzle_b32 v3, v1 offset:0x801b\ns_waitcnt lgkmcnt(0)",
+            &|w| {
+                for lane in 0..wave {
+                    w.set_vgpr(lane, 1, 100 + lane);
+                    w.set_vgpr(lane, 0, 0x7fff_0000);
+                }
+            },
+        );
+        for lane in 0..wave {
+            assert_eq!(
+                w.vgpr(lane, 2),
+                100 + (lane ^ 1),
+                "{arch:?} wave{wave} lane {lane}: xor 1"
+            );
+            assert_eq!(
+                w.vgpr(lane, 3),
+                100 + (lane & !3) + 3 - lane % 4,
+                "{arch:?} lane {lane}: quad perm"
+            );
+        }
+    }
+}
+
+/// CDNA's `ds_bpermute_b32` reaches all 64 lanes (its text: `(addr + offset) / 4U % 64U`); RDNA's
+/// text takes the lane modulo 32 whatever the wave size.
+#[test]
+fn issue_11_ds_bpermute_lane_modulus_per_arch() {
+    for (arch, modulus) in [(Arch::Cdna, 64), (Arch::Rdna3, 32)] {
+        let w = run_both_on(
+            arch,
+            64,
+            "ds_bpermute_b32 v2, v0, v1\ns_waitcnt lgkmcnt(0)",
+            &|w| {
+                for lane in 0..64 {
+                    // Each lane reads lane 63 - lane.
+                    w.set_vgpr(lane, 0, (63 - lane) * 4);
+                    w.set_vgpr(lane, 1, 1000 + lane);
+                }
+            },
+        );
+        for lane in 0..64 {
+            assert_eq!(
+                w.vgpr(lane, 2),
+                1000 + (63 - lane) % modulus,
+                "{arch:?} lane {lane}"
+            );
+        }
+    }
+}
+
+/// CDNA's `v_trunc_f64_e64` runs the VOP1 form's text (AMD's VOP3 entry has none).
+#[test]
+fn issue_11_cdna_v_trunc_f64_e64() {
+    let w = run_both_on(Arch::Cdna, 64, "v_trunc_f64_e64 v[2:3], -v[0:1]", &|w| {
+        for lane in 0..64 {
+            let x = (lane as f64 - 31.5) * 1.75;
+            w.set_vgpr(lane, 0, x.to_bits() as u32);
+            w.set_vgpr(lane, 1, (x.to_bits() >> 32) as u32);
+        }
+    });
+    for lane in 0..64 {
+        let want = (-(lane as f64 - 31.5) * 1.75).trunc();
+        let got = f64::from_bits(w.vgpr(lane, 2) as u64 | (w.vgpr(lane, 3) as u64) << 32);
+        assert_eq!(got.to_bits(), want.to_bits(), "lane {lane}");
+    }
+}
+
+/// A DPP16 lane whose source is out of its row with BOUND_CTRL = 0, or whose row or bank is
+/// masked off, is not written (it once took its own lane's source); BOUND_CTRL = 1 reads 0.
+#[test]
+fn issue_11_dpp_disabled_lanes_keep_their_value() {
+    let w = run_both(
+        "v_mov_b32_dpp v1, v0 row_shr:3 row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v2, v0 row_shr:3 row_mask:0xf bank_mask:0xf bound_ctrl:1
+v_mov_b32_dpp v3, v0 quad_perm:[1,0,3,2] row_mask:0x1 bank_mask:0xd
+v_add_nc_u32_dpp v4, v0, v0 row_shl:1 row_mask:0xf bank_mask:0xf",
+        false,
+        &|w| {
+            for lane in 0..32 {
+                w.set_vgpr(lane, 0, 100 + lane);
+                for reg in 1..=4 {
+                    w.set_vgpr(lane, reg, 77);
+                }
+            }
+        },
+    );
+    for lane in 0..32 {
+        let i = lane % 16;
+        let shr3 = if i >= 3 { 100 + lane - 3 } else { 77 };
+        assert_eq!(w.vgpr(lane, 1), shr3, "lane {lane}: row_shr:3");
+        assert_eq!(
+            w.vgpr(lane, 2),
+            if i >= 3 { 100 + lane - 3 } else { 0 },
+            "lane {lane}: bound_ctrl:1"
+        );
+        let quad = if lane < 16 && i / 4 != 1 {
+            100 + (lane ^ 1)
+        } else {
+            77
+        };
+        assert_eq!(w.vgpr(lane, 3), quad, "lane {lane}: row/bank masks");
+        let shl1 = if i < 15 { 2 * (100 + lane) + 1 } else { 77 };
+        assert_eq!(w.vgpr(lane, 4), shl1, "lane {lane}: VOP2 DPP");
+    }
+}
+
+/// DS atomics add the instruction's offset (their texts read `MEM[ADDR]`; two atomics at
+/// offsets 0 and 4 once hit the same word), and lanes addressing the same word update it one
+/// after the other (a returning min gives each lane the minimum of the lanes before it).
+#[test]
+fn issue_11_ds_atomics_offset_and_lane_order() {
+    let w = run_both(
+        "v_mov_b32 v5, 0
+ds_store_b32 v5, v6
+ds_store_b32 v5, v6 offset:4
+ds_min_i32 v5, v0
+ds_max_i32 v5, v0 offset:4
+ds_min_rtn_i32 v3, v5, v0 offset:8
+s_waitcnt lgkmcnt(0)
+ds_load_b32 v1, v5
+ds_load_b32 v2, v5 offset:4
+ds_load_b32 v4, v5 offset:8
+s_waitcnt lgkmcnt(0)",
+        false,
+        &|w| {
+            for lane in 0..32 {
+                // 7, -7, 21, ... alternating signs, all within +-300.
+                let v = (7 * (lane as i32 + 1)) * if lane % 2 == 0 { 1 } else { -1 };
+                w.set_vgpr(lane, 0, v as u32);
+                w.set_vgpr(lane, 6, 100);
+            }
+        },
+    );
+    let vals: Vec<i32> = (0..32)
+        .map(|l| (7 * (l + 1)) * if l % 2 == 0 { 1 } else { -1 })
+        .collect();
+    let min = *vals.iter().min().unwrap();
+    let max = *vals.iter().max().unwrap();
+    assert_eq!(w.vgpr(0, 1) as i32, min.min(100), "ds_min_i32 at offset 0");
+    assert_eq!(w.vgpr(0, 2) as i32, max.max(100), "ds_max_i32 at offset 4");
+    assert_eq!(
+        w.vgpr(0, 4) as i32,
+        min.min(0),
+        "ds_min_rtn_i32 at offset 8 (LDS starts at 0)"
+    );
+    let mut running = 0i32;
+    for lane in 0..32 {
+        assert_eq!(
+            w.vgpr(lane, 3) as i32,
+            running,
+            "lane {lane}: value before its update"
+        );
+        running = running.min(vals[lane as usize]);
+    }
+}
+
+/// ABS/NEG apply to sources the spec lists as `vsrc0` (VOP1 entries in their VOP3 form, and
+/// RDNA 4's VOP3 entries): `v_log_f32_e64 v1, |v0|` once took the log of a negative number.
+#[test]
+fn issue_11_vop3_modifiers_on_vsrc0_operands() {
+    let program = "v_log_f32_e64 v1, |v0|
+v_sqrt_f32_e64 v2, -v0
+v_rcp_f32_e64 v3, |v0|
+v_mul_f32_e64 v4, |v0|, -v5
+v_mul_f32_e64 v6, -v0, v5";
+    for arch in [Arch::Rdna3, Arch::Rdna4] {
+        let w = run_both_on(arch, 32, program, &|w| {
+            for lane in 0..32 {
+                w.set_vgpr(lane, 0, (-4.0f32).to_bits());
+                w.set_vgpr(lane, 5, 3.0f32.to_bits());
+            }
+        });
+        let f = |reg: u32| f32::from_bits(w.vgpr(0, reg));
+        assert_eq!(f(1), 2.0, "{arch:?}: log2 |-4|");
+        assert_eq!(f(2), 2.0, "{arch:?}: sqrt -(-4)");
+        assert_eq!(f(3), 0.25, "{arch:?}: rcp |-4|");
+        assert_eq!(f(4), -12.0, "{arch:?}: |-4| * -3");
+        assert_eq!(f(6), 12.0, "{arch:?}: -(-4) * 3");
+    }
+}
+
+/// `s_sendmsg` (which gfx11 kernels issue as `sendmsg(MSG_DEALLOC_VGPRS)` before `s_endpgm`)
+/// runs and changes no modelled state (AMD has no text for it).
+#[test]
+fn issue_11_s_sendmsg_changes_no_state() {
+    for (arch, msg) in [
+        (Arch::Rdna3, "MSG_DEALLOC_VGPRS"),
+        (Arch::Rdna4, "MSG_DEALLOC_VGPRS"),
+        (Arch::Cdna, "MSG_INTERRUPT"),
+    ] {
+        let program = format!("s_sendmsg sendmsg({msg})\ns_mov_b32 s0, 5");
+        let w = run_both_on(arch, 64, &program, &|_| {});
+        assert_eq!(w.read_sgpr(0), 5, "{arch:?}");
+    }
+}
+
+/// `v_cndmask_b32_e64` applies ABS/NEG to its sources as sign-bit operations (clang selects
+/// `fabs` of a select into it at -O0: `v_cndmask_b32_e64 v1, |v0|, v2, s0`).
+#[test]
+fn issue_11_v_cndmask_source_modifiers() {
+    // v_cndmask_b32_e64 v1, |v0|, v2, s0 ; v_cndmask_b32_e64 v3, -v0, v2, s0
+    let w = run_both(
+        "01 01 01 d5 00 05 02 00 03 00 01 d5 00 05 02 20",
+        true,
+        &|w| {
+            for lane in 0..32 {
+                w.set_vgpr(lane, 0, (-4.0f32).to_bits());
+                w.set_vgpr(lane, 2, 1);
+            }
+        },
+    );
+    assert_eq!(
+        f32::from_bits(w.vgpr(0, 1)),
+        4.0,
+        "|v0| (s0 = 0 selects src0)"
+    );
+    assert_eq!(f32::from_bits(w.vgpr(0, 3)), 4.0, "-v0");
+}
+
 // ---- The hardware-validated sample -------------------------------------------------------
 
 fn sample() -> Option<Vec<Value>> {

@@ -255,10 +255,21 @@ fn read_vgpr_lanes(w: &WaveState, reg: u32, hi: bool, width: u32, lane: u32) -> 
 }
 
 fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
-    let format = ii.operand(field).map(|o| o.format.as_str()).unwrap_or("");
-    let bits = ii.operand(field).map(|o| o.bits).unwrap_or(32);
+    // The spec lists some VOP3 sources under their VGPR-only name (`vsrc0` for the `src0`
+    // field of VOP1-derived and RDNA 4 entries); its format decides whether ABS/NEG apply.
+    let operand = ii
+        .operand(field)
+        .or_else(|| ii.operand(&format!("v{field}")));
+    let format = operand.map(|o| o.format.as_str()).unwrap_or("");
+    let bits = operand.map(|o| o.bits).unwrap_or(32);
     let mut m = Mods {
-        float_bits: float_bits(format),
+        // V_CNDMASK_B32/B16 in VOP3 form take ABS/NEG as sign-bit operations on their
+        // untyped sources (the compiler selects fabs/fneg of a select into them).
+        float_bits: match ii.d.inst.name.as_str() {
+            n if n.starts_with("V_CNDMASK_B32") => 32,
+            n if n.starts_with("V_CNDMASK_B16") => 16,
+            _ => float_bits(format),
+        },
         ..Mods::default()
     };
     m.ftz = flushes_denormals(ii) && denorm_flush(ii.mode, m.float_bits).0;

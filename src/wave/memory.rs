@@ -99,6 +99,35 @@ pub(super) fn access_bytes(name: &str) -> u64 {
     }
 }
 
+/// Whether a memory instruction reads and writes the same bytes (atomics, DS read-modify-write
+/// operations): its text then runs lane by lane.
+fn is_read_modify_write(family: &str, name: &str) -> bool {
+    match family {
+        "DS" => {
+            ![
+                "LOAD", "STORE", "READ", "WRITE", "SWIZZLE", "PERMUTE", "NOP", "APPEND", "CONSUME",
+                "GWS", "BVH",
+            ]
+            .iter()
+            .any(|k| name.contains(k))
+                || name.contains("WRXCHG")
+        }
+        "SMEM" => false,
+        _ => name.contains("ATOMIC"),
+    }
+}
+
+/// Whether a DS instruction's text leaves the encoding's offset out (it reads none of `OFFSET`,
+/// `OFFSET0`, `OFFSET1`), so that ADDR must include it.
+fn ds_offset_in_addr(e: &Entry, name: &str) -> bool {
+    let f = &e.prepared.function;
+    name != "DS_SWIZZLE_B32"
+        && !matches!(name, "DS_PERMUTE_B32" | "DS_BPERMUTE_B32")
+        && ["OFFSET", "OFFSET0", "OFFSET1"]
+            .iter()
+            .all(|n| f.reg(n).is_none())
+}
+
 /// The bytes of scratch each lane has room for in the scratch map: lane `l`'s byte `a` is
 /// kept at `l * SCRATCH_LANE_SPAN + a`. AMD's scratch entries address `MEM[ADDR]` with a
 /// 32-bit ADDR, and 64 lanes of 64 MiB fill exactly 32 bits, so the key survives the text's
@@ -256,8 +285,15 @@ pub(super) fn execute(
             addrs.push(base.wrapping_add(off));
         }
         "DS" => {
+            // The texts of the DS atomics read `MEM[ADDR]` without the instruction's offset
+            // (the loads and stores add `OFFSET` themselves): it is folded into ADDR here.
+            let offset = if ds_offset_in_addr(e, name) {
+                field("offset0") | field("offset1") << 8
+            } else {
+                0
+            };
             for lane in 0..lanes {
-                addrs.push(w.vgpr(lane, field("addr") as u32) as u64);
+                addrs.push((w.vgpr(lane, field("addr") as u32) as u64 + offset) & 0xffff_ffff);
             }
         }
         _ => {
@@ -300,7 +336,12 @@ pub(super) fn execute(
     if family == "FLAT" {
         space = flat_space(d, &mut addrs, &active)?;
     }
-    let extents = if family == "DS" {
+    let extents = if name == "DS_SWIZZLE_B32" {
+        // A lane swizzle: the offset is the pattern and no LDS byte is accessed.
+        Vec::new()
+    } else if family == "DS" && ds_offset_in_addr(e, name) {
+        vec![(0, access_bytes(name))]
+    } else if family == "DS" {
         ds_extents(name, field("offset0"), field("offset1"))
     } else {
         vec![(0, access_bytes(name))]
@@ -320,6 +361,13 @@ pub(super) fn execute(
         let width = r.width;
         let per_lane = |g: &dyn Fn(u32) -> Bits| RegValue::Lanes((0..lanes).map(g).collect());
         let v = match r.name.as_str() {
+            // DS_SWIZZLE_B32's text addresses the VGPR file by register number.
+            "ADDR" if name == "DS_SWIZZLE_B32" => {
+                Some(RegValue::Uniform(Bits::from_u64(width, field("addr"))))
+            }
+            "VDST" if name == "DS_SWIZZLE_B32" => {
+                Some(RegValue::Uniform(Bits::from_u64(width, field("vdst"))))
+            }
             "ADDR" => Some(if family == "SMEM" {
                 RegValue::Uniform(Bits::from_u64(width, addrs[0]))
             } else {
@@ -376,6 +424,15 @@ pub(super) fn execute(
     m.values
         .entry("EXEC".to_string())
         .or_insert_with(|| RegValue::Uniform(Bits::from_u64(64, exec)));
+    // DS_SWIZZLE_B32 reads and writes the VGPR file itself (`VGPR[lane][ADDR]`, `VDST`).
+    let swizzle = name == "DS_SWIZZLE_B32";
+    if swizzle {
+        for reg in [field("addr") as u32, field("vdst") as u32] {
+            for lane in 0..lanes {
+                m.vgpr.insert((lane, reg), w.vgpr(lane, reg));
+            }
+        }
+    }
     // The pseudocode reads and writes the addressed memory itself.
     let result = {
         let space_map: &mut crate::sparse::SparseMemory = match space {
@@ -383,9 +440,55 @@ pub(super) fn execute(
             Space::Scratch => &mut w.scratch,
             Space::Global => &mut w.memory,
         };
-        match &e.kernel {
-            Some(k) => k.run_with(&mut m, Some(space_map)),
-            None => crate::exec::run_interp_with(p, &mut m, Some(space_map)),
+        let run = |m: &mut Machine, mem: &mut crate::sparse::SparseMemory| match &e.kernel {
+            Some(k) => k.run_with(m, Some(mem)),
+            None => crate::exec::run_interp_with(p, m, Some(mem)),
+        };
+        if is_read_modify_write(family, name) {
+            // An atomic's text (`tmp = MEM[ADDR]; ...; MEM[ADDR] = f(tmp, DATA)`) runs one lane
+            // at a time, in lane order, so lanes that address the same bytes see each other's
+            // updates (the executors evaluate a statement for every lane before the next).
+            let mut merged: Option<crate::exec::Outputs> = None;
+            let mut failed = None;
+            for lane in 0..lanes as usize {
+                if !active(lane) {
+                    continue;
+                }
+                m.values.insert(
+                    "EXEC".to_string(),
+                    RegValue::Uniform(Bits::from_u64(64, 1u64 << lane)),
+                );
+                match run(&mut m, space_map) {
+                    Ok(o) => match merged.as_mut() {
+                        None => merged = Some(o),
+                        Some(all) => {
+                            for (name, value) in o.values {
+                                let RegValue::Lanes(l) = value else { continue };
+                                if let Some((_, RegValue::Lanes(to))) =
+                                    all.values.iter_mut().find(|(n, _)| *n == name)
+                                {
+                                    to[lane] = l[lane].clone();
+                                }
+                            }
+                        }
+                    },
+                    Err(err) => {
+                        failed = Some(err);
+                        break;
+                    }
+                }
+            }
+            m.values.insert(
+                "EXEC".to_string(),
+                RegValue::Uniform(Bits::from_u64(64, exec)),
+            );
+            match (failed, merged) {
+                (Some(err), _) => Err(err),
+                (None, Some(o)) => Ok(o),
+                (None, None) => run(&mut m, space_map),
+            }
+        } else {
+            run(&mut m, space_map)
         }
     };
     let outputs = match result {
@@ -399,6 +502,13 @@ pub(super) fn execute(
             });
         }
     };
+    if swizzle {
+        for (&(lane, reg), &v) in &m.vgpr {
+            if (reg as usize) < super::state::N_VGPRS && lane < lanes {
+                w.set_vgpr(lane, reg, v);
+            }
+        }
+    }
     let stores = name.contains("STORE") || name.contains("ATOMIC");
     if stores && w.track_writes && space == Space::Global && matches!(family, "GLOBAL" | "FLAT") {
         let n = access_bytes(name);
@@ -499,8 +609,17 @@ fn permute(w: &mut WaveState, backward: bool, field: &dyn Fn(&str) -> u64) {
         field("data0") as u32,
         field("vdst") as u32,
     );
-    let lane_of =
-        |i: u32| ((w.vgpr(i, addr).wrapping_add(offset) as i32) / 4).rem_euclid(32) as u32;
+    // RDNA's text: `32'I(addr + offset) / 4 % 32` ("MOD 32 regardless of wave size"); CDNA's:
+    // `(addr + offset) / 4U % 64U` (a wave64 permute reaches every lane).
+    let cdna = w.arch == crate::spec::Arch::Cdna;
+    let lane_of = |i: u32| {
+        let a = w.vgpr(i, addr).wrapping_add(offset);
+        if cdna {
+            a / 4 % 64
+        } else {
+            ((a as i32) / 4).rem_euclid(32) as u32
+        }
+    };
     let mut tmp = vec![0u32; lanes as usize];
     for i in 0..lanes {
         let other = lane_of(i);

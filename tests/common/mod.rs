@@ -20,3 +20,5 @@ pub fn spec() -> &'static Spec {
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_amdpcode")
 }
+
+pub mod kernels;
