@@ -16,6 +16,7 @@ pub mod interp;
 pub mod ir;
 pub mod isa;
 pub mod jit;
+pub mod smt;
 pub mod spec;
 pub mod syntax;
 pub mod value;
