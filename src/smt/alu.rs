@@ -8,9 +8,10 @@ use crate::interp::RegValue;
 use crate::spec::{Arch, SpecDb};
 use crate::value::Bits;
 
+use super::regfile::RegFiles;
 use super::solver::{Sexp, Solver};
 use super::term::{self, Sort, Term};
-use super::translate::{run_lane, Limits, NoMemory, SymReg, Unsupported, Val};
+use super::translate::{run_lane, Limits, SymReg, Unsupported, Val};
 
 /// An instruction as terms over its inputs.
 #[derive(Clone, Debug)]
@@ -39,11 +40,6 @@ pub fn input_name(reg: &str, lane: Option<u32>) -> String {
 /// # Errors
 /// What the translation does not model.
 pub fn translate_prepared(p: &Prepared, wave: u32) -> Result<AluFormula, Unsupported> {
-    if p.wave_level {
-        return Err(Unsupported(
-            "addresses other lanes' VGPRs (wave-level entry)".into(),
-        ));
-    }
     let opt = p.optimized();
     let f = &opt.function;
     let inputs: Vec<SymReg> = f
@@ -59,6 +55,49 @@ pub fn translate_prepared(p: &Prepared, wave: u32) -> Result<AluFormula, Unsuppo
             }
         })
         .collect();
+    // Entries that address the VGPR file find their vector operands in virtual registers,
+    // as `exec::bind_inputs` places them.
+    let mut files = RegFiles {
+        wave,
+        vgpr: Default::default(),
+        sgpr: Default::default(),
+        sgpr_count: 128,
+        vgpr_default: Box::new(|_, _| Val::C(Bits::zero(32))),
+        sgpr_default: Box::new(|_| Val::C(Bits::zero(32))),
+    };
+    let mut inputs = inputs;
+    let uses_numbers = p.wave_level || f.regs.iter().any(|r| r.name == "VDST" || r.name == "SRC0");
+    let mut virtual_d0 = None;
+    if uses_numbers {
+        for (i, (field, operand)) in [
+            ("SRC0", "S0"),
+            ("SRC1", "S1"),
+            ("SRC2", "S2"),
+            ("VDST", "D0"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let Some(fr) = f.reg(field) else { continue };
+            let num = exec::VIRTUAL_VGPR_BASE + exec::VIRTUAL_VGPR_SPAN * i as u32;
+            inputs[fr.0 as usize] = SymReg::Uniform(Val::C(Bits::from_u64(
+                f.regs[fr.0 as usize].width,
+                num as u64,
+            )));
+            if let Some(or) = f.reg(operand).filter(|r| f.regs[r.0 as usize].read) {
+                for lane in 0..wave {
+                    let v = match &inputs[or.0 as usize] {
+                        SymReg::Uniform(v) => v.clone(),
+                        SymReg::Lanes(l) => l[lane as usize].clone(),
+                    };
+                    files.vgpr.insert((lane, num), v.zext(32));
+                }
+            }
+            if let (Some(or), "D0") = (f.reg(operand), *operand) {
+                virtual_d0 = Some((or.0 as usize, num));
+            }
+        }
+    }
     let exec = match f.reg("EXEC") {
         Some(r) => match &inputs[r.0 as usize] {
             SymReg::Uniform(v) => term::zext(&v.term(), 64),
@@ -67,14 +106,14 @@ pub fn translate_prepared(p: &Prepared, wave: u32) -> Result<AluFormula, Unsuppo
         None => Term::var(&input_name("EXEC", None), Sort::Bv(64)),
     };
     let mut regs = inputs.clone();
-    let mut memory = NoMemory;
-    if p.vector {
+
+    if p.vector && !p.wave_level {
         for lane in 0..wave {
             let guard = term::bv_to_bool(&term::extract(&exec, lane, 1));
             if guard.as_bool() == Some(false) {
                 continue;
             }
-            run_lane(f, &mut regs, lane, guard, &mut memory, Limits::default())?;
+            run_lane(f, &mut regs, lane, guard, &mut files, Limits::default())?;
         }
     } else {
         run_lane(
@@ -82,17 +121,29 @@ pub fn translate_prepared(p: &Prepared, wave: u32) -> Result<AluFormula, Unsuppo
             &mut regs,
             0,
             Term::bool(true),
-            &mut memory,
+            &mut files,
             Limits::default(),
         )?;
     }
-    let outputs = f
+    let mut outputs: Vec<(usize, SymReg)> = f
         .regs
         .iter()
         .enumerate()
         .filter(|(_, r)| r.written)
         .map(|(i, _)| (i, regs[i].clone()))
         .collect();
+    // D0 written through its virtual VGPR is read back (as `exec::finish_outputs` does).
+    if let Some((d0, num)) = virtual_d0 {
+        if !outputs.iter().any(|(i, _)| *i == d0) && files.vgpr.keys().any(|(_, r)| *r == num) {
+            let lanes = (0..wave)
+                .map(|l| {
+                    let v = files.vgpr.get(&(l, num)).cloned();
+                    v.unwrap_or(Val::C(Bits::zero(32)))
+                })
+                .collect();
+            outputs.push((d0, SymReg::Lanes(lanes)));
+        }
+    }
     Ok(AluFormula {
         inputs,
         exec,
@@ -155,8 +206,9 @@ pub fn check_entry(
             format!("(concat {})", r.join(" "))
         }
     });
-    let exec_name = match formula.exec.head() {
-        term::Head::Var(n) => Some(n.clone()),
+    // The EXEC constant the lanes run under, when the function does not name EXEC itself.
+    let exec_name = match (f.reg("EXEC"), formula.exec.head()) {
+        (None, term::Head::Var(n)) => Some(n.clone()),
         _ => None,
     };
     let mut rng = Rng::new(seed);

@@ -73,16 +73,39 @@ pub fn call(b: &Builtin, args: &[Term], ret: Ty, rm: &Term) -> R<Term> {
         Func::SignExt => term::sext(arg(args, 0)?, 64),
         Func::SignExtFromBit => {
             let x = arg(args, 0)?;
-            let Some(n) = arg(args, 1)?.as_bv() else {
-                return Err(Unsupported(
-                    "signext_from_bit with a bit position that depends on the inputs".into(),
-                ));
-            };
-            let n = n.low_u64().min(x.width() as u64) as u32;
-            if n == 0 {
-                Term::bv(&Bits::zero(x.width()))
-            } else {
-                term::sext(&extract(x, 0, n), x.width())
+            let w = x.width();
+            match arg(args, 1)?.as_bv() {
+                Some(n) => {
+                    let n = n.low_u64().min(w as u64) as u32;
+                    if n == 0 {
+                        Term::bv(&Bits::zero(w))
+                    } else {
+                        term::sext(&extract(x, 0, n), w)
+                    }
+                }
+                None => {
+                    // Shift the field to the top and back arithmetically.
+                    let n = arg(args, 1)?;
+                    let big = n.width().max(w).max(8);
+                    let nb = term::zext(n, big);
+                    let wb = Term::bv_u64(big, w as u64);
+                    let nn = ite(&bvpred("bvugt", &nb, &wb), &wb, &nb);
+                    let amt = term::zext(&bvop("bvsub", &[&wb, &nn]), w.max(big));
+                    let xw = term::zext(x, w.max(big));
+                    let r = bvop("bvashr", &[&bvop("bvshl", &[&xw, &amt]), &amt]);
+                    let r = if big > w {
+                        // Arithmetic shift within the field's own width.
+                        let sh = term::extract(&amt, 0, w);
+                        bvop("bvashr", &[&bvop("bvshl", &[x, &sh]), &sh])
+                    } else {
+                        r
+                    };
+                    ite(
+                        &eq(&nn, &Term::bv_u64(big, 0)),
+                        &Term::bv(&Bits::zero(w)),
+                        &r,
+                    )
+                }
             }
         }
         Func::Floor | Func::Ceil | Func::Trunc => {
@@ -101,6 +124,10 @@ pub fn call(b: &Builtin, args: &[Term], ret: Ty, rm: &Term) -> R<Term> {
             fp::arith("fp.sub", f, rm, x, &fl)
         }
         Func::Sqrt => fp::sqrt(float_of(b.ty)?, rm, arg(args, 0)?),
+        Func::Ldexp => fp::ldexp(float_of(b.ty)?, rm, arg(args, 0)?, arg(args, 1)?),
+        Func::ToSnorm | Func::ToUnorm => {
+            fp::norm(float_of(b.aux)?, arg(args, 0)?, b.func == Func::ToSnorm)
+        }
         Func::Fma => fp::fma(
             float_of(b.ty)?,
             rm,

@@ -389,3 +389,58 @@ pub fn is_even(f: FloatTy, a: &Term) -> Term {
         &Term::app(Sort::Bool, "fp.isZero", vec![r]),
     )
 }
+
+/// `x * 2^n`, correctly rounded once (`float::ldexp`; `n` is clamped to +-10000 as there):
+/// the product is exact in a format with a 15-bit exponent, then rounded to `f`.
+pub fn ldexp(f: FloatTy, rm: &Term, x: &Term, n: &Term) -> Term {
+    let (_, s) = ieee(f).unwrap_or((8, 24));
+    let wide = Sort::Fp(15, s);
+    let n64 = term::sext(n, 64.max(n.width()));
+    let w = n64.width();
+    let lo = Term::bv(&Bits::from_u64(w, 10_000).neg());
+    let hi = Term::bv_u64(w, 10_000);
+    let nn = ite(
+        &bvpred("bvslt", &n64, &lo),
+        &lo,
+        &ite(&bvpred("bvsgt", &n64, &hi), &hi, &n64),
+    );
+    let biased = bvop("bvadd", &[&extract(&nn, 0, 15), &Term::bv_u64(15, 16383)]);
+    let pow = Term::app(
+        wide,
+        "fp",
+        vec![Term::bv_u64(1, 0), biased, Term::bv(&Bits::zero(s - 1))],
+    );
+    let xw = Term::app(
+        wide,
+        format!("(_ to_fp 15 {s})"),
+        vec![rm_const(0), to_fp(f, x)],
+    );
+    let prod = Term::app(wide, "fp.mul", vec![rm_const(0), xw, pow]);
+    let (e, s) = ieee(f).unwrap_or((8, 24));
+    let r = Term::app(
+        Sort::Fp(e, s),
+        format!("(_ to_fp {e} {s})"),
+        vec![rm.clone(), prod],
+    );
+    nan_rule(f, &[x], &r)
+}
+
+/// Float to a 16-bit signed (`signed`) or unsigned normalised integer (`builtins::norm`):
+/// clamp to [-1, 1] or [0, 1] in f64, scale by 32767 or 65535, round half to even.
+pub fn norm(f: FloatTy, x: &Term, signed: bool) -> Term {
+    let d = Sort::Fp(11, 53);
+    let x64 = Term::app(d, "(_ to_fp 11 53)", vec![rm_const(0), to_fp(f, x)]);
+    let c = |bits: u64| Term::app(d, "(_ to_fp 11 53)", vec![Term::bv_u64(64, bits)]);
+    let (lo, scale) = if signed {
+        (c(0xbff0_0000_0000_0000), c(0x40df_ffc0_0000_0000))
+    } else {
+        (c(0), c(0x40ef_ffe0_0000_0000))
+    };
+    let one = c(0x3ff0_0000_0000_0000);
+    let lt = |a: &Term, b: &Term| Term::app(Sort::Bool, "fp.lt", vec![a.clone(), b.clone()]);
+    let clamped = ite(&lt(&x64, &lo), &lo, &ite(&lt(&one, &x64), &one, &x64));
+    let scaled = Term::app(d, "fp.mul", vec![rm_const(0), clamped, scale]);
+    let r = Term::app(d, "fp.roundToIntegral", vec![rm_const(0), scaled]);
+    let i = Term::app(Sort::Bv(32), "(_ fp.to_sbv 32)", vec![rm_const(3), r]);
+    ite(&is_nan(f, x), &Term::bv_u64(16, 0), &extract(&i, 0, 16))
+}

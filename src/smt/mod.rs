@@ -18,9 +18,11 @@
 pub mod alu;
 mod builtins;
 pub mod fp;
+pub mod regfile;
 pub mod solver;
 pub mod term;
 pub mod translate;
+pub mod wave;
 
 pub use solver::{Solver, SolverError};
 pub use translate::{Unsupported, Val};

@@ -123,24 +123,24 @@ pub trait SymMemory {
     ///
     /// # Errors
     /// Accesses the model does not translate.
-    fn load(&mut self, space: Space, lane: u32, addr: &Val, width: u32) -> R<Val>;
+    fn load(&mut self, space: Space, lane: &Val, addr: &Val, width: u32) -> R<Val>;
     /// Writes `value` where `guard` holds.
     ///
     /// # Errors
     /// Accesses the model does not translate.
-    fn store(&mut self, space: Space, lane: u32, addr: &Val, value: &Val, guard: &Term) -> R<()>;
+    fn store(&mut self, space: Space, lane: &Val, addr: &Val, value: &Val, guard: &Term) -> R<()>;
 }
 
 /// No register file and no memory: single ALU instructions.
 pub struct NoMemory;
 
 impl SymMemory for NoMemory {
-    fn load(&mut self, space: Space, _: u32, _: &Val, _: u32) -> R<Val> {
+    fn load(&mut self, space: Space, _: &Val, _: &Val, _: u32) -> R<Val> {
         unsupported(format!(
             "reads {space:?} (the instruction addresses a register file or memory)"
         ))
     }
-    fn store(&mut self, space: Space, _: u32, _: &Val, _: &Val, _: &Term) -> R<()> {
+    fn store(&mut self, space: Space, _: &Val, _: &Val, _: &Val, _: &Term) -> R<()> {
         unsupported(format!(
             "writes {space:?} (the instruction addresses a register file or memory)"
         ))
@@ -514,18 +514,15 @@ impl Sym<'_, '_, '_> {
             } => {
                 let a = self.eval(addr)?;
                 let l = self.lane_of(lane.as_ref())?;
-                self.memory.load(*space, l, &a, *width)
+                self.memory.load(*space, &l, &a, *width)
             }
         }
     }
 
-    fn lane_of(&mut self, lane: Option<&Expr>) -> R<u32> {
+    fn lane_of(&mut self, lane: Option<&Expr>) -> R<Val> {
         match lane {
-            None => Ok(self.lane),
-            Some(l) => match self.eval(l)?.konst() {
-                Some(b) => Ok(b.low_u64() as u32),
-                None => unsupported("a register-file access at a lane that depends on the inputs"),
-            },
+            None => Ok(Val::C(Bits::from_u64(32, self.lane as u64))),
+            Some(l) => self.eval(l),
         }
     }
 
@@ -587,7 +584,7 @@ impl Sym<'_, '_, '_> {
                 let a = self.eval(addr)?;
                 let l = self.lane_of(lane.as_ref())?;
                 let live = self.live.clone();
-                self.memory.store(*space, l, &a, &v, &live)
+                self.memory.store(*space, &l, &a, &v, &live)
             }
         }
     }
@@ -747,7 +744,7 @@ impl Sym<'_, '_, '_> {
             ExprKind::Load { space, addr, lane } => {
                 let a = self.eval(addr)?;
                 let l = self.lane_of(lane.as_deref())?;
-                self.memory.load(*space, l, &a, e.ty.width())
+                self.memory.load(*space, &l, &a, e.ty.width())
             }
         }
     }
