@@ -34,6 +34,46 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Prove two programs equivalent, or show a state where they differ (exit 0/1/2 as diff).
+    Equiv {
+        /// rdna3, rdna4 or cdna.
+        #[arg(long)]
+        arch: String,
+        /// 32 or 64 (default 32 on RDNA, 64 on CDNA).
+        #[arg(long)]
+        wave: Option<u32>,
+        /// Program A (llvm-mc syntax).
+        a: PathBuf,
+        /// Program B.
+        b: PathBuf,
+        /// Outputs to compare, e.g. `v1,exec,s[2:3]` (default: every register either writes).
+        #[arg(long)]
+        outputs: Option<String>,
+        /// Outputs to leave out.
+        #[arg(long)]
+        ignore: Option<String>,
+        /// random, prove or both.
+        #[arg(long, default_value = "both")]
+        mode: String,
+        /// Random states of the random pass.
+        #[arg(long, default_value_t = 1000)]
+        samples: u32,
+        /// Executions of one instruction per path before the unwinding check.
+        #[arg(long, default_value_t = 70)]
+        unroll: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// The SMT solver (default: z3 on PATH).
+        #[arg(long)]
+        solver: Option<PathBuf>,
+        /// The programs are hex machine code.
+        #[arg(long)]
+        hex: bool,
+        /// Solver time limit per query, in milliseconds.
+        #[arg(long, default_value_t = 30000)]
+        timeout: u64,
+    },
     /// The instruction database.
     Spec {
         #[command(subcommand)]
@@ -187,6 +227,21 @@ enum SpecCommand {
     },
     /// Download the pinned wheel into the user cache and check its sha256.
     Fetch,
+    /// Cross-generation semantic diff of the ALU instructions two arches share.
+    Diff {
+        /// The first arch.
+        from: String,
+        /// The second arch.
+        to: String,
+        /// Only these instructions.
+        insts: Vec<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// The SMT solver (default: z3 on PATH).
+        #[arg(long)]
+        solver: Option<PathBuf>,
+    },
 }
 
 /// A failure the CLI reports: a message, exit code 1.
@@ -236,8 +291,63 @@ fn print_out(text: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+fn exit_with(r: amdpcode::smt::cli::CliResult) -> ! {
+    print!("{}", r.stdout);
+    eprint!("{}", r.stderr);
+    let _ = std::io::stdout().flush();
+    std::process::exit(r.code)
+}
+
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
+        Command::Equiv {
+            arch,
+            wave,
+            a,
+            b,
+            outputs,
+            ignore,
+            mode,
+            samples,
+            unroll,
+            json,
+            solver,
+            hex,
+            timeout,
+        } => {
+            let spec = load_spec(&cli.spec, cli.offline).map_err(|f| Failure(f.0))?;
+            let args = amdpcode::smt::cli::EquivArgs {
+                arch,
+                wave,
+                a,
+                b,
+                outputs,
+                ignore,
+                mode,
+                samples,
+                unroll,
+                json,
+                solver,
+                hex,
+                timeout_ms: timeout,
+            };
+            exit_with(amdpcode::smt::cli::equiv(&spec, &args))
+        }
+        Command::Spec {
+            command:
+                SpecCommand::Diff {
+                    from,
+                    to,
+                    insts,
+                    json,
+                    solver,
+                },
+        } => {
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            exit_with(amdpcode::smt::cli::spec_diff(
+                &spec, &from, &to, &insts, json, solver,
+            ))
+        }
         Command::Run {
             arch,
             wave,

@@ -17,7 +17,11 @@
 
 pub mod alu;
 mod builtins;
+pub mod cli;
+pub mod diff;
+pub mod equiv;
 pub mod fp;
+mod lockstep;
 pub mod regfile;
 pub mod solver;
 pub mod term;

@@ -185,14 +185,47 @@ pub fn or(a: &Term, b: &Term) -> Term {
     }
 }
 
-/// `(ite c a b)`.
+/// The parts of `(ite c x y)`.
+fn ite_parts(t: &Term) -> Option<(&Term, &Term, &Term)> {
+    match (t.head(), t.args()) {
+        (Head::App(op), [c, x, y]) if op == "ite" => Some((c, x, y)),
+        _ => None,
+    }
+}
+
+/// Whether `a` is `(not b)` or `b` is `(not a)`.
+fn negates(a: &Term, b: &Term) -> bool {
+    let is_not_of = |x: &Term, y: &Term| matches!((x.head(), x.args()), (Head::App(op), [z]) if op == "not" && z == y);
+    is_not_of(a, b) || is_not_of(b, a)
+}
+
+/// `(ite c a b)`, simplified when an arm is an `ite` on the same condition or its negation.
 pub fn ite(c: &Term, a: &Term, b: &Term) -> Term {
     match c.as_bool() {
-        Some(true) => a.clone(),
-        Some(false) => b.clone(),
-        None if a == b => a.clone(),
-        None => Term::app(a.sort(), "ite", vec![c.clone(), a.clone(), b.clone()]),
+        Some(true) => return a.clone(),
+        Some(false) => return b.clone(),
+        None => {}
     }
+    let mut a = a;
+    let mut b = b;
+    if let Some((ca, x, y)) = ite_parts(a) {
+        if ca == c {
+            a = x;
+        } else if negates(ca, c) {
+            a = y;
+        }
+    }
+    if let Some((cb, x, y)) = ite_parts(b) {
+        if cb == c {
+            b = y;
+        } else if negates(cb, c) {
+            b = x;
+        }
+    }
+    if a == b {
+        return a.clone();
+    }
+    Term::app(a.sort(), "ite", vec![c.clone(), a.clone(), b.clone()])
 }
 
 /// `(= a b)`.

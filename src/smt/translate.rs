@@ -365,11 +365,24 @@ impl Sym<'_, '_, '_> {
                     Some(true) => self.block(then),
                     Some(false) => self.block(otherwise),
                     None => {
+                        // Both arms from the same state, merged by the condition (reads in
+                        // the second arm then see the values before the first).
                         let live0 = self.live.clone();
+                        let (regs0, locals0) = (self.regs.to_vec(), self.locals.clone());
                         self.live = and(&live0, &c);
                         self.block(then)?;
                         let after_then = std::mem::replace(&mut self.live, and(&live0, &not(&c)));
+                        let regs_t = self.regs.to_vec();
+                        self.regs.clone_from_slice(&regs0);
+                        let locals_t = std::mem::replace(&mut self.locals, locals0);
                         self.block(otherwise)?;
+                        for (r, t) in self.regs.iter_mut().zip(regs_t) {
+                            *r = merge_reg(&c, &t, r);
+                        }
+                        for (i, t) in locals_t.into_iter().enumerate() {
+                            let width = self.f.locals[i].ty.width();
+                            self.locals[i] = merge_local(&c, t, self.locals[i].take(), width);
+                        }
                         self.live = or(&after_then, &self.live);
                         Ok(())
                     }
@@ -786,6 +799,39 @@ impl Sym<'_, '_, '_> {
             BinOp::BitXor => bvop("bvxor", &[a, b]),
             BinOp::And | BinOp::Or => unreachable!("bug: logical operators handled before"),
         })
+    }
+}
+
+fn merge_reg(c: &Term, a: &SymReg, b: &SymReg) -> SymReg {
+    match (a, b) {
+        (SymReg::Uniform(x), SymReg::Uniform(y)) => SymReg::Uniform(select(c, x, y)),
+        (SymReg::Lanes(x), SymReg::Lanes(y)) => {
+            SymReg::Lanes(x.iter().zip(y).map(|(p, q)| select(c, p, q)).collect())
+        }
+        _ => b.clone(),
+    }
+}
+
+fn merge_local(c: &Term, a: Option<Local>, b: Option<Local>, width: u32) -> Option<Local> {
+    let zero = || Val::C(Bits::zero(width));
+    match (a, b) {
+        (None, None) => None,
+        (Some(Local::Array(x)), Some(Local::Array(y))) => Some(Local::Array(
+            x.iter().zip(&y).map(|(p, q)| select(c, p, q)).collect(),
+        )),
+        (Some(Local::Array(x)), None) => Some(Local::Array(
+            x.iter().map(|p| select(c, p, &zero())).collect(),
+        )),
+        (None, Some(Local::Array(y))) => Some(Local::Array(
+            y.iter().map(|q| select(c, &zero(), q)).collect(),
+        )),
+        (a, b) => {
+            let v = |l: Option<Local>| match l {
+                Some(Local::Scalar(v)) => v,
+                _ => zero(),
+            };
+            Some(Local::Scalar(select(c, &v(a), &v(b))))
+        }
     }
 }
 

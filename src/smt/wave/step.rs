@@ -204,9 +204,10 @@ impl SymExec {
         let fallthrough = d.addr + d.size as u64;
         let targets = match new_pc {
             None => vec![(Term::bool(true), fallthrough)],
-            Some(v) => {
-                pc_targets(&v).ok_or_else(|| at("a branch target that is computed".into()))?
-            }
+            Some(v) => pc_targets(&v).ok_or_else(|| {
+                let t = term::let_expr(&[v.term()], &|r| r[0].clone());
+                at(format!("a branch target that is computed: {t}"))
+            })?,
         };
         let mut out = Vec::new();
         for (c, t) in targets {
@@ -319,6 +320,15 @@ impl SymExec {
     /// # Errors
     /// The first instruction (or construct) this model does not translate, or too many paths.
     pub fn run(&mut self, program: &Program, init: SymWave) -> R<Paths> {
+        self.run_until(program, init, &[])
+    }
+
+    /// Explores the paths of `program` from `init.pc` until each ends or reaches one of
+    /// `stops` (after at least one instruction).
+    ///
+    /// # Errors
+    /// As [`SymExec::run`].
+    pub fn run_until(&mut self, program: &Program, init: SymWave, stops: &[u64]) -> R<Paths> {
         let mut stack = vec![init];
         let mut paths = Paths {
             finals: Vec::new(),
@@ -326,6 +336,10 @@ impl SymExec {
         };
         while let Some(mut w) = stack.pop() {
             loop {
+                if stops.contains(&w.pc) && !w.visits.is_empty() {
+                    paths.finals.push(Final { state: w });
+                    break;
+                }
                 let n = w.visits.entry(w.pc).or_insert(0);
                 *n += 1;
                 if *n > self.unroll {
@@ -373,7 +387,18 @@ fn pc_targets(v: &Val) -> Option<Vec<(Term, u64)>> {
         }
     }
     let mut out = Vec::new();
-    walk(&v.term(), Term::bool(true), &mut out).then_some(out)
+    if !walk(&v.term(), Term::bool(true), &mut out) {
+        return None;
+    }
+    // One entry per target, the conditions or-ed.
+    let mut merged: Vec<(Term, u64)> = Vec::new();
+    for (c, t) in out {
+        match merged.iter_mut().find(|(_, u)| *u == t) {
+            Some(m) => m.0 = term::or(&m.0, &c),
+            None => merged.push((c, t)),
+        }
+    }
+    Some(merged)
 }
 
 fn write_sgprs(w: &mut SymWave, arch: Arch, c0: u32, v: &Val) {
