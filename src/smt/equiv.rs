@@ -352,10 +352,14 @@ pub fn check(db: &SpecDb, a: &Program, b: &Program, opts: &Options) -> Report {
         }
     };
     let mut written = BTreeSet::new();
-    let probe = random_wave(arch, opts.wave, &vgprs, &mut rng);
-    for (ex, p) in [(&mut ea, a), (&mut eb, b)] {
-        if let Ok(after) = run(ex, p, &probe) {
-            changed(&probe, &after, &mut written);
+    for _ in 0..4 {
+        // Probes with every lane active, so that stores and lane writes show.
+        let mut probe = random_wave(arch, opts.wave, &vgprs, &mut rng);
+        probe.set_exec(probe.full_mask());
+        for (ex, p) in [(&mut ea, a), (&mut eb, b)] {
+            if let Ok(after) = run(ex, p, &probe) {
+                changed(&probe, &after, &mut written);
+            }
         }
     }
     // Symbolic executions (also what the proof needs).
@@ -526,8 +530,8 @@ fn prove(
     // The unwinding check: no path may run past the bound; loops that run in lockstep are
     // proved by induction first, with no bound.
     let cuts: Vec<Term> = pa.cut.iter().chain(&pb.cut).cloned().collect();
-    let mut lockstep_failure = String::new();
     if !cuts.is_empty() {
+        let lockstep_failure;
         match super::lockstep::prove(db, a, b, outs, solver, opts.wave) {
             Ok(()) => {
                 report.verdict = Verdict::Equivalent;

@@ -237,15 +237,25 @@ impl Solver {
         let _ = writer.join();
         let _ = child.wait();
         let sexps = parse_sexps(&out).map_err(SolverError::Solver)?;
-        for s in &sexps {
-            if let Sexp::List(l) = s {
+        let mut answers = Vec::with_capacity(sexps.len());
+        for s in sexps {
+            if let Sexp::List(l) = &s {
                 if l.first().and_then(Sexp::atom) == Some("error") {
-                    let msg = l.get(1).and_then(Sexp::atom).unwrap_or("?");
-                    return Err(SolverError::Solver(msg.trim_matches('"').to_string()));
+                    let msg = l
+                        .get(1)
+                        .and_then(Sexp::atom)
+                        .unwrap_or("?")
+                        .trim_matches('"');
+                    // `get-value` after `unsat` has no model to read: not a failure.
+                    if msg.contains("model is not available") {
+                        continue;
+                    }
+                    return Err(SolverError::Solver(msg.to_string()));
                 }
             }
+            answers.push(s);
         }
-        Ok(sexps)
+        Ok(answers)
     }
 }
 

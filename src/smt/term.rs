@@ -62,14 +62,45 @@ impl PartialEq for Term {
     }
 }
 
+type Key = (Sort, String, Vec<usize>);
+
+thread_local! {
+    /// Hash-consing: structurally equal terms are one node, so equal computations built
+    /// twice (once per program) compare equal without the solver.
+    static INTERN: std::cell::RefCell<HashMap<Key, std::rc::Weak<Node>>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
+fn intern(sort: Sort, head: Head, args: Vec<Term>) -> Term {
+    let tag = match &head {
+        Head::Bv(b) => format!("#{}", bits_literal(b)),
+        Head::Bool(v) => format!("!{v}"),
+        Head::Var(n) => format!("${n}"),
+        Head::App(op) => op.clone(),
+    };
+    let key: Key = (
+        sort,
+        tag,
+        args.iter().map(|a| Rc::as_ptr(&a.0) as usize).collect(),
+    );
+    INTERN.with(|m| {
+        let mut m = m.borrow_mut();
+        if let Some(t) = m.get(&key).and_then(std::rc::Weak::upgrade) {
+            return Term(t);
+        }
+        if m.len() > 1 << 20 {
+            m.retain(|_, w| w.strong_count() > 0);
+        }
+        let t = Rc::new(Node { sort, head, args });
+        m.insert(key, Rc::downgrade(&t));
+        Term(t)
+    })
+}
+
 impl Term {
     /// A bit-vector constant.
     pub fn bv(b: &Bits) -> Term {
-        Term(Rc::new(Node {
-            sort: Sort::Bv(b.width()),
-            head: Head::Bv(b.clone()),
-            args: vec![],
-        }))
+        intern(Sort::Bv(b.width()), Head::Bv(b.clone()), vec![])
     }
 
     /// A bit-vector constant from a `u64`.
@@ -79,29 +110,17 @@ impl Term {
 
     /// `true` or `false`.
     pub fn bool(v: bool) -> Term {
-        Term(Rc::new(Node {
-            sort: Sort::Bool,
-            head: Head::Bool(v),
-            args: vec![],
-        }))
+        intern(Sort::Bool, Head::Bool(v), vec![])
     }
 
     /// A declared constant.
     pub fn var(name: &str, sort: Sort) -> Term {
-        Term(Rc::new(Node {
-            sort,
-            head: Head::Var(name.to_string()),
-            args: vec![],
-        }))
+        intern(sort, Head::Var(name.to_string()), vec![])
     }
 
     /// An application.
     pub fn app(sort: Sort, op: impl Into<String>, args: Vec<Term>) -> Term {
-        Term(Rc::new(Node {
-            sort,
-            head: Head::App(op.into()),
-            args,
-        }))
+        intern(sort, Head::App(op.into()), args)
     }
 
     /// The sort.
