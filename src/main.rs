@@ -241,6 +241,9 @@ enum SpecCommand {
         /// The SMT solver (default: z3 on PATH).
         #[arg(long)]
         solver: Option<PathBuf>,
+        /// Solver time limit per instruction, in milliseconds.
+        #[arg(long, default_value_t = 5000)]
+        timeout: u64,
     },
 }
 
@@ -341,11 +344,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     insts,
                     json,
                     solver,
+                    timeout,
                 },
         } => {
             let spec = load_spec(&cli.spec, cli.offline)?;
             exit_with(amdpcode::smt::cli::spec_diff(
-                &spec, &from, &to, &insts, json, solver,
+                &spec, &from, &to, &insts, json, solver, timeout,
             ))
         }
         Command::Run {

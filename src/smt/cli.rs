@@ -190,6 +190,7 @@ pub fn spec_diff(
     insts: &[String],
     json: bool,
     solver: Option<PathBuf>,
+    timeout_ms: u64,
 ) -> CliResult {
     let (Some(a), Some(b)) = (Arch::from_name(from), Arch::from_name(to)) else {
         return trouble(format!(
@@ -197,7 +198,10 @@ pub fn spec_diff(
         ));
     };
     let solver = match Solver::find(solver.as_deref()) {
-        Ok(s) => s,
+        Ok(mut s) => {
+            s.timeout_ms = timeout_ms;
+            s
+        }
         Err(e) => return trouble(e.to_string()),
     };
     let report = super::diff::spec_diff(spec.db(a), spec.db(b), insts, &solver);
