@@ -215,6 +215,10 @@ enum SpecCommand {
         /// Random operand sets each ALU entry runs on for the `executes` count (0 skips).
         #[arg(long, default_value_t = 100)]
         samples: u32,
+        /// Also check the SMT translation against the interpreter on this many random
+        /// states per ALU entry (needs z3), listing the entries it does not translate.
+        #[arg(long, default_value_t = 0)]
+        smt: u32,
     },
     /// The instruction database of one arch.
     List {
@@ -425,6 +429,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     arch,
                     json,
                     samples,
+                    smt,
                 },
         } => {
             let archs = match arch {
@@ -432,6 +437,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 None => Arch::ALL.to_vec(),
             };
             let spec = load_spec(&cli.spec, cli.offline)?;
+            if smt > 0 {
+                let text = amdpcode::smt::cli::smt_stats(&spec, &archs, smt, json)
+                    .map_err(|e| Failure(format!("error: {e}")))?;
+                print_out(&text)?;
+            }
             stats(&spec, &archs, json, samples)
         }
         Command::Spec {

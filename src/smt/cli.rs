@@ -219,3 +219,47 @@ pub fn spec_diff(
         code: 0,
     }
 }
+
+/// The `spec stats --smt N` section: per arch, the ALU entries whose translation agrees with
+/// the interpreter on N random states, and every entry not translated with the reason.
+///
+/// # Errors
+/// No solver.
+pub fn smt_stats(spec: &Spec, archs: &[Arch], samples: u32, json: bool) -> Result<String, String> {
+    let solver = Solver::find(None).map_err(|e| e.to_string())?;
+    let mut out = String::new();
+    let mut all = serde_json::Map::new();
+    for &arch in archs {
+        let st = super::alu::smt_stats(spec.db(arch), &solver, samples);
+        if json {
+            all.insert(
+                arch.name().to_string(),
+                serde_json::to_value(&st).unwrap_or_default(),
+            );
+            continue;
+        }
+        out.push_str(&format!(
+            "{arch}: SMT translation agrees with the interpreter on {} of {} executing ALU entries ({:.1}%; {} random states each); {} not translated, {} mismatches, {} solver failures\n",
+            st.agree,
+            st.alu_executes,
+            100.0 * st.agree as f64 / st.alu_executes.max(1) as f64,
+            samples,
+            st.unsupported.len(),
+            st.mismatches.len(),
+            st.solver_failures.len()
+        ));
+        for (i, r) in &st.unsupported {
+            out.push_str(&format!("  NOSMT {i} {r}\n"));
+        }
+        for (i, r) in &st.mismatches {
+            out.push_str(&format!("  SMT-MISMATCH {i} {r}\n"));
+        }
+        for (i, r) in &st.solver_failures {
+            out.push_str(&format!("  SMT-SOLVER {i} {r}\n"));
+        }
+    }
+    if json {
+        out = format!("{}\n", serde_json::Value::Object(all));
+    }
+    Ok(out)
+}

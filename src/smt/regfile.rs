@@ -29,12 +29,6 @@ pub struct RegFiles {
 
 type R<T> = Result<T, Unsupported>;
 
-fn konst(v: &Val, what: &str) -> R<u64> {
-    v.konst()
-        .map(Bits::low_u64)
-        .ok_or_else(|| Unsupported(format!("{what} that depends on the inputs")))
-}
-
 impl RegFiles {
     fn vword(&self, lane: u32, reg: u32) -> Val {
         self.vgpr
@@ -127,13 +121,34 @@ impl SymMemory for RegFiles {
     fn load(&mut self, space: Space, lane: &Val, addr: &Val, width: u32) -> R<Val> {
         match space {
             Space::Vgpr => {
-                let reg = konst(addr, "a VGPR number")? as u32;
-                let cands = self
-                    .lane_cands(lane)
-                    .into_iter()
-                    .map(|(c, l)| (c, self.read_words(space, l, reg, width)))
-                    .collect();
-                Ok(choose(cands))
+                let lanes = self.lane_cands(lane);
+                match addr.konst() {
+                    Some(r) => {
+                        let reg = r.low_u64() as u32;
+                        let cands = lanes
+                            .into_iter()
+                            .map(|(c, l)| (c, self.read_words(space, l, reg, width)))
+                            .collect();
+                        Ok(choose(cands))
+                    }
+                    None => {
+                        // A register number computed from the inputs (relative moves): the
+                        // registers this file holds, anything else reading as the default.
+                        let t = addr.term();
+                        let rows: std::collections::BTreeSet<u32> =
+                            self.vgpr.keys().map(|(_, r)| *r).collect();
+                        let mut cands = Vec::new();
+                        for (cl, l) in lanes {
+                            let mut v = (self.vgpr_default)(l, 0).zext(width);
+                            for &r in rows.iter().rev() {
+                                let c = eq(&t, &Term::bv_u64(t.width(), r as u64));
+                                v = select(&c, &self.read_words(space, l, r, width), &v);
+                            }
+                            cands.push((cl, v));
+                        }
+                        Ok(choose(cands))
+                    }
+                }
             }
             Space::Sgpr => {
                 let cands = self
@@ -163,11 +178,24 @@ impl SymMemory for RegFiles {
             .collect();
         match space {
             Space::Vgpr => {
-                let reg = konst(addr, "a VGPR number")? as u32;
+                let regs: Vec<(Term, u32)> = match addr.konst() {
+                    Some(r) => vec![(Term::bool(true), r.low_u64() as u32)],
+                    None => {
+                        // Only the registers this file holds can be observed afterwards.
+                        let t = addr.term();
+                        let rows: std::collections::BTreeSet<u32> =
+                            self.vgpr.keys().map(|(_, r)| *r).collect();
+                        rows.into_iter()
+                            .map(|r| (eq(&t, &Term::bv_u64(t.width(), r as u64)), r))
+                            .collect()
+                    }
+                };
                 for (c, l) in self.lane_cands(lane) {
-                    let g = and(guard, &c);
-                    for (i, (w, bits)) in words.iter().enumerate() {
-                        self.write_word(space, l, reg + i as u32, w, *bits, &g);
+                    for (cr, reg) in &regs {
+                        let g = and(guard, &and(&c, cr));
+                        for (i, (w, bits)) in words.iter().enumerate() {
+                            self.write_word(space, l, reg + i as u32, w, *bits, &g);
+                        }
                     }
                 }
                 Ok(())
