@@ -556,8 +556,7 @@ fn prove(
     // proved by induction first, with no bound.
     let cuts: Vec<Term> = pa.cut.iter().chain(&pb.cut).cloned().collect();
     if !cuts.is_empty() {
-        let lockstep_failure;
-        match super::lockstep::prove(db, a, b, outs, solver, opts.wave) {
+        let lockstep_failure = match super::lockstep::prove(db, a, b, outs, solver, opts.wave) {
             Ok(()) => {
                 report.verdict = Verdict::Equivalent;
                 report.reason =
@@ -565,8 +564,8 @@ fn prove(
                         .into();
                 return report;
             }
-            Err(e) => lockstep_failure = format!(" (lockstep induction: {e})"),
-        }
+            Err(e) => format!(" (lockstep induction: {e})"),
+        };
         let any = cuts
             .iter()
             .fold(Term::bool(false), |acc, c| term::or(&acc, c));
