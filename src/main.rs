@@ -34,6 +34,46 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Prove two programs equivalent, or show a state where they differ (exit 0/1/2 as diff).
+    Equiv {
+        /// rdna3, rdna4 or cdna.
+        #[arg(long)]
+        arch: String,
+        /// 32 or 64 (default 32 on RDNA, 64 on CDNA).
+        #[arg(long)]
+        wave: Option<u32>,
+        /// Program A (llvm-mc syntax).
+        a: PathBuf,
+        /// Program B.
+        b: PathBuf,
+        /// Outputs to compare, e.g. `v1,exec,s[2:3]` (default: every register either writes).
+        #[arg(long)]
+        outputs: Option<String>,
+        /// Outputs to leave out.
+        #[arg(long)]
+        ignore: Option<String>,
+        /// random, prove or both.
+        #[arg(long, default_value = "both")]
+        mode: String,
+        /// Random states of the random pass.
+        #[arg(long, default_value_t = 1000)]
+        samples: u32,
+        /// Executions of one instruction per path before the unwinding check.
+        #[arg(long, default_value_t = 70)]
+        unroll: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// The SMT solver (default: z3 on PATH).
+        #[arg(long)]
+        solver: Option<PathBuf>,
+        /// The programs are hex machine code.
+        #[arg(long)]
+        hex: bool,
+        /// Solver time limit per query, in milliseconds.
+        #[arg(long, default_value_t = 30000)]
+        timeout: u64,
+    },
     /// The instruction database.
     Spec {
         #[command(subcommand)]
@@ -209,6 +249,10 @@ enum SpecCommand {
         /// Random operand sets each ALU entry runs on for the `executes` count (0 skips).
         #[arg(long, default_value_t = 100)]
         samples: u32,
+        /// Also check the SMT translation against the interpreter on this many random
+        /// states per ALU entry (needs z3), listing the entries it does not translate.
+        #[arg(long, default_value_t = 0)]
+        smt: u32,
     },
     /// How every instruction is executed: AMD's text, an erratum, modelled natively,
     /// approximated or not executable.
@@ -231,6 +275,24 @@ enum SpecCommand {
     },
     /// Download the pinned wheel into the user cache and check its sha256.
     Fetch,
+    /// Cross-generation semantic diff of the ALU instructions two arches share.
+    Diff {
+        /// The first arch.
+        from: String,
+        /// The second arch.
+        to: String,
+        /// Only these instructions.
+        insts: Vec<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// The SMT solver (default: z3 on PATH).
+        #[arg(long)]
+        solver: Option<PathBuf>,
+        /// Solver time limit per instruction, in milliseconds.
+        #[arg(long, default_value_t = 5000)]
+        timeout: u64,
+    },
 }
 
 /// A failure the CLI reports: a message, exit code 1.
@@ -280,6 +342,13 @@ fn print_out(text: &str) -> Result<(), Failure> {
     Ok(())
 }
 
+fn exit_with(r: amdpcode::smt::cli::CliResult) -> ! {
+    print!("{}", r.stdout);
+    eprint!("{}", r.stderr);
+    let _ = std::io::stdout().flush();
+    std::process::exit(r.code)
+}
+
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Dispatch {
@@ -309,6 +378,55 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let text = amdpcode::dispatch::cli::run(&spec, &opts).map_err(|e| Failure(e.0))?;
             print_out(&text)
+        }
+        Command::Equiv {
+            arch,
+            wave,
+            a,
+            b,
+            outputs,
+            ignore,
+            mode,
+            samples,
+            unroll,
+            json,
+            solver,
+            hex,
+            timeout,
+        } => {
+            let spec = load_spec(&cli.spec, cli.offline).map_err(|f| Failure(f.0))?;
+            let args = amdpcode::smt::cli::EquivArgs {
+                arch,
+                wave,
+                a,
+                b,
+                outputs,
+                ignore,
+                mode,
+                samples,
+                unroll,
+                json,
+                solver,
+                hex,
+                timeout_ms: timeout,
+            };
+            exit_with(amdpcode::smt::cli::equiv(&spec, &args))
+        }
+        Command::Spec {
+            command:
+                SpecCommand::Diff {
+                    from,
+                    to,
+                    insts,
+                    json,
+                    solver,
+                    timeout,
+                },
+        } => {
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            exit_with(amdpcode::smt::cli::spec_diff(
+                &spec, &from, &to, &insts, json, solver, timeout,
+            ))
         }
         Command::Run {
             arch,
@@ -383,6 +501,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     arch,
                     json,
                     samples,
+                    smt,
                 },
         } => {
             let archs = match arch {
@@ -390,6 +509,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 None => Arch::ALL.to_vec(),
             };
             let spec = load_spec(&cli.spec, cli.offline)?;
+            if smt > 0 {
+                let text = amdpcode::smt::cli::smt_stats(&spec, &archs, smt, json)
+                    .map_err(|e| Failure(format!("error: {e}")))?;
+                print_out(&text)?;
+            }
             stats(&spec, &archs, json, samples)
         }
         Command::Spec {

@@ -272,7 +272,10 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
         },
         ..Mods::default()
     };
-    m.ftz = flushes_denormals(ii) && denorm_flush(ii.mode, m.float_bits).0;
+    // Only float arithmetic flushes: V_CNDMASK's sign-bit modifiers do not make its
+    // untyped sources floats.
+    m.ftz =
+        flushes_denormals(ii) && float_bits(format) != 0 && denorm_flush(ii.mode, m.float_bits).0;
     let reads = |n: &str| ii.e.prepared.function.reg(n).is_some();
     match ii.family {
         "VOP3" | "VOP3SD" => {

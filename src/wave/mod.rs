@@ -536,7 +536,7 @@ pub struct Executor {
 }
 
 /// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
-fn is_noop(name: &str) -> bool {
+pub(crate) fn is_noop(name: &str) -> bool {
     name.starts_with("S_WAITCNT")
         || name.starts_with("S_WAIT_")
         || matches!(
@@ -572,7 +572,7 @@ fn is_noop(name: &str) -> bool {
         )
 }
 
-fn is_endpgm(name: &str) -> bool {
+pub(crate) fn is_endpgm(name: &str) -> bool {
     name.starts_with("S_ENDPGM") || name == "S_CODE_END"
 }
 

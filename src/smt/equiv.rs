@@ -1,0 +1,728 @@
+//! Equivalence of two programs on one wave: random states through the engines (the quick
+//! first pass), then a proof by the solver over the symbolic executions of both, with every
+//! counterexample replayed through the interpreter before it is reported.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use crate::exec::Rng;
+use crate::spec::{Arch, SpecDb};
+use crate::wave::{self, code, m0_code, n_sgprs, Engine, Executor, Program, WaveState};
+
+use super::solver::{value_of, Sexp, Solver};
+use super::term::{self, collect_vars, Term};
+use super::translate::Val;
+use super::wave::{sgpr_var, vgpr_var, Paths, SymExec, SymWave, SCC_VAR};
+
+/// One observable register (or memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Out {
+    /// SGPR `s<n>`.
+    S(u32),
+    /// VCC (masked to the wave).
+    Vcc,
+    /// EXEC (masked to the wave).
+    Exec,
+    /// M0.
+    M0,
+    /// SCC.
+    Scc,
+    /// VGPR `v<n>`, every lane.
+    V(u32),
+    /// Global memory written.
+    Memory,
+}
+
+impl Out {
+    /// The name (`s4`, `vcc`, `v1`, ...).
+    pub fn name(self) -> String {
+        match self {
+            Out::S(n) => format!("s{n}"),
+            Out::Vcc => "vcc".into(),
+            Out::Exec => "exec".into(),
+            Out::M0 => "m0".into(),
+            Out::Scc => "scc".into(),
+            Out::V(n) => format!("v{n}"),
+            Out::Memory => "memory".into(),
+        }
+    }
+}
+
+/// Parses an output list (`v1,exec,s[2:3]`).
+///
+/// # Errors
+/// The first name that is not a register.
+pub fn parse_outputs(list: &str, arch: Arch) -> Result<Vec<Out>, String> {
+    let mut out = Vec::new();
+    for raw in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let n = raw.to_ascii_lowercase();
+        let range = |p: &str| -> Option<(u32, u32)> {
+            let rest = n.strip_prefix(p)?;
+            if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+                let (a, b) = inner.split_once(':')?;
+                let (a, b) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                return (b >= a).then_some((a, b));
+            }
+            rest.parse().ok().map(|a| (a, a))
+        };
+        match n.as_str() {
+            "vcc" => out.push(Out::Vcc),
+            "exec" => out.push(Out::Exec),
+            "m0" => out.push(Out::M0),
+            "scc" => out.push(Out::Scc),
+            "memory" | "mem" => out.push(Out::Memory),
+            _ => {
+                if let Some((a, b)) = range("s").filter(|&(_, b)| b < n_sgprs(arch)) {
+                    out.extend((a..=b).map(Out::S));
+                } else if let Some((a, b)) = range("v").filter(|&(_, b)| b < 256) {
+                    out.extend((a..=b).map(Out::V));
+                } else {
+                    return Err(format!(
+                        "`{raw}` is not a register (s<n>, s[a:b], v<n>, v[a:b], vcc, exec, m0, scc, memory)"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// How to check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Random states only.
+    Random,
+    /// The solver only.
+    Prove,
+    /// Random states, then the solver.
+    Both,
+}
+
+/// The options of one check.
+pub struct Options {
+    /// 32 or 64.
+    pub wave: u32,
+    /// Outputs to compare (`None`: every register either program writes, and memory).
+    pub outputs: Option<Vec<Out>>,
+    /// Outputs left out.
+    pub ignore: Vec<Out>,
+    /// The method.
+    pub mode: Mode,
+    /// Random states.
+    pub samples: u32,
+    /// Executions of one instruction per path before the unwinding check.
+    pub unroll: u32,
+    /// The solver (needed for `prove` and `both`).
+    pub solver: Option<Solver>,
+    /// The random seed.
+    pub seed: u64,
+}
+
+/// The verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Equal on every input (proved) or on every random state (`random` method only).
+    Equivalent,
+    /// A state where they differ, replayed.
+    Different,
+    /// Neither.
+    Unknown,
+}
+
+/// The result of a check.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// `proof` or `random`.
+    pub method: &'static str,
+    /// The outputs compared.
+    pub outputs: Vec<Out>,
+    /// The initial state where they differ.
+    pub counterexample: Option<WaveState>,
+    /// Output → (value after A, value after B) at the counterexample.
+    pub differences: BTreeMap<String, (Value, Value)>,
+    /// Why (unknown), or how (equivalent, different).
+    pub reason: String,
+    /// The solver's counterexample did not replay: a translation bug.
+    pub translation_bug: bool,
+    /// Random states run, and the time the random pass took.
+    pub random_states: (u64, f64),
+    /// The time the proof took (seconds).
+    pub proof_seconds: f64,
+}
+
+impl Report {
+    /// The `--json` object.
+    pub fn to_json(&self) -> Value {
+        let verdict = match self.verdict {
+            Verdict::Equivalent => "equivalent",
+            Verdict::Different => "different",
+            Verdict::Unknown => "unknown",
+        };
+        let diffs: serde_json::Map<String, Value> = self
+            .differences
+            .iter()
+            .map(|(k, (a, b))| (k.clone(), json!([a, b])))
+            .collect();
+        json!({
+            "verdict": verdict,
+            "method": self.method,
+            "outputs": self.outputs.iter().map(|o| o.name()).collect::<Vec<_>>(),
+            "counterexample": self.counterexample.as_ref().map(wave::json::to_json),
+            "differences": diffs,
+            "reason": self.reason,
+        })
+    }
+}
+
+fn hexv(v: u64) -> Value {
+    Value::String(format!("0x{v:x}"))
+}
+
+/// The value of an output in a concrete wave.
+pub fn observe(w: &WaveState, o: Out) -> Value {
+    let mask = w.full_mask();
+    match o {
+        Out::S(n) => hexv(w.read_sgpr(n) as u64),
+        Out::Vcc => hexv(w.vcc() & mask),
+        Out::Exec => hexv(w.exec()),
+        Out::M0 => hexv(w.m0() as u64),
+        Out::Scc => json!(w.scc as u8),
+        Out::V(r) => Value::Array(
+            (0..w.wave_size)
+                .map(|l| hexv(w.vgpr(l, r) as u64))
+                .collect(),
+        ),
+        Out::Memory => Value::Array(
+            w.written_ranges()
+                .into_iter()
+                .map(|(a, b)| {
+                    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+                    json!({"addr": format!("0x{a:x}"), "hex": h})
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// The registers a concrete run changed.
+fn changed(before: &WaveState, after: &WaveState, into: &mut BTreeSet<Out>) {
+    for c in 0..n_sgprs(before.arch) {
+        if before.read_sgpr(c) != after.read_sgpr(c) {
+            into.insert(Out::S(c));
+        }
+    }
+    for (o, lo) in [(Out::Vcc, code::VCC_LO), (Out::Exec, code::EXEC_LO)] {
+        if before.sgpr_pair(lo) != after.sgpr_pair(lo) {
+            into.insert(o);
+        }
+    }
+    if before.m0() != after.m0() {
+        into.insert(Out::M0);
+    }
+    if before.scc != after.scc {
+        into.insert(Out::Scc);
+    }
+    for r in 0..wave::N_VGPRS as u32 {
+        if before.vgpr_row(r) != after.vgpr_row(r) {
+            into.insert(Out::V(r));
+        }
+    }
+    if !after.written.is_empty() {
+        into.insert(Out::Memory);
+    }
+}
+
+/// VGPRs a program names in its operand fields (with room for wide operands).
+fn vgprs_named(p: &Program) -> BTreeSet<u32> {
+    let mut set = BTreeSet::new();
+    for d in p.insts() {
+        for (name, v) in &d.inst.fields {
+            let v = *v as u32;
+            let reg = if name.starts_with("src") {
+                (v >= 256).then(|| v - 256)
+            } else if name.starts_with('v') || name == "addr" || name.starts_with("data") {
+                Some(v & 0xff)
+            } else {
+                None
+            };
+            if let Some(r) = reg {
+                for i in 0..4 {
+                    if r + i < 256 {
+                        set.insert(r + i);
+                    }
+                }
+            }
+        }
+    }
+    set
+}
+
+/// A random edge-biased initial state (SGPRs, VCC, EXEC, M0, SCC and the named VGPRs).
+pub fn random_wave(arch: Arch, wave: u32, vgprs: &BTreeSet<u32>, rng: &mut Rng) -> WaveState {
+    let mut w = WaveState::new(arch, wave);
+    randomize(&mut w, vgprs, rng);
+    w
+}
+
+fn randomize(w: &mut WaveState, vgprs: &BTreeSet<u32>, rng: &mut Rng) {
+    let arch = w.arch;
+    for c in 0..n_sgprs(arch) {
+        w.write_sgpr(c, rng.edge_value(32).low_u64() as u32);
+    }
+    for c in [code::VCC_LO, code::VCC_HI, m0_code(arch)] {
+        w.write_sgpr(c, rng.edge_value(32).low_u64() as u32);
+    }
+    // EXEC: all lanes, none, one, or random.
+    let exec = match rng.next_u64() % 4 {
+        0 => u64::MAX,
+        1 => 1u64 << (rng.next_u64() % w.wave_size as u64),
+        2 => 0,
+        _ => rng.next_u64(),
+    };
+    w.set_exec(exec & w.full_mask());
+    w.scc = rng.next_u64() & 1 == 1;
+    for &r in vgprs {
+        for l in 0..w.wave_size {
+            w.set_vgpr(l, r, rng.edge_value(32).low_u64() as u32);
+        }
+    }
+}
+
+/// Runs a program from `init` on an executor; `None` when it faults.
+fn run(ex: &mut Executor, p: &Program, init: &WaveState) -> Result<WaveState, String> {
+    let mut w = init.clone();
+    w.written.clear();
+    ex.run_fast(p, &mut w).map_err(|e| e.to_string())?;
+    Ok(w)
+}
+
+/// Whether two final states agree on `outs` (the fast path of the random pass).
+fn same_outputs(a: &WaveState, b: &WaveState, outs: &[Out]) -> bool {
+    let mask = a.full_mask();
+    outs.iter().all(|&o| match o {
+        Out::S(n) => a.read_sgpr(n) == b.read_sgpr(n),
+        Out::Vcc => a.vcc() & mask == b.vcc() & mask,
+        Out::Exec => a.exec() == b.exec(),
+        Out::M0 => a.m0() == b.m0(),
+        Out::Scc => a.scc == b.scc,
+        Out::V(r) => {
+            let n = a.wave_size as usize;
+            match (a.vgpr_row(r), b.vgpr_row(r)) {
+                (Some(x), Some(y)) => x[..n] == y[..n],
+                _ => true,
+            }
+        }
+        Out::Memory => a.written == b.written,
+    })
+}
+
+fn differences(a: &WaveState, b: &WaveState, outs: &[Out]) -> BTreeMap<String, (Value, Value)> {
+    outs.iter()
+        .filter_map(|&o| {
+            let (x, y) = (observe(a, o), observe(b, o));
+            (x != y).then(|| (o.name(), (x, y)))
+        })
+        .collect()
+}
+
+fn select_outputs(opts: &Options, written: &BTreeSet<Out>) -> Vec<Out> {
+    let base: Vec<Out> = match &opts.outputs {
+        Some(o) => o.clone(),
+        None => written.iter().copied().collect(),
+    };
+    let mut seen = BTreeSet::new();
+    base.into_iter()
+        .filter(|o| !opts.ignore.contains(o) && seen.insert(*o))
+        .collect()
+}
+
+/// Checks programs `a` and `b` for equivalence on `db`'s arch.
+pub fn check(db: &SpecDb, a: &Program, b: &Program, opts: &Options) -> Report {
+    let arch = db.arch();
+    let mut report = Report {
+        verdict: Verdict::Unknown,
+        method: "random",
+        outputs: Vec::new(),
+        counterexample: None,
+        differences: BTreeMap::new(),
+        reason: String::new(),
+        translation_bug: false,
+        random_states: (0, 0.0),
+        proof_seconds: 0.0,
+    };
+    // Registers written, from one random run of each (refined by the symbolic runs below).
+    let mut vgprs = vgprs_named(a);
+    vgprs.extend(vgprs_named(b));
+    let mut rng = Rng::new(opts.seed);
+    let engine = if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        Engine::Jit
+    } else {
+        Engine::Interp
+    };
+    let new_ex = |e| Executor::new(db, e).or_else(|_| Executor::new(db, Engine::Interp));
+    let (mut ea, mut eb) = match (new_ex(engine), new_ex(engine)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => {
+            report.reason = e.to_string();
+            return report;
+        }
+    };
+    let mut written = BTreeSet::new();
+    for _ in 0..4 {
+        // Probes with every lane active, so that stores and lane writes show.
+        let mut probe = random_wave(arch, opts.wave, &vgprs, &mut rng);
+        probe.set_exec(probe.full_mask());
+        for (ex, p) in [(&mut ea, a), (&mut eb, b)] {
+            if let Ok(after) = run(ex, p, &probe) {
+                changed(&probe, &after, &mut written);
+            }
+        }
+    }
+    // Symbolic executions (also what the proof needs).
+    let symbolic = if opts.mode != Mode::Random {
+        let mut sx = SymExec::new(db);
+        sx.unroll = opts.unroll;
+        let pa = sx.run(a, SymWave::initial(arch, opts.wave));
+        let pb = sx.run(b, SymWave::initial(arch, opts.wave));
+        match (pa, pb) {
+            (Ok(pa), Ok(pb)) => {
+                sym_written(&pa, arch, &mut written);
+                sym_written(&pb, arch, &mut written);
+                Ok((pa, pb))
+            }
+            (Err(e), _) => Err(format!("program A: {e}")),
+            (_, Err(e)) => Err(format!("program B: {e}")),
+        }
+    } else {
+        Err("not asked for".into())
+    };
+    written.remove(&Out::S(u32::MAX));
+    report.outputs = select_outputs(opts, &written);
+    let outs = report.outputs.clone();
+    // The random pass.
+    if opts.mode != Mode::Prove {
+        let t = Instant::now();
+        let mut template = WaveState::new(arch, opts.wave);
+        // Two run buffers, refilled from the template each time (no allocation per state).
+        let (mut x, mut y) = (template.clone(), template.clone());
+        for i in 0..opts.samples {
+            randomize(&mut template, &vgprs, &mut rng);
+            x.clone_from(&template);
+            y.clone_from(&template);
+            let ra = ea.run_fast(a, &mut x).map_err(|e| e.to_string());
+            let rb = eb.run_fast(b, &mut y).map_err(|e| e.to_string());
+            report.random_states.0 = i as u64 + 1;
+            match (ra, rb) {
+                (Ok(_), Ok(_)) => {
+                    if !same_outputs(&x, &y, &outs) {
+                        report.random_states.1 = t.elapsed().as_secs_f64();
+                        return replay(db, a, b, template, &outs, report, "random");
+                    }
+                }
+                (Err(e), _) | (_, Err(e)) => {
+                    report.reason = format!("a program faults on a random state: {e}");
+                    report.counterexample = Some(template);
+                    return report;
+                }
+            }
+        }
+        report.random_states.1 = t.elapsed().as_secs_f64();
+        if opts.mode == Mode::Random {
+            report.verdict = Verdict::Equivalent;
+            report.reason = format!(
+                "equal on {} random states (not a proof)",
+                report.random_states.0
+            );
+            return report;
+        }
+    }
+    // The proof.
+    let t = Instant::now();
+    let (pa, pb) = match symbolic {
+        Ok(x) => x,
+        Err(e) => {
+            report.method = "proof";
+            report.reason = format!("not translated: {e}");
+            return report;
+        }
+    };
+    let Some(solver) = &opts.solver else {
+        report.reason = "no SMT solver".into();
+        return report;
+    };
+    report.method = "proof";
+    let r = prove(db, a, b, &pa, &pb, &outs, solver, opts, report);
+    let mut r = r;
+    r.proof_seconds = t.elapsed().as_secs_f64();
+    r
+}
+
+pub(super) fn sym_written(p: &Paths, arch: Arch, into: &mut BTreeSet<Out>) {
+    for f in &p.finals {
+        let w = &f.state;
+        let input = |v: &Val, name: &str| matches!(v, Val::T(t) if *t == Term::var(name, term::Sort::Bv(t.width())));
+        for c in 0..n_sgprs(arch) {
+            if !input(&w.sgpr[c as usize], &sgpr_var(c)) {
+                into.insert(Out::S(c));
+            }
+        }
+        for (o, lo) in [(Out::Vcc, code::VCC_LO), (Out::Exec, code::EXEC_LO)] {
+            if !input(&w.sgpr[lo as usize], &sgpr_var(lo))
+                || (w.wave_size == 64 && !input(&w.sgpr[lo as usize + 1], &sgpr_var(lo + 1)))
+            {
+                into.insert(o);
+            }
+        }
+        if !input(&w.sgpr[m0_code(arch) as usize], &sgpr_var(m0_code(arch))) {
+            into.insert(Out::M0);
+        }
+        if !input(&w.scc, SCC_VAR) {
+            into.insert(Out::Scc);
+        }
+        for (r, lanes) in &w.vgpr {
+            if lanes
+                .iter()
+                .enumerate()
+                .any(|(l, v)| !input(v, &vgpr_var(*r, l as u32)))
+            {
+                into.insert(Out::V(*r));
+            }
+        }
+    }
+}
+
+/// An output's terms in one final state (one per lane for VGPRs).
+fn out_terms(w: &SymWave, o: Out, arch: Arch) -> Vec<Term> {
+    let mask = |t: Term| {
+        if w.wave_size == 32 {
+            term::extract(&t, 0, 32)
+        } else {
+            t
+        }
+    };
+    match o {
+        Out::S(n) => vec![w.sgpr[n as usize].term()],
+        Out::Vcc => vec![mask(w.pair(code::VCC_LO))],
+        Out::Exec => vec![mask(w.pair(code::EXEC_LO))],
+        Out::M0 => vec![w.sgpr[m0_code(arch) as usize].term()],
+        Out::Scc => vec![w.scc.term()],
+        Out::V(r) => {
+            let mut w = w.clone();
+            (0..w.wave_size).map(|l| w.vgpr(r, l).term()).collect()
+        }
+        Out::Memory => vec![],
+    }
+}
+
+/// The output merged over a program's paths: `ite(cond_1, v_1, ite(cond_2, v_2, ... v_n))`.
+pub(super) fn merged(p: &Paths, o: Out, arch: Arch) -> Vec<Term> {
+    let mut acc: Option<Vec<Term>> = None;
+    for f in p.finals.iter().rev() {
+        let v = out_terms(&f.state, o, arch);
+        acc = Some(match acc {
+            None => v,
+            Some(prev) => v
+                .iter()
+                .zip(prev)
+                .map(|(x, y)| term::ite(&f.state.cond, x, &y))
+                .collect(),
+        });
+    }
+    acc.unwrap_or_default()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn prove(
+    db: &SpecDb,
+    a: &Program,
+    b: &Program,
+    pa: &Paths,
+    pb: &Paths,
+    outs: &[Out],
+    solver: &Solver,
+    opts: &Options,
+    mut report: Report,
+) -> Report {
+    let arch = db.arch();
+    if outs.contains(&Out::Memory) {
+        report.reason = "memory is not modelled by the proof".into();
+        return report;
+    }
+    // The unwinding check: no path may run past the bound; loops that run in lockstep are
+    // proved by induction first, with no bound.
+    let cuts: Vec<Term> = pa.cut.iter().chain(&pb.cut).cloned().collect();
+    if !cuts.is_empty() {
+        let lockstep_failure = match super::lockstep::prove(db, a, b, outs, solver, opts.wave) {
+            Ok(()) => {
+                report.verdict = Verdict::Equivalent;
+                report.reason =
+                    "proved for every input (loops in lockstep, by induction over the iterations)"
+                        .into();
+                return report;
+            }
+            Err(e) => format!(" (lockstep induction: {e})"),
+        };
+        let any = cuts
+            .iter()
+            .fold(Term::bool(false), |acc, c| term::or(&acc, c));
+        match sat(solver, &[any], &[]) {
+            Ok((false, _)) => {}
+            Ok((true, _)) => {
+                report.reason = format!(
+                    "unknown past {} iterations: a loop may run longer{lockstep_failure}",
+                    opts.unroll
+                );
+                return report;
+            }
+            Err(e) => {
+                report.reason = format!("unwinding check: {e}{lockstep_failure}");
+                return report;
+            }
+        }
+    }
+    let mut pairs: Vec<Term> = Vec::new();
+    for &o in outs {
+        let (x, y) = (merged(pa, o, arch), merged(pb, o, arch));
+        for (s, t) in x.iter().zip(&y) {
+            pairs.push(term::not(&term::eq(s, t)));
+        }
+    }
+    let differs = pairs
+        .iter()
+        .fold(Term::bool(false), |acc, c| term::or(&acc, c));
+    if differs.as_bool() == Some(false) {
+        report.verdict = Verdict::Equivalent;
+        report.reason = "proved (the outputs' terms are identical)".into();
+        return report;
+    }
+    let vars = collect_vars(std::slice::from_ref(&differs));
+    match sat(solver, &[differs], &vars) {
+        Ok((false, _)) => {
+            report.verdict = Verdict::Equivalent;
+            report.reason = "proved for every input".into();
+            report
+        }
+        Ok((true, model)) => {
+            let mut w = WaveState::new(arch, opts.wave);
+            for (name, v) in &model {
+                let x = v.low_u64();
+                if let Some(c) = name.strip_prefix("|s:").and_then(|r| r.strip_suffix('|')) {
+                    if let Ok(c) = c.parse::<u32>() {
+                        w.write_sgpr(c, x as u32);
+                    }
+                } else if let Some(rest) =
+                    name.strip_prefix("|v:").and_then(|r| r.strip_suffix('|'))
+                {
+                    if let Some((r, l)) = rest.split_once('@') {
+                        if let (Ok(r), Ok(l)) = (r.parse(), l.parse()) {
+                            w.set_vgpr(l, r, x as u32);
+                        }
+                    }
+                } else if name == SCC_VAR {
+                    w.scc = x & 1 == 1;
+                }
+            }
+            replay(db, a, b, w, outs, report, "proof")
+        }
+        Err(e) => {
+            report.reason = e;
+            report
+        }
+    }
+}
+
+/// Asserts the conjunction of `facts`; returns satisfiability and the values of `vars`.
+pub(super) fn sat(
+    solver: &Solver,
+    facts: &[Term],
+    vars: &[(String, term::Sort)],
+) -> Result<(bool, Vec<(String, crate::value::Bits)>), String> {
+    let mut script = String::new();
+    let all = collect_vars(facts);
+    for (n, s) in &all {
+        script.push_str(&format!("(declare-const {n} {})\n", s.smt()));
+    }
+    let body = term::let_expr(facts, &|r| {
+        if r.len() == 1 {
+            r[0].clone()
+        } else {
+            format!("(and {})", r.join(" "))
+        }
+    });
+    script.push_str(&format!("(assert {body})\n(check-sat)\n"));
+    if !vars.is_empty() {
+        let names: Vec<&str> = vars.iter().map(|(n, _)| n.as_str()).collect();
+        script.push_str(&format!("(get-value ({}))\n", names.join(" ")));
+    }
+    let answers = solver.run(&script).map_err(|e| e.to_string())?;
+    match answers.first() {
+        Some(Sexp::Atom(a)) if a == "unsat" => Ok((false, vec![])),
+        Some(Sexp::Atom(a)) if a == "sat" => {
+            let mut model = Vec::new();
+            if let Some(vals) = answers.get(1) {
+                for (i, (n, _)) in vars.iter().enumerate() {
+                    if let Some(v) = value_of(vals, i) {
+                        model.push((n.clone(), v));
+                    }
+                }
+            }
+            Ok((true, model))
+        }
+        Some(Sexp::Atom(a)) if a == "unknown" => {
+            Err("the solver answered unknown (timeout or resource limit)".into())
+        }
+        other => Err(format!("unexpected solver answer {other:?}")),
+    }
+}
+
+/// Replays a counterexample through the interpreter: different → the verdict; equal → a
+/// translation bug (for a solver counterexample) reported loudly.
+fn replay(
+    db: &SpecDb,
+    a: &Program,
+    b: &Program,
+    init: WaveState,
+    outs: &[Out],
+    mut report: Report,
+    method: &'static str,
+) -> Report {
+    report.method = method;
+    let (mut ia, mut ib) = match (
+        Executor::new(db, Engine::Interp),
+        Executor::new(db, Engine::Interp),
+    ) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => {
+            report.reason = e.to_string();
+            return report;
+        }
+    };
+    let (ra, rb) = (run(&mut ia, a, &init), run(&mut ib, b, &init));
+    report.counterexample = Some(init);
+    match (ra, rb) {
+        (Ok(x), Ok(y)) => {
+            let d = differences(&x, &y, outs);
+            if d.is_empty() {
+                report.translation_bug = true;
+                report.reason = format!(
+                    "BUG: the {method} counterexample does not replay (both programs give the same outputs under the interpreter): the SMT translation disagrees with the interpreter"
+                );
+            } else {
+                report.verdict = Verdict::Different;
+                report.reason = format!(
+                    "they differ in {} (replayed through the interpreter)",
+                    d.keys().cloned().collect::<Vec<_>>().join(", ")
+                );
+                report.differences = d;
+            }
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            report.reason = format!("the counterexample faults under the interpreter: {e}");
+        }
+    }
+    report
+}

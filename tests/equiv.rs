@@ -1,0 +1,230 @@
+//! The equivalence catalogue (`tests/equiv/*.pair`): each pair of programs with its expected
+//! verdict, checked with the random pass and the proof; every "different" verdict's
+//! counterexample is replayed through the interpreter (inside `equiv::check`), and each proof
+//! must take under 5 s. Plus the CLI: exit codes, JSON shape, and a counterexample replayed with
+//! `amdpcode run --state`.
+//!
+//! Needs z3: without it the tests print a notice and pass, except under `CI=true`.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use amdpcode::smt::equiv::{self, Mode, Options, Verdict};
+use amdpcode::smt::Solver;
+use amdpcode::spec::Arch;
+use amdpcode::wave::Program;
+
+fn solver() -> Option<Solver> {
+    match Solver::find(None) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("CI: {e}");
+            }
+            eprintln!("skipping: {e}");
+            None
+        }
+    }
+}
+
+struct Pair {
+    name: String,
+    arch: Arch,
+    wave: u32,
+    outputs: Option<String>,
+    expect: Verdict,
+    /// Exempt from the 5 s bound, with the reason (stated in the file).
+    slow: bool,
+    a: String,
+    b: String,
+}
+
+fn parse(path: &Path) -> Pair {
+    let text = std::fs::read_to_string(path).unwrap();
+    let header = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("# {key}: ")))
+            .map(str::to_string)
+    };
+    let (_, rest) = text.split_once("--- A\n").expect("--- A");
+    let (a, b) = rest.split_once("--- B\n").expect("--- B");
+    Pair {
+        name: path.file_stem().unwrap().to_string_lossy().into_owned(),
+        arch: Arch::from_name(&header("arch").unwrap()).unwrap(),
+        wave: header("wave").unwrap().parse().unwrap(),
+        outputs: header("outputs"),
+        expect: match header("expect").unwrap().as_str() {
+            "equivalent" => Verdict::Equivalent,
+            "different" => Verdict::Different,
+            _ => Verdict::Unknown,
+        },
+        slow: header("slow").is_some(),
+        a: a.to_string(),
+        b: b.to_string(),
+    }
+}
+
+fn pairs() -> Vec<Pair> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/equiv");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pair"))
+        .collect();
+    files.sort();
+    files.iter().map(|p| parse(p)).collect()
+}
+
+#[test]
+fn catalogue_verdicts() {
+    let Some(solver) = solver() else { return };
+    let pairs = pairs();
+    assert!(pairs.len() >= 25, "{} pairs", pairs.len());
+    let mut failures = Vec::new();
+    for p in &pairs {
+        let db = common::spec().db(p.arch);
+        let isa = amdpcode::isa::Isa::new(db);
+        let a = Program::assemble(&isa, &p.a).unwrap_or_else(|e| panic!("{}: A: {e}", p.name));
+        let b = Program::assemble(&isa, &p.b).unwrap_or_else(|e| panic!("{}: B: {e}", p.name));
+        let opts = Options {
+            wave: p.wave,
+            outputs: p
+                .outputs
+                .as_deref()
+                .map(|o| equiv::parse_outputs(o, p.arch).unwrap()),
+            ignore: vec![],
+            mode: Mode::Both,
+            samples: 300,
+            unroll: 70,
+            solver: Some(solver.clone()),
+            seed: 1,
+        };
+        let r = equiv::check(db, &a, &b, &opts);
+        eprintln!(
+            "{:<40} {:<10} {:?} by {} (random {} states {:.3} s, proof {:.3} s): {}",
+            p.name,
+            p.arch.name(),
+            r.verdict,
+            r.method,
+            r.random_states.0,
+            r.random_states.1,
+            r.proof_seconds,
+            r.reason
+        );
+        assert!(!r.translation_bug, "{}: {}", p.name, r.reason);
+        if r.verdict != p.expect {
+            failures.push(format!(
+                "{}: expected {:?}, got {:?}: {}",
+                p.name, p.expect, r.verdict, r.reason
+            ));
+        }
+        if r.verdict == Verdict::Different {
+            assert!(!r.differences.is_empty(), "{}", p.name);
+            assert!(r.counterexample.is_some(), "{}", p.name);
+        }
+        if r.method == "proof" && !p.slow {
+            assert!(
+                r.proof_seconds < 5.0,
+                "{}: proof took {:.1} s",
+                p.name,
+                r.proof_seconds
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn cli_exit_codes_json_and_replay() {
+    if solver().is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("amdpcode-equiv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fma = write(&dir, "uadd.s", "s_add_u32 s0, s1, s2\n");
+    let muladd = write(&dir, "iadd.s", "s_add_i32 s0, s1, s2\n");
+    let run = |args: &[&str]| {
+        let o = Command::new(common::bin()).args(args).output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    // Different: exit 1, JSON with a counterexample and the differing values.
+    let (code, out, err) = run(&[
+        "equiv",
+        "--arch",
+        "rdna3",
+        &fma,
+        &muladd,
+        "--outputs",
+        "s0,scc",
+        "--json",
+        "--mode",
+        "prove",
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["verdict"], "different");
+    assert_eq!(v["method"], "proof");
+    assert_eq!(v["outputs"], serde_json::json!(["s0", "scc"]));
+    let diff = &v["differences"]["scc"];
+    assert_ne!(diff[0], diff[1]);
+    assert!(v["differences"].get("s0").is_none(), "{v}");
+    // The counterexample replays with `amdpcode run --state`: the two final SCCs differ.
+    let state = write(&dir, "state.json", &v["counterexample"].to_string());
+    let (ca, oa, ea) = run(&["run", "--arch", "rdna3", "--state", &state, "--json", &fma]);
+    let (cb, ob, _) = run(&[
+        "run", "--arch", "rdna3", "--state", &state, "--json", &muladd,
+    ]);
+    assert_eq!((ca, cb), (Some(0), Some(0)), "{ea}");
+    let fa: serde_json::Value = serde_json::from_str(&oa).unwrap();
+    let fb: serde_json::Value = serde_json::from_str(&ob).unwrap();
+    let v2 = |f: &serde_json::Value| {
+        let s = f.to_string();
+        assert!(s.contains("sgpr"), "{s}");
+        f.pointer("/sgpr/scc")
+            .cloned()
+            .or_else(|| f.pointer("/final/sgpr/scc").cloned())
+    };
+    assert_ne!(v2(&fa), v2(&fb));
+    assert_eq!(v2(&fa).map(|x| x.to_string()), Some(diff[0].to_string()));
+    // Equivalent: exit 0.
+    let shl = write(&dir, "shl.s", "v_lshlrev_b32_e32 v0, 4, v1\n");
+    let mul = write(&dir, "mul.s", "v_mul_lo_u32 v0, v1, 16\n");
+    let (code, out, _) = run(&["equiv", "--arch", "rdna3", &shl, &mul, "--outputs", "v0"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.starts_with("equivalent (proved)"), "{out}");
+    // Trouble: exit 2 with a message, never a panic.
+    let bad = write(&dir, "bad.s", "v_frobnicate v0\n");
+    let (code, _, err) = run(&["equiv", "--arch", "rdna3", &bad, &mul]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("error:") && !err.contains("panicked"), "{err}");
+    let (code, _, err) = run(&["equiv", "--arch", "gfx1", &shl, &mul]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown arch"), "{err}");
+    let (code, _, err) = run(&["equiv", "--arch", "rdna3", &shl, &mul, "--outputs", "q7"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("not a register"), "{err}");
+    let (code, _, err) = run(&[
+        "equiv",
+        "--arch",
+        "rdna3",
+        &shl,
+        &mul,
+        "--solver",
+        "/nonexistent/z3",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no SMT solver"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,172 @@
+//! The SMT backend: the translation agrees with the interpreter (solver model evaluation on
+//! random inputs), coverage per arch, and the equivalence checker's verdicts.
+//!
+//! These tests need z3. Without it they print a notice and pass, except under `CI=true`,
+//! where a missing z3 fails them (`.ci/run` installs it).
+
+mod common;
+
+use amdpcode::exec;
+use amdpcode::smt::alu::{self, CheckResult};
+use amdpcode::smt::Solver;
+use amdpcode::spec::Arch;
+
+fn solver() -> Option<Solver> {
+    match Solver::find(None) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("CI: {e}");
+            }
+            eprintln!("skipping: {e}");
+            None
+        }
+    }
+}
+
+fn check(arch: Arch, inst: &str, wave: u32) -> CheckResult {
+    let db = common::spec().db(arch);
+    let i = db
+        .get_all(inst)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("{inst} not in {arch}"));
+    let p = exec::prepare(arch, i).expect("compiles");
+    alu::check_entry(&p, &solver().unwrap(), 20, 7, wave)
+}
+
+#[test]
+fn known_entries_agree_with_the_interpreter() {
+    if solver().is_none() {
+        return;
+    }
+    let only = std::env::var("AMDPCODE_SMT_INST").ok();
+    for (inst, wave) in [
+        ("S_ADD_U32", 32),
+        ("S_AND_NOT1_WREXEC_B64", 64),
+        ("S_CTZ_I32_B32", 32),
+        ("V_ADD_F32", 32),
+        ("V_FMA_F32", 32),
+        ("V_CMP_LT_F32", 64),
+        ("V_CVT_I32_F32", 32),
+        ("V_MAX_F32", 32),
+        ("V_ADD_CO_CI_U32", 32),
+    ] {
+        if only.as_deref().is_some_and(|o| o != inst) {
+            continue;
+        }
+        assert_eq!(check(Arch::Rdna3, inst, wave), CheckResult::Agree, "{inst}");
+    }
+}
+
+/// `AMDPCODE_SMT_SAMPLES` random states per entry (default 8).
+#[test]
+fn coverage_per_arch() {
+    let Some(s) = solver() else { return };
+    let samples = std::env::var("AMDPCODE_SMT_SAMPLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8);
+    let only = std::env::var("AMDPCODE_SMT_ARCH").ok();
+    for arch in Arch::ALL {
+        if only.as_deref().is_some_and(|o| o != arch.name()) {
+            continue;
+        }
+        let st = alu::smt_stats(common::spec().db(arch), &s, samples);
+        eprintln!(
+            "{arch}: {} of {} executing ALU entries translated and agree ({:.1}%), {} unsupported, {} mismatches, {} solver failures",
+            st.agree,
+            st.alu_executes,
+            100.0 * st.agree as f64 / st.alu_executes.max(1) as f64,
+            st.unsupported.len(),
+            st.mismatches.len(),
+            st.solver_failures.len()
+        );
+        for (i, m) in &st.unsupported {
+            eprintln!("  UNSUPPORTED {i}: {m}");
+        }
+        for (i, m) in &st.mismatches {
+            eprintln!("  MISMATCH {i}: {m}");
+        }
+        for (i, m) in &st.solver_failures {
+            eprintln!("  SOLVER {i}: {m}");
+        }
+        assert!(st.mismatches.is_empty(), "{arch}: translation disagrees");
+        // CDNA 4 falls short of 95%: 54 of its 73 untranslated entries are the OCP
+        // fp8/bf8/fp6/fp4 conversions (scaled and stochastic), which no SMT float format
+        // models (measured 940 of 1013, 92.8%).
+        let floor = if arch == Arch::Cdna { 92 } else { 95 };
+        assert!(
+            st.agree * 100 >= st.alu_executes * floor,
+            "{arch}: coverage below {floor}%"
+        );
+    }
+}
+
+fn run_one(arch: Arch, inst: &str, set: &[(&str, u64, u32)]) -> u64 {
+    use amdpcode::interp::RegValue;
+    use amdpcode::value::Bits;
+    let db = common::spec().db(arch);
+    let i = db.get_all(inst).into_iter().next().unwrap();
+    let p = exec::prepare(arch, i).unwrap();
+    let mut m = exec::Machine::new(32);
+    for &(n, v, w) in set {
+        m.values
+            .insert(n.to_string(), RegValue::Uniform(Bits::from_u64(w, v)));
+    }
+    let out = exec::run_interp(&p, &mut m).unwrap();
+    let d0 = out.values.iter().find(|(n, _)| n == "D0").unwrap();
+    match &d0.1 {
+        RegValue::Uniform(b) => b.low_u64(),
+        RegValue::Lanes(l) => l[0].low_u64(),
+    }
+}
+
+/// `spec diff` finds that RDNA 4's S_MOVK_I32 text reads S0 where RDNA 3's reads SIMM16; the
+/// reported input is replayed here on both arches through the interpreter.
+#[test]
+fn spec_diff_finding_replays_on_both_arches() {
+    use amdpcode::smt::diff::{compare, Kind};
+    let Some(s) = solver() else { return };
+    let spec = common::spec();
+    let (r3, r4) = (spec.db(Arch::Rdna3), spec.db(Arch::Rdna4));
+    let a = r3.get_all("S_MOVK_I32")[0];
+    let b = r4.get_all("S_MOVK_I32")[0];
+    let Kind::Different { input, outputs } = compare(Arch::Rdna3, a, Arch::Rdna4, b, 32, &s) else {
+        panic!("S_MOVK_I32 should differ between rdna3 and rdna4");
+    };
+    let (x, y) = &outputs["D0"];
+    assert_ne!(x, y);
+    let simm = input.get("SIMM16").cloned().unwrap_or_default();
+    let simm = u64::from_str_radix(simm.trim_start_matches("#x"), 16).unwrap_or(0);
+    let s0 = input
+        .get("S0")
+        .map(|v| u64::from_str_radix(v.trim_start_matches("#x"), 16).unwrap_or(0))
+        .unwrap_or(0);
+    let set = [("SIMM16", simm, 16), ("S0", s0, 32)];
+    let on3 = run_one(Arch::Rdna3, "S_MOVK_I32", &set);
+    let on4 = run_one(Arch::Rdna4, "S_MOVK_I32", &set);
+    assert_ne!(on3, on4);
+    assert_eq!(on3, simm as u16 as i16 as i32 as u32 as u64);
+    assert_eq!(on4, s0 as u16 as i16 as i32 as u32 as u64);
+    assert_eq!(x, &format!("#x{on3:08x}"));
+    assert_eq!(y, &format!("#x{on4:08x}"));
+    // A fixed input, independent of the solver's choice.
+    let fixed = [("SIMM16", 0x8000, 16), ("S0", 5, 32)];
+    assert_eq!(run_one(Arch::Rdna3, "S_MOVK_I32", &fixed), 0xffff_8000);
+    assert_eq!(run_one(Arch::Rdna4, "S_MOVK_I32", &fixed), 5);
+    // Identical text is reported as such, and a reworded entry is proved equivalent.
+    let (a3, a4) = (r3.get_all("S_AND_B32")[0], r4.get_all("S_AND_B32")[0]);
+    assert_eq!(
+        compare(Arch::Rdna3, a3, Arch::Rdna4, a4, 32, &s),
+        Kind::Identical
+    );
+    let (b3, b4) = (
+        r3.get_all("V_ALIGNBIT_B32")[0],
+        r4.get_all("V_ALIGNBIT_B32")[0],
+    );
+    assert_eq!(
+        compare(Arch::Rdna3, b3, Arch::Rdna4, b4, 32, &s),
+        Kind::Equivalent
+    );
+}
