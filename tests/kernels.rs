@@ -48,12 +48,6 @@ const GAPS: &[Gap] = &[
         reason: "AccVGPRs are not modelled: V_ACCVGPR_WRITE/READ have no pseudocode (CDNA -O0 spills through AGPRs)",
     },
     Gap {
-        kernel: "atomic_minmax",
-        targets: &Target::ALL,
-        opts: &[Opt::O2],
-        reason: "global atomic max after the atomic optimizer's wave reduction (s_ctz/v_readlane/s_max loop, one global_atomic_max_i32 offset:4 / max_u32 offset:12 per wave) leaves 0x7fffffff / 0xffffffff; min is right",
-    },
-    Gap {
         kernel: "f32_approx",
         targets: &[Target::Gfx950],
         opts: &[Opt::O2],
@@ -79,15 +73,9 @@ const GAPS: &[Gap] = &[
     },
     Gap {
         kernel: "private_sort",
-        targets: &Target::ALL,
-        opts: &[Opt::O2],
-        reason: "rows come back misordered at -O2 (private array with dynamic indexing in a loop; -O0 is right)",
-    },
-    Gap {
-        kernel: "mma_i8",
         targets: &[Target::Gfx950],
         opts: &[Opt::O2],
-        reason: "wrong sums on CDNA at -O2 since merging main 6ead247..b7f7bd4 (right at e2abb86); the kernel packs the bytes with v_or_b32_sdwa before v_mfma_i32_16x16x32_i8",
+        reason: "rows come back misordered on CDNA at -O2 (private array with dynamic indexing in a loop)",
     },
     Gap {
         kernel: "scan_single",

@@ -938,3 +938,27 @@ fn issue_5_vop3_dpp_matches_the_32_bit_dpp_form() {
         }
     }
 }
+
+#[test]
+fn issue_11_atomics_without_return_keep_vdst() {
+    // global_atomic_max_i32 without glc must not write its vdst field's VGPR (v0 here: the
+    // field is 0), which compilers keep using; with glc it returns the pre-op value.
+    let spec = common::spec();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut ex = Executor::new(spec.db(Arch::Rdna3), engine).expect("executor");
+        let text = "global_atomic_max_i32 v1, v2, s[0:1]\n\
+                    global_atomic_max_i32 v3, v1, v2, s[0:1] glc\n";
+        let program = Program::assemble(ex.isa(), text).expect("assembles");
+        let mut w = ex.new_wave(32);
+        w.set_exec(1);
+        w.write_sgpr(0, 0x1000);
+        w.set_vgpr(0, 0, 0xabcd);
+        w.set_vgpr(0, 1, 0);
+        w.set_vgpr(0, 2, 7);
+        w.load_memory(0x1000, &5u32.to_le_bytes());
+        ex.run(&program, &mut w).expect("runs");
+        assert_eq!(w.vgpr(0, 0), 0xabcd, "{engine:?}: v0 kept");
+        assert_eq!(w.vgpr(0, 3), 7, "{engine:?}: glc returns the pre-op value");
+        assert_eq!(w.read_memory(0x1000, 4), 7u32.to_le_bytes(), "{engine:?}");
+    }
+}

@@ -525,7 +525,7 @@ pub(super) fn execute(
     }
     for (oname, value) in &outputs.values {
         match oname.as_str() {
-            "RETURN_DATA" | "VDATA" if has_op("vdst") => {
+            "RETURN_DATA" | "VDATA" if has_op("vdst") && returns_data(d, name) => {
                 let reg = field("vdst") as u32;
                 if let RegValue::Lanes(l) = value {
                     for lane in 0..lanes {
@@ -555,6 +555,22 @@ pub(super) fn execute(
     }
     ex.machine = m;
     Ok(None)
+}
+
+/// Whether a FLAT/GLOBAL/SCRATCH instruction writes its `vdst`: loads do; an atomic only
+/// when it asks for the pre-operation value (RDNA 3 `glc`, CDNA `sc0`, RDNA 4 `th` bit 0,
+/// TH_ATOMIC_RETURN). Its text computes `RETURN_DATA` either way; without the bit the
+/// register keeps its value. (DS atomics have separate `_RTN` opcodes, and only those list
+/// `vdst`.)
+fn returns_data(d: &Decoded, name: &str) -> bool {
+    if !name.contains("ATOMIC") {
+        return true;
+    }
+    let bit = |f: &str| d.inst.field(f).map(|v| v & 1 == 1);
+    bit("glc")
+        .or_else(|| bit("sc0"))
+        .or_else(|| bit("th"))
+        .unwrap_or(true)
 }
 
 /// The memory a FLAT instruction addresses, from the aperture of its active lanes'
