@@ -48,12 +48,6 @@ const GAPS: &[Gap] = &[
         reason: "AccVGPRs are not modelled: V_ACCVGPR_WRITE/READ have no pseudocode (CDNA -O0 spills through AGPRs)",
     },
     Gap {
-        kernel: "f32_approx",
-        targets: &[Target::Gfx950],
-        opts: &[Opt::O2],
-        reason: "AMD's CDNA spec has no text for 82 VOP1 entries in VOP3 form (V_LOG_F32_E64 here; the _E32 forms have it)",
-    },
-    Gap {
         kernel: "f64_ops",
         targets: &[Target::Gfx950],
         opts: &[Opt::O2],

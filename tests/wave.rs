@@ -962,3 +962,19 @@ fn issue_11_atomics_without_return_keep_vdst() {
         assert_eq!(w.read_memory(0x1000, 4), 7u32.to_le_bytes(), "{engine:?}");
     }
 }
+
+#[test]
+fn issue_11_cdna_vop3_forms_without_text_run_their_e32_twin() {
+    // AMD's CDNA tables have no text for V_LOG_F32_E64; it runs V_LOG_F32_E32's with the
+    // VOP3 modifiers: log2(|-4.0|) = 2.0.
+    let spec = common::spec();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut ex = Executor::new(spec.db(Arch::Cdna), engine).expect("executor");
+        let program = Program::assemble(ex.isa(), "v_log_f32_e64 v1, |v0|\n").expect("assembles");
+        let mut w = ex.new_wave(64);
+        w.set_exec(1);
+        w.set_vgpr(0, 0, (-4.0f32).to_bits());
+        ex.run(&program, &mut w).expect("runs");
+        assert_eq!(w.vgpr(0, 1), 2.0f32.to_bits(), "{engine:?}");
+    }
+}

@@ -651,7 +651,19 @@ impl Executor {
             .find(|i| i.encoding == di.family)
             .or_else(|| all.first())
             .ok_or_else(|| "not in the spec database".to_string())?;
-        let mut prepared = exec::prepare(self.arch(), inst)
+        // AMD's CDNA tables leave the VOP3 (`_E64`) form of some VOP1/VOP2 entries without
+        // text; the encoding changes, not the operation, so the `_E32` twin's text runs with
+        // the `_E64` entry's operands.
+        let twin = (inst.pcode.is_none())
+            .then(|| inst.name.strip_suffix("_E64"))
+            .flatten()
+            .and_then(|base| self.db.get_all(&format!("{base}_E32")).first().copied())
+            .and_then(|e32| e32.pcode.clone())
+            .map(|text| Instruction {
+                pcode: Some(text),
+                ..(*inst).clone()
+            });
+        let mut prepared = exec::prepare(self.arch(), twin.as_ref().unwrap_or(inst))
             .map_err(|e| format!("no executable pseudocode ({})", e.diagnostic.summary()))?;
         // `exec::Prepared` takes D0's kind from the first of `vdst`/`sdst` in operand order,
         // so a VOP3SD entry listing `sdst` first (v_div_scale_*) gets a per-wave D0; the
