@@ -17,6 +17,7 @@ interpreter instead of the JIT.
 """
 import ctypes
 import os
+import time
 
 from . import Error, engine
 
@@ -35,10 +36,13 @@ class Remu:
     self.engine_name = engine_name or os.environ.get("AMDPCODE_ENGINE", "jit")
     self.instructions = 0
     self.launches = 0
+    self.seconds = 0.0
+    self.mapped_bytes = 0
 
   def run_asm(self, lib: int, lib_sz: int, gx: int, gy: int, gz: int, lx: int, ly: int, lz: int, args_ptr: int) -> int:
     arch = _ARCHES.get(self.arch)
     if arch is None: raise Error(f"unknown arch `{self.arch}` (expected rdna3, rdna4 or cdna)")
+    start = time.perf_counter()
     eng = engine(arch, self.engine_name)
     code = ctypes.string_at(lib, lib_sz)
     user = [v & 0xffffffff for v in self.user_data] or [args_ptr & 0xffffffff, (args_ptr >> 32) & 0xffffffff]
@@ -46,6 +50,8 @@ class Remu:
     self.instructions += eng.dispatch_raw(code, lib, 0, self.rsrc2, 0, user, [gx, gy, gz], [lx, ly, lz], ranges,
                                           scratch_bytes=self.scratch_size or None)
     self.launches += 1
+    self.seconds += time.perf_counter() - start
+    self.mapped_bytes = max(self.mapped_bytes, sum(n for _, n in ranges))
     return 0
 
 
@@ -68,5 +74,6 @@ def pytest_configure(config):
 
 def pytest_terminal_summary(terminalreporter):
   if _installed is not None:
-    terminalreporter.write_line(f"amdpcode: {_installed.launches} launches, {_installed.instructions} wave instructions "
-                                f"({_installed.engine_name})")
+    terminalreporter.write_line(f"amdpcode: {_installed.launches} launches, {_installed.instructions} wave instructions, "
+                                f"{_installed.seconds:.2f} s in run_asm (at most {_installed.mapped_bytes} bytes mapped), "
+                                f"engine {_installed.engine_name}")

@@ -3,12 +3,14 @@
 //!
 //! This module owns the host-memory mode of a dispatch: global addresses are the host's own
 //! addresses, restricted to the ranges the embedder declares (plus the code image and the
-//! kernarg segment the loader places). It is copy-in / copy-out around an ordinary
-//! [`Dispatcher::run`]: each declared range is read from the host into the launch's memory,
-//! the dispatch runs with [`Unmapped::Fault`] (so an access outside the declared ranges is a
+//! kernarg segment the loader places). The dispatch's global memory is a [`SparseMemory`]
+//! backed by the host ([`SparseMemory::with_host`]: pages not yet written read the host, a
+//! page's first write copies it in), run by [`Dispatcher::run_on_memory`] with
+//! [`Unmapped::Fault`] and the declared ranges mapped (so an access outside them is a
 //! [`DispatchError::Wave`] with a [`crate::wave::WaveError::MemoryFault`] naming the wave,
-//! PC, instruction and address, and never touches the host), and only the bytes the dispatch
-//! changed are written back, so a range the kernel only reads is never written. A dispatch that
+//! PC, instruction and address, and never touches the host). After a successful dispatch only
+//! the bytes that changed are written back, so a range the kernel only reads is never
+//! written; a dispatch that
 //! fails writes nothing back.
 
 pub mod capi;
@@ -16,7 +18,8 @@ pub mod capi;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::dispatch::{DispatchError, Dispatcher, Launch, Outcome, Unmapped};
+use crate::dispatch::{Code, DispatchError, Dispatcher, Launch, Outcome, Unmapped};
+use crate::sparse::{SparseMemory, PAGE};
 use crate::spec::{Locate, Spec, SpecError};
 
 /// The spec wheel at `path` (default: the CLI's lookup), loaded once per process and path.
@@ -67,11 +70,11 @@ fn check_ranges(ranges: &[HostRange]) -> Result<(), DispatchError> {
     Ok(())
 }
 
-/// Runs `launch` on host memory: `ranges` are added to `launch.memory` (read from the
-/// host), the launch runs with every access outside mapped memory a fault, and the bytes
-/// the dispatch changed in each range are written back to the host. The returned
-/// [`Outcome::memory`] holds the launch's own ranges first, then the host ranges' final
-/// bytes in the order given.
+/// Runs `launch` on host memory: global memory is this process's memory, restricted to
+/// `ranges` (plus the launch's own ranges, code image and kernarg); every access outside them
+/// is a fault. Reads of the ranges go to the host; a page's first write copies it into the
+/// dispatch; when the dispatch succeeds, the bytes it changed are written back to the host
+/// (in 64-byte blocks that differ), so a range the kernel only reads is never written.
 ///
 /// # Errors
 /// [`DispatchError::Launch`] for a null, wrapping or oversized range; any error of
@@ -79,8 +82,8 @@ fn check_ranges(ranges: &[HostRange]) -> Result<(), DispatchError> {
 ///
 /// # Safety
 /// For the whole call, every range in `ranges` must be memory of this process that is valid
-/// for reads and writes of `len` bytes, and nothing else may access it concurrently. A range
-/// that the dispatch does not change is only read.
+/// for reads (and for writes where the kernel writes), and nothing else may access it
+/// concurrently.
 pub unsafe fn run_on_host(
     dispatcher: &mut Dispatcher,
     launch: &Launch,
@@ -89,35 +92,52 @@ pub unsafe fn run_on_host(
     check_ranges(ranges)?;
     let mut l = launch.clone();
     l.unmapped = Unmapped::Fault;
-    let own = l.memory.len();
-    for r in ranges {
-        // SAFETY: the caller guarantees `r` is readable for `len` bytes; the length fits
-        // in memory (checked against MAX_RANGE above, and the copy below allocates it).
-        let host = unsafe { std::slice::from_raw_parts(r.addr as *const u8, r.len as usize) };
-        l.memory.push((r.addr, host.to_vec()));
-    }
-    let out = dispatcher.run(&l)?;
-    for (r, ((_, before), (_, after))) in ranges
-        .iter()
-        .zip(l.memory[own..].iter().zip(&out.memory[own..]))
-    {
-        // Write back the changed bytes only, in 64-byte blocks (compared whole first).
-        const BLOCK: usize = 64;
-        let mut i = 0;
-        while i < after.len() {
-            let end = (i + BLOCK).min(after.len());
-            if after[i..end] != before[i..end] {
-                // SAFETY: `i..end` lies inside the range, which the caller guarantees is
-                // writable (it changed, so the kernel wrote it) and not accessed concurrently.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        after[i..end].as_ptr(),
-                        (r.addr as *mut u8).add(i),
-                        end - i,
-                    );
+    let pairs: Vec<(u64, u64)> = ranges.iter().map(|r| (r.addr, r.len)).collect();
+    if let Code::Raw { bytes, addr, .. } = &l.code {
+        // Raw code is mapped at its address; inside a declared range the host must hold the
+        // same bytes, or writing back would copy the code over the host's memory.
+        for r in ranges {
+            let lo = r.addr.max(*addr);
+            let hi = (r.addr + r.len).min(addr.saturating_add(bytes.len() as u64));
+            if lo < hi {
+                // SAFETY: `lo..hi` lies inside a range the caller guarantees readable.
+                let host =
+                    unsafe { std::slice::from_raw_parts(lo as *const u8, (hi - lo) as usize) };
+                let code = &bytes[(lo - addr) as usize..(hi - addr) as usize];
+                if host != code {
+                    return Err(DispatchError::Launch(format!(
+                        "code at 0x{addr:x} overlaps host range 0x{:x}+{} whose bytes differ",
+                        r.addr, r.len
+                    )));
                 }
             }
-            i = end;
+        }
+    }
+    // SAFETY: the caller guarantees the ranges are readable for the whole call, which is
+    // the memory's whole life (it is dropped below).
+    let memory = unsafe { SparseMemory::with_host(&pairs) };
+    let (out, memory) = dispatcher.run_on_memory(&l, memory, &pairs)?;
+    const BLOCK: usize = 64;
+    for (page_addr, page) in memory.pages() {
+        for r in ranges {
+            let lo = r.addr.max(page_addr);
+            let hi = (r.addr + r.len).min(page_addr + PAGE as u64);
+            let mut at = lo;
+            while at < hi {
+                let end = (at + BLOCK as u64 - at % BLOCK as u64).min(hi);
+                let n = (end - at) as usize;
+                let new = &page[(at - page_addr) as usize..][..n];
+                // SAFETY: `at..end` lies inside a declared range, readable and writable by
+                // the caller's guarantee (a changed block was written by the kernel, so the
+                // caller vouched for writes there), and not accessed concurrently.
+                unsafe {
+                    let host = std::slice::from_raw_parts(at as *const u8, n);
+                    if host != new {
+                        std::ptr::copy_nonoverlapping(new.as_ptr(), at as *mut u8, n);
+                    }
+                }
+                at = end;
+            }
         }
     }
     Ok(out)
