@@ -115,3 +115,15 @@ def test_tinygrad_remu_runs_raw_code_on_host_memory():
   with pytest.raises(amdpcode.FaultError, match=f"0x{out.ctypes.data:x}"):
     remu.run_asm(lib, len(code), 1, 1, 1, 40, 1, 1, out.ctypes.data)
   np.testing.assert_array_equal(out, np.full(40, 7, dtype=np.uint32))
+
+
+@pytest.mark.parametrize("engine", ["jit", "interp"])
+def test_issue_13_cndmask_applies_float_source_modifiers(engine):
+  # llvm-mc-22 -mcpu=gfx1100: v_mov_b32 v1, 2.0; s_mov_b32 vcc_lo, 0;
+  # v_cndmask_b32_e64 v2, -v1, v1, vcc_lo; v_cndmask_b32_e64 v3, |v4|, v1, vcc_lo; s_endpgm.
+  # LLVM negates a select's operand this way (tinygrad's sin/cos sign): the hardware applies
+  # neg/abs to V_CNDMASK_B32's sources as f32 although the pseudocode types them u32.
+  code = "f402027e 8000eabe 020001d50103aa21 030101d50403aa01 0000b0bf"
+  out = amdpcode.run(code, "rdna3", state={"vgpr": {"v4": "0x80000005"}}, engine_name=engine, hex=True)
+  assert out["vgpr"]["v2"][0] == "0xc0000000"
+  assert out["vgpr"]["v3"][0] == "0x5"

@@ -339,6 +339,17 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
         float_bits: float_bits(format),
         ..Mods::default()
     };
+    // V_CNDMASK's sources are typed as bits, but the hardware applies abs/neg to them as
+    // floats of the operation's width (LLVM selects `-x` or `x` with `v_cndmask_b32_e64 v,
+    // -v, v, s`).
+    if m.float_bits == 0 && k <= 1 {
+        let name = ii.d.inst.name.as_str();
+        if name.starts_with("V_CNDMASK_B32") {
+            m.float_bits = 32;
+        } else if name.starts_with("V_CNDMASK_B16") {
+            m.float_bits = 16;
+        }
+    }
     let reads = |n: &str| ii.e.prepared.function.reg(n).is_some();
     match ii.family {
         "VOP3" | "VOP3SD" => {
