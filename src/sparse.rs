@@ -213,4 +213,26 @@ mod tests {
         other.write(u64::MAX - 1, &[0, 9, 8]);
         assert_eq!(m, other);
     }
+
+    #[test]
+    fn issue_13_host_backed_reads_host_and_copies_pages_on_write() {
+        // Two host ranges straddling a page boundary, with a gap between them.
+        let host: Vec<u8> = (0..3 * PAGE).map(|i| (i % 251) as u8).collect();
+        let base = host.as_ptr() as u64;
+        let ranges = [(base + 100, PAGE as u64), (base + PAGE as u64 + 200, 300)];
+        // SAFETY: `host` outlives `m` and is not changed while `m` is used.
+        let mut m = unsafe { SparseMemory::with_host(&ranges) };
+        assert_eq!(m.byte(base + 100), host[100]);
+        assert_eq!(m.byte(base + 99), 0, "outside the ranges reads zero");
+        let at = base + PAGE as u64 + 190;
+        let mut want = vec![0u8; 30];
+        want[10..].copy_from_slice(&host[PAGE + 200..PAGE + 220]);
+        assert_eq!(m.read_vec(at, 30), want);
+        assert!(m.is_empty(), "reading allocates nothing");
+        m.write(base + 150, &[7, 7]);
+        assert_eq!(m.read_vec(base + 149, 4), vec![host[149], 7, 7, host[152]]);
+        assert_eq!(host[150], (150 % 251) as u8, "the host is never written");
+        let pages: Vec<u64> = m.pages().map(|(a, _)| a).collect();
+        assert_eq!(pages, vec![(base + 150) & !(PAGE as u64 - 1)]);
+    }
 }
