@@ -231,7 +231,7 @@ mod tests {
         assert!(m.is_empty(), "reading allocates nothing");
         m.write(base + 150, &[7, 7]);
         assert_eq!(m.read_vec(base + 149, 4), vec![host[149], 7, 7, host[152]]);
-        assert_eq!(host[150], (150 % 251) as u8, "the host is never written");
+        assert_eq!(host[150], 150, "the host is never written");
         let pages: Vec<u64> = m.pages().map(|(a, _)| a).collect();
         assert_eq!(pages, vec![(base + 150) & !(PAGE as u64 - 1)]);
     }

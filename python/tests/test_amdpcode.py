@@ -127,3 +127,15 @@ def test_issue_13_cndmask_applies_float_source_modifiers(engine):
   out = amdpcode.run(code, "rdna3", state={"vgpr": {"v4": "0x80000005"}}, engine_name=engine, hex=True)
   assert out["vgpr"]["v2"][0] == "0xc0000000"
   assert out["vgpr"]["v3"][0] == "0x5"
+
+
+@pytest.mark.parametrize("engine", ["jit", "interp"])
+def test_issue_13_fma_mixhi_writes_the_high_half(engine):
+  # llvm-mc-22 -mcpu=gfx1100: v_mov_b32 v2, 1.5; s_mov_b32 s7, 2.0; v_mov_b32 v0, 0x5555;
+  # v_fma_mixhi_f16 v0, v2, s7, 0; s_endpgm. The f16 result 3.0 (0x4200) lands in bits 31:16,
+  # the low half is kept (tinygrad's float16 sin uses it).
+  prog = "v_mov_b32 v2, 0x3fc00000\ns_mov_b32 s7, 0x40000000\nv_mov_b32 v0, 0x5555\ns_endpgm"
+  code = amdpcode.engine("rdna3").assemble(prog)
+  mix = bytes.fromhex("000022cc020f0002")  # v_fma_mixhi_f16 v0, v2, s7, 0
+  out = amdpcode.run((code[:-4] + mix + code[-4:]).hex(), "rdna3", engine_name=engine, hex=True)
+  assert out["vgpr"]["v0"][0] == "0x42005555"

@@ -17,13 +17,9 @@ from amdpcode.tinygrad import write_kfd_header
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TARBALL = ROOT.parent / "shared" / "tinygrad" / "tinygrad-a9069c177a-src.tar.gz"
 
-# Known differences from tinygrad's own emulator; each entry says what is known of the cause.
-KNOWN_FAILURES = {
-  # float16 sin is wrong (sin(1.0) = -0.683): the same under the JIT and the interpreter; the
-  # kernel (tinygrad's Cody-Waite reduction in half precision) runs RDNA 3 true16 VOP1/VOP2
-  # forms on high halves (v0.h), v_fma_mix*_f16 and v_cvt_i16_f16; the culprit is not isolated.
-  "test_float16_unary",
-}
+# Known differences from tinygrad's own emulator (none now); each entry would say what is known
+# of the cause.
+KNOWN_FAILURES: set = set()
 
 
 def _llvm():
