@@ -35,6 +35,41 @@ impl Hasher for PageHasher {
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct SparseMemory {
     pages: HashMap<u64, Box<[u8; PAGE]>, BuildHasherDefault<PageHasher>>,
+    /// Host memory that absent pages read from (see [`SparseMemory::with_host`]).
+    host: Option<HostRanges>,
+}
+
+/// Disjoint, sorted `[start, end)` ranges of this process's memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct HostRanges(Vec<(u64, u64)>);
+
+impl HostRanges {
+    /// The parts of `[addr, addr + len)` inside the ranges, as (address, length).
+    fn parts(&self, addr: u64, len: usize) -> impl Iterator<Item = (u64, usize)> + '_ {
+        let end = addr.saturating_add(len as u64);
+        let first = self.0.partition_point(|&(_, e)| e <= addr);
+        self.0[first..]
+            .iter()
+            .take_while(move |&&(s, _)| s < end)
+            .map(move |&(s, e)| {
+                let (lo, hi) = (s.max(addr), e.min(end));
+                (lo, (hi - lo) as usize)
+            })
+    }
+
+    /// Fills `out` with the host bytes at `addr` inside the ranges; other bytes read zero.
+    fn fill(&self, addr: u64, out: &mut [u8]) {
+        out.fill(0);
+        for (lo, n) in self.parts(addr, out.len()) {
+            let at = (lo - addr) as usize;
+            // SAFETY: `lo..lo + n` lies inside a range that `SparseMemory::with_host`'s
+            // caller guaranteed readable for the memory's lifetime; `out[at..at + n]` is in
+            // bounds (the part lies inside `addr..addr + out.len()`).
+            unsafe {
+                std::ptr::copy_nonoverlapping(lo as *const u8, out[at..].as_mut_ptr(), n);
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for SparseMemory {
@@ -49,6 +84,39 @@ impl SparseMemory {
         SparseMemory::default()
     }
 
+    /// A memory whose unwritten bytes inside `ranges` ((address, length) pairs of this
+    /// process's memory) read from the host; the first write to a page copies the page's host
+    /// bytes in. The host is never written: see [`SparseMemory::pages`] for what changed.
+    ///
+    /// # Safety
+    /// Every range must be readable memory of this process for as long as this memory (or a
+    /// clone of it) is used, and must not change meanwhile except through the owner.
+    pub unsafe fn with_host(ranges: &[(u64, u64)]) -> SparseMemory {
+        let mut v: Vec<(u64, u64)> = ranges
+            .iter()
+            .filter(|r| r.1 > 0)
+            .map(|&(a, n)| (a, a.saturating_add(n)))
+            .collect();
+        v.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(v.len());
+        for (s, e) in v {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        SparseMemory {
+            pages: HashMap::default(),
+            host: Some(HostRanges(merged)),
+        }
+    }
+
+    /// The pages present (every page written, or filled from the host on a write), as the
+    /// address of their first byte and their bytes, in no particular order.
+    pub fn pages(&self) -> impl Iterator<Item = (u64, &[u8; PAGE])> + '_ {
+        self.pages.iter().map(|(&n, p)| (n << PAGE_BITS, &**p))
+    }
+
     /// Whether no byte was ever written.
     pub fn is_empty(&self) -> bool {
         self.pages.is_empty()
@@ -61,9 +129,16 @@ impl SparseMemory {
 
     /// The byte at `addr`.
     pub fn byte(&self, addr: u64) -> u8 {
-        self.pages
-            .get(&(addr >> PAGE_BITS))
-            .map_or(0, |p| p[(addr as usize) & (PAGE - 1)])
+        match self.pages.get(&(addr >> PAGE_BITS)) {
+            Some(p) => p[(addr as usize) & (PAGE - 1)],
+            None => {
+                let mut b = [0u8];
+                if let Some(h) = &self.host {
+                    h.fill(addr, &mut b);
+                }
+                b[0]
+            }
+        }
     }
 
     /// Fills `out` with the bytes from `addr` on (wrapping at the end of the address space).
@@ -75,7 +150,10 @@ impl SparseMemory {
             let n = (PAGE - off).min(out.len() - done);
             match self.pages.get(&(at >> PAGE_BITS)) {
                 Some(p) => out[done..done + n].copy_from_slice(&p[off..off + n]),
-                None => out[done..done + n].fill(0),
+                None => match &self.host {
+                    Some(h) => h.fill(at, &mut out[done..done + n]),
+                    None => out[done..done + n].fill(0),
+                },
             }
             done += n;
             at = at.wrapping_add(n as u64);
@@ -96,10 +174,14 @@ impl SparseMemory {
         while done < bytes.len() {
             let off = (at as usize) & (PAGE - 1);
             let n = (PAGE - off).min(bytes.len() - done);
-            let page = self
-                .pages
-                .entry(at >> PAGE_BITS)
-                .or_insert_with(|| Box::new([0; PAGE]));
+            let host = &self.host;
+            let page = self.pages.entry(at >> PAGE_BITS).or_insert_with(|| {
+                let mut p = Box::new([0; PAGE]);
+                if let Some(h) = host {
+                    h.fill(at & !(PAGE as u64 - 1), &mut p[..]);
+                }
+                p
+            });
             page[off..off + n].copy_from_slice(&bytes[done..done + n]);
             done += n;
             at = at.wrapping_add(n as u64);
@@ -130,5 +212,27 @@ mod tests {
         other.write(0x1ffe, &[1, 2, 3, 4]);
         other.write(u64::MAX - 1, &[0, 9, 8]);
         assert_eq!(m, other);
+    }
+
+    #[test]
+    fn issue_13_host_backed_reads_host_and_copies_pages_on_write() {
+        // Two host ranges straddling a page boundary, with a gap between them.
+        let host: Vec<u8> = (0..3 * PAGE).map(|i| (i % 251) as u8).collect();
+        let base = host.as_ptr() as u64;
+        let ranges = [(base + 100, PAGE as u64), (base + PAGE as u64 + 200, 300)];
+        // SAFETY: `host` outlives `m` and is not changed while `m` is used.
+        let mut m = unsafe { SparseMemory::with_host(&ranges) };
+        assert_eq!(m.byte(base + 100), host[100]);
+        assert_eq!(m.byte(base + 99), 0, "outside the ranges reads zero");
+        let at = base + PAGE as u64 + 190;
+        let mut want = vec![0u8; 30];
+        want[10..].copy_from_slice(&host[PAGE + 200..PAGE + 220]);
+        assert_eq!(m.read_vec(at, 30), want);
+        assert!(m.is_empty(), "reading allocates nothing");
+        m.write(base + 150, &[7, 7]);
+        assert_eq!(m.read_vec(base + 149, 4), vec![host[149], 7, 7, host[152]]);
+        assert_eq!(host[150], 150, "the host is never written");
+        let pages: Vec<u64> = m.pages().map(|(a, _)| a).collect();
+        assert_eq!(pages, vec![(base + 150) & !(PAGE as u64 - 1)]);
     }
 }

@@ -208,9 +208,35 @@ impl Dispatcher {
     pub fn run_traced(
         &mut self,
         launch: &Launch,
-        mut trace: Option<&mut Trace<'_>>,
+        trace: Option<&mut Trace<'_>>,
     ) -> Result<Outcome, DispatchError> {
-        let mut p = self.prepare(launch)?;
+        self.run_inner(launch, SparseMemory::new(), &[], trace)
+            .map(|(o, _)| o)
+    }
+
+    /// Runs a launch on `memory` (for example host-backed, [`SparseMemory::with_host`]),
+    /// where `extra_ranges` ((address, length) pairs) are mapped besides the launch's own
+    /// ranges; returns the outcome and the memory after the run.
+    ///
+    /// # Errors
+    /// As [`Dispatcher::run`].
+    pub fn run_on_memory(
+        &mut self,
+        launch: &Launch,
+        memory: SparseMemory,
+        extra_ranges: &[(u64, u64)],
+    ) -> Result<(Outcome, SparseMemory), DispatchError> {
+        self.run_inner(launch, memory, extra_ranges, None)
+    }
+
+    fn run_inner(
+        &mut self,
+        launch: &Launch,
+        memory: SparseMemory,
+        extra_ranges: &[(u64, u64)],
+        mut trace: Option<&mut Trace<'_>>,
+    ) -> Result<(Outcome, SparseMemory), DispatchError> {
+        let mut p = self.prepare(launch, memory, extra_ranges)?;
         let lane_ops_before = self.executor.lane_ops;
         let mut global = std::mem::take(&mut p.memory);
         let mut written = BTreeMap::new();
@@ -245,7 +271,7 @@ impl Dispatcher {
         }
         out.written_elsewhere = runs;
         out.lane_ops = self.executor.lane_ops - lane_ops_before;
-        Ok(out)
+        Ok((out, global))
     }
 
     fn run_workgroup(
@@ -369,7 +395,12 @@ impl Dispatcher {
         }
     }
 
-    fn prepare(&mut self, launch: &Launch) -> Result<Prepared, DispatchError> {
+    fn prepare(
+        &mut self,
+        launch: &Launch,
+        mut memory: SparseMemory,
+        extra_ranges: &[(u64, u64)],
+    ) -> Result<Prepared, DispatchError> {
         let arch = self.arch();
         let bad = |m: String| DispatchError::Launch(m);
         if let Some(a) = launch.arch {
@@ -381,8 +412,7 @@ impl Dispatcher {
                 )));
             }
         }
-        let mut memory = SparseMemory::new();
-        let mut ranges: Vec<(u64, u64)> = Vec::new();
+        let mut ranges: Vec<(u64, u64)> = extra_ranges.to_vec();
         let mut inputs = Vec::new();
         for (a, bytes) in &launch.memory {
             memory.write(*a, bytes);
@@ -502,7 +532,11 @@ impl Dispatcher {
                     (KERNARG_ADDR, kernarg_len),
                 ];
                 for r in &loader_ranges {
-                    if let Some(u) = inputs.iter().find(|u| overlaps(**u, *r)) {
+                    if let Some(u) = inputs
+                        .iter()
+                        .chain(extra_ranges)
+                        .find(|u| overlaps(**u, *r))
+                    {
                         return Err(bad(format!(
                             "memory range 0x{:x}+{} overlaps the loader's range 0x{:x}+{} \
                              (code image, dispatch packet, queue or kernarg)",

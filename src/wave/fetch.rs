@@ -417,7 +417,10 @@ fn dest(ii: &Inst<'_>, width: u32) -> Dest {
                     let hi = ii.is_vop3()
                         && bits == 16
                         && ii.family != "VOP3P"
-                        && ii.field("opsel") >> 3 & 1 == 1;
+                        && ii.field("opsel") >> 3 & 1 == 1
+                        // The MIXHI forms write their 16-bit result to the high half (see
+                        // their errata).
+                        || ii.family == "VOP3P" && ii.d.inst.name.contains("_MIXHI_");
                     Dest::Vgpr { reg: raw, hi }
                 }
             } else if is_mask_format(format) {

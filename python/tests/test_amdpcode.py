@@ -1,0 +1,141 @@
+"""Tests of the Python package (issue 13): eval, run and dispatch on NumPy buffers, and the
+errors (bad arch, bad launch, memory fault), each a Python exception with the message."""
+import ctypes
+import pathlib
+
+import numpy as np
+import pytest
+
+import amdpcode
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FIXTURE = (ROOT / "tests" / "dispatch" / "fixture-gfx1100.hsaco").read_bytes()
+
+
+@pytest.mark.parametrize("engine", ["jit", "interp"])
+def test_eval_scalar_add_with_carry(engine):
+  out = amdpcode.eval("S_ADD_U32", "rdna3", engine_name=engine, S0=0xffffffff, S1=2)
+  assert out == {"D0": "0x1", "SCC": "0x1"}
+  out = amdpcode.eval("S_ADD_U32", "rdna3", engine_name=engine, S0=5, S1=2)
+  assert out == {"D0": "0x7", "SCC": "0x0"}
+
+
+def test_run_program_and_state():
+  state = {"sgpr": {"s0": "40"}}
+  out = amdpcode.run("s_add_u32 s1, s0, 2\nv_mov_b32 v1, s1\ns_endpgm", "rdna3", state=state)
+  assert int(out["sgpr"]["s1"], 16) == 42
+  assert [int(x, 16) for x in out["vgpr"]["v1"]] == [42] * 32
+  out = amdpcode.run("v_mov_b32 v1, 3\ns_endpgm", "cdna")
+  assert len(out["vgpr"]["v1"]) == 64
+
+
+@pytest.mark.parametrize("engine", ["jit", "interp"])
+def test_dispatch_vector_add_on_numpy_buffers(engine):
+  n = 1000
+  a = np.arange(n, dtype=np.float32) * 0.5 - 17.25
+  b = 1.0 / (np.arange(n, dtype=np.float32) + 1)
+  c = np.full(n, -1.0, dtype=np.float32)
+  out = amdpcode.dispatch(FIXTURE, "vadd", [a, b, c, np.uint32(n)], grid=(n + 63) // 64, block=64, engine_name=engine)
+  assert out[2] is c  # updated in place
+  np.testing.assert_array_equal(c, a + b)
+  # Inputs only read are unchanged; a read-only bytes buffer comes back as a new object.
+  np.testing.assert_array_equal(a, np.arange(n, dtype=np.float32) * 0.5 - 17.25)
+  out = amdpcode.dispatch(FIXTURE, "vadd", [a.tobytes(), b, bytes(4 * n), n], grid=(n + 63) // 64, block=64)
+  np.testing.assert_array_equal(np.frombuffer(out[2], dtype=np.float32), a + b)
+
+
+def test_dispatch_lds_sum_across_barriers():
+  vals = ((np.arange(192, dtype=np.int64) * 7919) % 1000 - 500).astype(np.int32)
+  out = np.zeros(3, dtype=np.int32)
+  amdpcode.dispatch(FIXTURE, "lds_sum", [vals, out], grid=3, block=64)
+  np.testing.assert_array_equal(out, vals.reshape(3, 64).sum(axis=1))
+
+
+def test_bad_arch_raises():
+  with pytest.raises(amdpcode.Error, match="unknown arch `gfx0`"):
+    amdpcode.Engine("gfx0")
+  with pytest.raises(amdpcode.Error, match="unknown arch"):
+    amdpcode.eval("S_ADD_U32", "rdna9", S0=1, S1=2)
+
+
+def test_bad_launch_raises():
+  a = np.zeros(4, dtype=np.float32)
+  with pytest.raises(amdpcode.Error, match="no kernel `nope`"):
+    amdpcode.dispatch(FIXTURE, "nope", [], grid=1, block=1)
+  with pytest.raises(amdpcode.Error, match="takes 4 arguments"):
+    amdpcode.dispatch(FIXTURE, "vadd", [a, a], grid=1, block=64)
+  with pytest.raises(amdpcode.Error, match="block"):
+    amdpcode.dispatch(FIXTURE, "vadd", [a, a, a, 4], grid=1, block=2048)
+  with pytest.raises(amdpcode.Error, match="not an ELF|code object"):
+    amdpcode.dispatch(b"not a code object at all, not at all", "vadd", [], grid=1, block=1, arch="rdna3")
+
+
+def test_memory_fault_names_the_address_and_leaves_memory_unchanged():
+  # vadd with n larger than the buffers: work-item 16 writes c[16], past the 64-byte buffer.
+  a = np.ones(16, dtype=np.float32)
+  b = np.ones(16, dtype=np.float32)
+  c = np.zeros(16, dtype=np.float32)
+  with pytest.raises(amdpcode.FaultError) as info:
+    amdpcode.dispatch(FIXTURE, "vadd", [a, b, c, 64], grid=1, block=64)
+  msg = str(info.value)
+  assert "memory fault" in msg
+  # The first access past a buffer: a[16] or b[16] (loads) or c[16] (the store).
+  assert any(f"0x{x.ctypes.data + 64:x}" in msg for x in (a, b, c)), msg
+  # The process is unharmed: the buffers are intact and usable.
+  np.testing.assert_array_equal(c, np.zeros(16, dtype=np.float32))
+  amdpcode.dispatch(FIXTURE, "vadd", [a, b, c, 16], grid=1, block=64)
+  np.testing.assert_array_equal(c, np.full(16, 2.0, dtype=np.float32))
+
+
+def test_assemble():
+  code = amdpcode.engine("rdna3").assemble("s_endpgm")
+  assert code == bytes.fromhex("0000b0bf")
+  with pytest.raises(amdpcode.Error, match="line 1"):
+    amdpcode.engine("rdna3").assemble("v_bogus v0")
+
+
+def test_tinygrad_remu_runs_raw_code_on_host_memory():
+  from amdpcode.tinygrad import Remu
+  # Store v0 (the work-item id) at s[0:1] + 4 * id: the argument pointer is the only two user
+  # SGPRs, as tinygrad's mock GPU passes it.
+  code = amdpcode.engine("rdna3").assemble("v_lshlrev_b32 v1, 2, v0\nglobal_store_b32 v1, v0, s[0:1]\ns_endpgm")
+  buf = (ctypes.c_char * len(code)).from_buffer_copy(code)
+  lib = ctypes.addressof(buf)
+  out = np.zeros(40, dtype=np.uint32)
+  remu = Remu()
+  remu.arch = "rdna3"
+  remu.rsrc2 = 2 << 1  # two user SGPRs
+  remu.user_data = []
+  remu.valid_mem_ranges = {(lib, len(code)), (out.ctypes.data, out.nbytes)}
+  assert remu.run_asm(lib, len(code), 1, 1, 1, 40, 1, 1, out.ctypes.data) == 0
+  np.testing.assert_array_equal(out, np.arange(40, dtype=np.uint32))
+  # Without the output range declared, the store faults naming the address.
+  remu.valid_mem_ranges = {(lib, len(code))}
+  out[:] = 7
+  with pytest.raises(amdpcode.FaultError, match=f"0x{out.ctypes.data:x}"):
+    remu.run_asm(lib, len(code), 1, 1, 1, 40, 1, 1, out.ctypes.data)
+  np.testing.assert_array_equal(out, np.full(40, 7, dtype=np.uint32))
+
+
+@pytest.mark.parametrize("engine", ["jit", "interp"])
+def test_issue_13_cndmask_applies_float_source_modifiers(engine):
+  # llvm-mc-22 -mcpu=gfx1100: v_mov_b32 v1, 2.0; s_mov_b32 vcc_lo, 0;
+  # v_cndmask_b32_e64 v2, -v1, v1, vcc_lo; v_cndmask_b32_e64 v3, |v4|, v1, vcc_lo; s_endpgm.
+  # LLVM negates a select's operand this way (tinygrad's sin/cos sign): the hardware applies
+  # neg/abs to V_CNDMASK_B32's sources as f32 although the pseudocode types them u32.
+  code = "f402027e 8000eabe 020001d50103aa21 030101d50403aa01 0000b0bf"
+  out = amdpcode.run(code, "rdna3", state={"vgpr": {"v4": "0x80000005"}}, engine_name=engine, hex=True)
+  assert out["vgpr"]["v2"][0] == "0xc0000000"
+  assert out["vgpr"]["v3"][0] == "0x5"
+
+
+@pytest.mark.parametrize("engine", ["jit", "interp"])
+def test_issue_13_fma_mixhi_writes_the_high_half(engine):
+  # llvm-mc-22 -mcpu=gfx1100: v_mov_b32 v2, 1.5; s_mov_b32 s7, 2.0; v_mov_b32 v0, 0x5555;
+  # v_fma_mixhi_f16 v0, v2, s7, 0; s_endpgm. The f16 result 3.0 (0x4200) lands in bits 31:16,
+  # the low half is kept (tinygrad's float16 sin uses it).
+  prog = "v_mov_b32 v2, 0x3fc00000\ns_mov_b32 s7, 0x40000000\nv_mov_b32 v0, 0x5555\ns_endpgm"
+  code = amdpcode.engine("rdna3").assemble(prog)
+  mix = bytes.fromhex("000022cc020f0002")  # v_fma_mixhi_f16 v0, v2, s7, 0
+  out = amdpcode.run((code[:-4] + mix + code[-4:]).hex(), "rdna3", engine_name=engine, hex=True)
+  assert out["vgpr"]["v0"][0] == "0x42005555"
