@@ -50,7 +50,7 @@ use crate::spec::{Arch, Instruction, SpecDb};
 
 pub use state::{
     code, default_mode, m0_code, mode, mode_from_rsrc1, n_sgprs, null_code, sgpr_name, Bounds,
-    WaveState, LANE_SLOTS, N_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
+    MemAccess, MemSpace, WaveState, LANE_SLOTS, N_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
 };
 
 /// Which executor runs each instruction's pseudocode.
