@@ -17,6 +17,7 @@ pub mod interp;
 pub mod ir;
 pub mod isa;
 pub mod jit;
+pub mod sanitizer;
 pub mod sparse;
 pub mod spec;
 pub mod syntax;
