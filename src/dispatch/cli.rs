@@ -173,7 +173,7 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
     let isa = d.executor().isa().clone();
     let mut checker = opts
         .check
-        .map(|o| crate::sanitizer::Sanitizer::new(&isa, arch, o));
+        .map(|o| crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o));
     let outcome = if let Some(san) = checker.as_mut() {
         let trace = opts.trace;
         let mut t = |wg: [u32; 3],

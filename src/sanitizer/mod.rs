@@ -16,7 +16,7 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
 use crate::isa::{self, Isa, Reg};
-use crate::spec::Arch;
+use crate::spec::{Arch, SpecDb};
 use crate::wave::{Barrier, Class, Decoded, MemAccess, MemSpace, WaveState};
 
 /// What a finding is about.
@@ -245,7 +245,10 @@ struct Shadow {
 /// The checker of one run or dispatch.
 pub struct Sanitizer {
     arch: Arch,
+    db: SpecDb,
     isa: Isa,
+    /// Per instruction name: the operand fields the spec types as scalar (SGPR) registers.
+    scalar_fields: HashMap<String, Vec<String>>,
     options: Options,
     waves: HashMap<([u32; 3], u32), WaveTrack>,
     lds: HashMap<u64, Shadow>,
@@ -261,11 +264,13 @@ pub struct Sanitizer {
 const MAX_FINDINGS: usize = 1000;
 
 impl Sanitizer {
-    /// A checker for programs of `isa`'s arch.
-    pub fn new(isa: &Isa, arch: Arch, options: Options) -> Sanitizer {
+    /// A checker for programs of `db`'s arch (`isa` is its assembler, for instruction text).
+    pub fn new(db: &SpecDb, isa: &Isa, options: Options) -> Sanitizer {
         Sanitizer {
-            arch,
+            arch: db.arch(),
+            db: db.clone(),
             isa: isa.clone(),
+            scalar_fields: HashMap::new(),
             options,
             waves: HashMap::new(),
             lds: HashMap::new(),
@@ -291,6 +296,30 @@ impl Sanitizer {
         t
     }
 
+    /// The operand fields of `d` the spec types as SGPRs (a VOP `vdst` that is an SGPR,
+    /// as in `v_readfirstlane_b32`, decodes as a register number only).
+    fn scalar_fields(&mut self, d: &Decoded) -> Vec<String> {
+        if let Some(v) = self.scalar_fields.get(&d.inst.name) {
+            return v.clone();
+        }
+        let all = self.db.get_all(&d.inst.name);
+        let inst = all
+            .iter()
+            .find(|i| i.encoding == d.inst.family)
+            .or_else(|| all.first());
+        let v: Vec<String> = inst
+            .map(|i| {
+                i.operands
+                    .iter()
+                    .filter(|o| is_scalar_kind(&o.kind))
+                    .map(|o| o.field.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.scalar_fields.insert(d.inst.name.clone(), v.clone());
+        v
+    }
+
     fn report(&mut self, f: Finding) {
         if self.findings.len() < MAX_FINDINGS && !self.findings.contains(&f) {
             self.findings.push(f);
@@ -310,7 +339,8 @@ impl Sanitizer {
     ) {
         self.instructions += 1;
         let text = self.text(d);
-        let (reads, writes) = operand_regs(d);
+        let scalar = self.scalar_fields(d);
+        let (reads, writes) = operand_regs(d, &scalar);
         let family = d.inst.family.as_str();
         let name = d.inst.name.as_str();
         let mut track = self.waves.remove(&(wg, wave)).unwrap_or_default();
@@ -358,9 +388,8 @@ impl Sanitizer {
         // land after this write), unless this is a load of the same in-order kind.
         for w in &writes {
             for p in track.pending.iter_mut() {
-                let same_order = memory_op.is_some_and(|(c, e)| {
-                    c == p.counter && e == p.event && e != Event::Smem
-                });
+                let same_order = memory_op
+                    .is_some_and(|(c, e)| c == p.counter && e == p.event && e != Event::Smem);
                 if same_order {
                     continue;
                 }
@@ -401,7 +430,11 @@ impl Sanitizer {
         }
 
         // Shadow memory.
-        if let Some(log) = after.last_access.as_ref().filter(|_| is_memory_family(family)) {
+        if let Some(log) = after
+            .last_access
+            .as_ref()
+            .filter(|_| is_memory_family(family))
+        {
             let atomic = name.contains("ATOMIC");
             let store = name.contains("STORE") || name.contains("WRITE") || atomic;
             let load = !name.contains("STORE") && !name.contains("WRITE") || atomic;
@@ -422,7 +455,9 @@ impl Sanitizer {
             for a in log {
                 let (map, hit, on) = match a.space {
                     MemSpace::Lds => (&mut self.lds, &mut lds_hit, true),
-                    MemSpace::Global => (&mut self.global, &mut global_hit, self.options.global_races),
+                    MemSpace::Global => {
+                        (&mut self.global, &mut global_hit, self.options.global_races)
+                    }
                     MemSpace::Scratch => continue,
                 };
                 if !on {
@@ -501,7 +536,13 @@ impl Sanitizer {
             if vmem && past.valu && between < 5 {
                 for r in reads.iter().filter(|r| r.file == 's') {
                     if let Some(at) = past.writes.iter().find_map(|w| w.overlaps(r)) {
-                        hit = Some((past.pc, past.text.clone(), reg_name('s', at), 5, "a VMEM instruction reads an SGPR a VALU instruction wrote"));
+                        hit = Some((
+                            past.pc,
+                            past.text.clone(),
+                            reg_name('s', at),
+                            5,
+                            "a VMEM instruction reads an SGPR a VALU instruction wrote",
+                        ));
                     }
                 }
             }
@@ -509,7 +550,13 @@ impl Sanitizer {
             if dpp && past.valu && between < 2 && hit.is_none() {
                 for r in reads.iter().filter(|r| r.file == 'v') {
                     if let Some(at) = past.writes.iter().find_map(|w| w.overlaps(r)) {
-                        hit = Some((past.pc, past.text.clone(), reg_name('v', at), 2, "a DPP instruction reads a VGPR a VALU instruction wrote"));
+                        hit = Some((
+                            past.pc,
+                            past.text.clone(),
+                            reg_name('v', at),
+                            2,
+                            "a DPP instruction reads a VGPR a VALU instruction wrote",
+                        ));
                     }
                 }
             }
@@ -621,7 +668,15 @@ fn counter_name(c: Counter) -> &'static str {
 fn is_memory_family(family: &str) -> bool {
     matches!(
         family,
-        "SMEM" | "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "VFLAT" | "VGLOBAL" | "VSCRATCH" | "MUBUF"
+        "SMEM"
+            | "DS"
+            | "FLAT"
+            | "GLOBAL"
+            | "SCRATCH"
+            | "VFLAT"
+            | "VGLOBAL"
+            | "VSCRATCH"
+            | "MUBUF"
             | "MTBUF"
     )
 }
@@ -647,6 +702,12 @@ fn memory_event(d: &Decoded, after: &WaveState) -> Option<(Counter, Event)> {
         Event::VmemLoad
     } else {
         Event::VmemStore
+    };
+    // CDNA's vmcnt counts loads and stores as one in-order stream (GFX9: vector memory
+    // operations return in issue order).
+    let event = match (arch, event) {
+        (Arch::Cdna, Event::VmemStore) => Event::VmemLoad,
+        (_, e) => e,
     };
     let counter = match (arch, event) {
         (Arch::Rdna4, Event::Smem) => Counter::Km,
@@ -721,14 +782,36 @@ fn is_written(d: &Decoded, field: &str) -> bool {
     }
 }
 
-/// The registers `d` reads and writes, from its operand table.
-fn operand_regs(d: &Decoded) -> (Vec<Regs>, Vec<Regs>) {
+/// Whether a spec operand kind (`OPR_SREG`, `OPR_SDST`, ...) names a scalar register.
+fn is_scalar_kind(kind: &str) -> bool {
+    let k = kind.to_ascii_uppercase();
+    let k = k.trim_start_matches("OPR_");
+    k.starts_with("SREG") || k.starts_with("SDST") || k.starts_with("SGPR")
+}
+
+/// The registers `d` reads and writes, from its operand table (`scalar`: fields the spec
+/// types as SGPRs).
+fn operand_regs(d: &Decoded, scalar: &[String]) -> (Vec<Regs>, Vec<Regs>) {
     let mut reads = Vec::new();
     let mut writes = Vec::new();
+    // With an SGPR base (`saddr`), a global address VGPR is a 32-bit offset, not a pair.
+    let sgpr_base = d
+        .inst
+        .operands
+        .iter()
+        .any(|o| o.field == "saddr" && matches!(o.value, isa::Value::Reg(Reg::Sgpr { .. })));
     for o in &d.inst.operands {
-        let Some(r) = value_regs(&o.value) else {
+        let Some(mut r) = value_regs(&o.value) else {
             continue;
         };
+        if r.file == 'v' && scalar.iter().any(|f| f == &o.field) {
+            r.file = 's';
+        }
+        let addr_field = matches!(o.field.as_str(), "addr" | "vaddr");
+        let family = d.inst.family.as_str();
+        if addr_field && (sgpr_base || matches!(family, "SCRATCH" | "VSCRATCH")) {
+            r.count = 1;
+        }
         if is_written(d, &o.field) {
             writes.push(r);
             // A store-and-return atomic also reads its data register (`vdata`).
@@ -768,7 +851,12 @@ fn data_regs(d: &Decoded) -> Vec<Regs> {
     d.inst
         .operands
         .iter()
-        .filter(|o| matches!(o.field.as_str(), "data" | "vdata" | "vsrc" | "data0" | "data1"))
+        .filter(|o| {
+            matches!(
+                o.field.as_str(),
+                "data" | "vdata" | "vsrc" | "data0" | "data1"
+            )
+        })
         .filter_map(|o| value_regs(&o.value))
         .collect()
 }

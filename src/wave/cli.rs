@@ -116,7 +116,7 @@ pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), Ru
     // Tracing clones the state per step; without it the fast path runs.
     let mut checker = opts
         .check
-        .map(|o| crate::sanitizer::Sanitizer::new(&isa, arch, o));
+        .map(|o| crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o));
     let steps = if let Some(san) = checker.as_mut() {
         wave.last_access = Some(Vec::new());
         ex.run_traced(&program, &mut wave, &mut |d, before, after| {

@@ -1,0 +1,224 @@
+//! The sanitizer's catalogue (issue 16): every kernel of `tests/sanitizer/*.s` has one
+//! planted bug and its fixed twin. Lines ending in `; @bug` exist only in the buggy kernel,
+//! lines ending in `; @fix` only in the fixed one. The header says how to run it:
+//!
+//! ```text
+//! # arch: rdna3            rdna3, rdna4 or cdna
+//! # wave: 32 64            wave sizes to run (default: 32 on RDNA, 64 on CDNA)
+//! # items: 128             work-items in the workgroup (default: one wave)
+//! # check: global-races    optional
+//! # expect: missing-wait 0x18 0x10     kind, PC, earlier PC (of the buggy kernel); one
+//!                                      line per distinct finding
+//! ```
+//!
+//! Each kernel is a raw launch: code at 0, s[0:1] = 0x10000 (a 4 KiB zeroed buffer), v0 the
+//! work-item id, 1 KiB of LDS. The buggy kernel must give exactly the expected findings
+//! (kind and PCs); the fixed twin none. Then compiler output (clang-22, -O0 and -O2, for
+//! gfx1100, gfx1200 and gfx950) must run clean.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use amdpcode::dispatch::{Dispatcher, Launch};
+use amdpcode::sanitizer::{Finding, Options, Sanitizer};
+use amdpcode::spec::{Arch, Spec};
+use amdpcode::wave::Engine;
+
+struct Case {
+    path: PathBuf,
+    arch: Arch,
+    waves_sizes: Vec<u32>,
+    items: Option<u32>,
+    options: Options,
+    expect: Vec<(String, u64, u64)>,
+    text: String,
+}
+
+fn header<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix('#'))
+        .filter_map(|l| l.trim().strip_prefix(key))
+        .filter_map(|l| l.strip_prefix(':'))
+        .map(str::trim)
+        .next()
+}
+
+fn parse_case(path: &Path) -> Case {
+    let text = std::fs::read_to_string(path).expect("read case");
+    let arch = Arch::from_name(header(&text, "arch").expect("arch header")).expect("arch");
+    let waves_sizes = header(&text, "wave")
+        .map(|w| {
+            w.split_whitespace()
+                .map(|x| x.parse().expect("wave"))
+                .collect()
+        })
+        .unwrap_or_else(|| vec![if arch == Arch::Cdna { 64 } else { 32 }]);
+    let items = header(&text, "items").map(|w| w.parse().expect("items"));
+    let options = match header(&text, "check") {
+        Some("global-races") => Options { global_races: true },
+        _ => Options::default(),
+    };
+    let expect = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix('#'))
+        .filter_map(|l| l.trim().strip_prefix("expect:"))
+        .map(|e| {
+            let p: Vec<&str> = e.split_whitespace().collect();
+            let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).expect("pc");
+            (p[0].to_string(), hex(p[1]), hex(p[2]))
+        })
+        .collect();
+    Case {
+        path: path.to_path_buf(),
+        arch,
+        waves_sizes,
+        items,
+        options,
+        expect,
+        text,
+    }
+}
+
+/// The buggy (`bug = true`) or fixed kernel text.
+fn variant(text: &str, bug: bool) -> String {
+    let mut out = String::new();
+    for l in text.lines() {
+        let t = l.trim_end();
+        if t.trim_start().starts_with('#') {
+            continue;
+        }
+        if t.ends_with("@bug") && !bug || t.ends_with("@fix") && bug {
+            continue;
+        }
+        let code = t.split(';').next().unwrap_or("");
+        out.push_str(code);
+        out.push('\n');
+    }
+    out
+}
+
+fn arch_name(a: Arch) -> &'static str {
+    match a {
+        Arch::Rdna3 => "rdna3",
+        Arch::Rdna4 => "rdna4",
+        Arch::Cdna => "cdna",
+    }
+}
+
+fn run_case(spec: &Spec, case: &Case, wave: u32, bug: bool) -> Vec<Finding> {
+    let db = spec.db(case.arch);
+    let mut d = Dispatcher::new(db, Engine::Interp).expect("dispatcher");
+    let isa = d.executor().isa().clone();
+    let text = variant(&case.text, bug);
+    let bytes = isa
+        .assemble(&text)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{text}", case.path.display()));
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    // RSRC2: USER_SGPR_COUNT = 2 (bits 5:1).
+    let launch = serde_json::json!({
+        "arch": arch_name(case.arch),
+        "code_hex": hex,
+        "code_addr": "0x0",
+        "rsrc1": "0x0",
+        "rsrc2": "0x4",
+        "user_sgprs": ["0x10000", "0x0"],
+        "wave": wave,
+        "lds_bytes": 1024,
+        "grid": [1, 1, 1],
+        "block": [case.items.unwrap_or(wave), 1, 1],
+        "memory": [{"addr": "0x10000", "size": 4096}],
+    });
+    let launch = Launch::from_json(&launch.to_string(), Path::new(".")).expect("launch");
+    let mut san = Sanitizer::new(db, &isa, case.options);
+    let mut t = |wg: [u32; 3],
+                 w: u32,
+                 dec: &amdpcode::wave::Decoded,
+                 a: &amdpcode::wave::WaveState,
+                 b: &amdpcode::wave::WaveState| san.observe(wg, w, dec, a, b);
+    d.run_traced(&launch, Some(&mut t))
+        .unwrap_or_else(|e| panic!("{} (bug={bug}): {e}", case.path.display()));
+    san.findings().to_vec()
+}
+
+fn cases() -> Vec<Case> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sanitizer");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/sanitizer")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "s"))
+        .collect();
+    paths.sort();
+    paths.iter().map(|p| parse_case(p)).collect()
+}
+
+#[test]
+fn issue_16_catalogue() {
+    let spec = common::spec();
+    let cases = cases();
+    assert!(cases.len() >= 20, "only {} kernels", cases.len());
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for case in &cases {
+        assert!(
+            !case.expect.is_empty(),
+            "{}: no expectation",
+            case.path.display()
+        );
+        for &wave in &case.waves_sizes {
+            runs += 1;
+            let name = format!(
+                "{} ({} wave{wave})",
+                case.path.file_name().unwrap_or_default().to_string_lossy(),
+                arch_name(case.arch)
+            );
+            let got = run_case(&spec, case, wave, true);
+            let mut got_keys: Vec<(String, u64, u64)> = got
+                .iter()
+                .map(|f| {
+                    (
+                        f.kind.name().to_string(),
+                        f.pc,
+                        f.earlier.as_ref().map_or(0, |e| e.1),
+                    )
+                })
+                .collect();
+            // Several waves (or lanes' registers) may hit the same planted bug: compare
+            // the distinct (kind, PC, earlier PC) triples.
+            got_keys.sort();
+            got_keys.dedup();
+            let mut expect = case.expect.clone();
+            expect.sort();
+            if got_keys != expect {
+                failures.push(format!(
+                    "{name}: buggy: expected {expect:x?}, got {got_keys:x?}: {}",
+                    got.iter()
+                        .map(|f| f.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ));
+            }
+            let fixed = run_case(&spec, case, wave, false);
+            if !fixed.is_empty() {
+                failures.push(format!("{name}: fixed twin flagged: {fixed:#?}"));
+            }
+        }
+    }
+    println!("{runs} runs of {} kernels", cases.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Every arch (and both RDNA 3 wave sizes) is covered.
+    for (arch, wave) in [
+        (Arch::Rdna3, 32),
+        (Arch::Rdna3, 64),
+        (Arch::Rdna4, 32),
+        (Arch::Cdna, 64),
+    ] {
+        assert!(
+            cases
+                .iter()
+                .any(|c| c.arch == arch && c.waves_sizes.contains(&wave)),
+            "no kernel for {} wave{wave}",
+            arch_name(arch)
+        );
+    }
+}
