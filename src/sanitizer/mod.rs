@@ -809,6 +809,17 @@ fn operand_regs(d: &Decoded, scalar: &[String]) -> (Vec<Regs>, Vec<Regs>) {
         }
         let addr_field = matches!(o.field.as_str(), "addr" | "vaddr");
         let family = d.inst.family.as_str();
+        // A scratch address VGPR is read only with SVE set (RDNA) or without an SGPR base
+        // (CDNA, no SVE bit): as the memory layer forms the address.
+        if addr_field && matches!(family, "SCRATCH" | "VSCRATCH") {
+            let used = match d.inst.field("sve") {
+                Some(sve) => sve == 1,
+                None => !sgpr_base,
+            };
+            if !used {
+                continue;
+            }
+        }
         if addr_field && (sgpr_base || matches!(family, "SCRATCH" | "VSCRATCH")) {
             r.count = 1;
         }
