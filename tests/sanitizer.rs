@@ -131,6 +131,7 @@ fn run_case(spec: &Spec, case: &Case, wave: u32, bug: bool) -> Vec<Finding> {
     });
     let launch = Launch::from_json(&launch.to_string(), Path::new(".")).expect("launch");
     let mut san = Sanitizer::new(db, &isa, case.options);
+    d.executor_mut().trace_after_only = true;
     let mut t = |wg: [u32; 3],
                  w: u32,
                  dec: &amdpcode::wave::Decoded,

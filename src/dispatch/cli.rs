@@ -176,6 +176,8 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
         .map(|o| crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o));
     let outcome = if let Some(san) = checker.as_mut() {
         let trace = opts.trace;
+        // The sanitizer reads only the state after each step: no clone per step.
+        d.executor_mut().trace_after_only = !trace;
         let mut t = |wg: [u32; 3],
                      wave: u32,
                      dec: &crate::wave::Decoded,
@@ -187,7 +189,9 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
             }
             san.observe(wg, wave, dec, a, b);
         };
-        d.run_traced(&launch, Some(&mut t))
+        let r = d.run_traced(&launch, Some(&mut t));
+        d.executor_mut().trace_after_only = false;
+        r
     } else if opts.trace {
         let mut t = |wg: [u32; 3],
                      wave: u32,

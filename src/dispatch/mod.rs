@@ -192,6 +192,11 @@ impl Dispatcher {
         &self.executor
     }
 
+    /// The executor, to set its options (`step_budget`, `trace_after_only`).
+    pub fn executor_mut(&mut self) -> &mut Executor {
+        &mut self.executor
+    }
+
     /// Runs a launch.
     ///
     /// # Errors

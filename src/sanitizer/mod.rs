@@ -328,13 +328,14 @@ impl Sanitizer {
 
     /// Observes one executed instruction `d` of wave `wave` of workgroup `wg`; `before` and
     /// `after` are the wave's state around it (`after.last_access` lists the bytes a memory
-    /// instruction accessed when the caller turned recording on).
+    /// instruction accessed when the caller turned recording on). Only `after` is read, so
+    /// callers may run with `Executor::trace_after_only` (no state clone per step).
     pub fn observe(
         &mut self,
         wg: [u32; 3],
         wave: u32,
         d: &Decoded,
-        before: &WaveState,
+        _before: &WaveState,
         after: &WaveState,
     ) {
         self.instructions += 1;
@@ -348,7 +349,8 @@ impl Sanitizer {
 
         // Waits retire operations first (a wait reads no register a load writes).
         if d.class == Class::Noop {
-            for (counter, n) in wait_fields(self.arch, d, before) {
+            // Waits write no SGPR: the state after holds the SGPR a SOPK wait names.
+            for (counter, n) in wait_fields(self.arch, d, after) {
                 retire(&mut track.pending, counter, n);
             }
         }

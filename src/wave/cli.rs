@@ -119,6 +119,8 @@ pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), Ru
         .map(|o| crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o));
     let steps = if let Some(san) = checker.as_mut() {
         wave.last_access = Some(Vec::new());
+        // The sanitizer reads only the state after each step: no clone per step.
+        ex.trace_after_only = !trace;
         ex.run_traced(&program, &mut wave, &mut |d, before, after| {
             if trace {
                 out.push_str(&trace_line(&isa, d, before, after));
