@@ -237,7 +237,7 @@ fn issue_12_swap_writes_both_operands() {
             if arch == Arch::Rdna3 {
                 assert_eq!(
                     w.vgpr(lane, 5),
-                    x << 16 | x >> 16,
+                    x.rotate_right(16),
                     "{arch} lane {lane}: halves"
                 );
             }

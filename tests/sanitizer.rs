@@ -173,7 +173,7 @@ fn issue_16_catalogue() {
                 case.path.file_name().unwrap_or_default().to_string_lossy(),
                 arch_name(case.arch)
             );
-            let got = run_case(&spec, case, wave, true);
+            let got = run_case(spec, case, wave, true);
             let mut got_keys: Vec<(String, u64, u64)> = got
                 .iter()
                 .map(|f| {
@@ -199,7 +199,7 @@ fn issue_16_catalogue() {
                         .join("\n")
                 ));
             }
-            let fixed = run_case(&spec, case, wave, false);
+            let fixed = run_case(spec, case, wave, false);
             if !fixed.is_empty() {
                 failures.push(format!("{name}: fixed twin flagged: {fixed:#?}"));
             }

@@ -627,9 +627,7 @@ fn shadow_access(
 ) {
     // Ordered: the earlier access's wave arrived at a barrier this wave has since passed.
     let ordered = |e: &Access| {
-        e.wg == now.wg && e.wave == now.wave
-            || e.wg == now.wg && now.passed > e.arrived
-            || e.atomic && now.atomic
+        e.wg == now.wg && (e.wave == now.wave || now.passed > e.arrived) || e.atomic && now.atomic
     };
     for b in a.addr..a.addr.saturating_add(a.bytes) {
         let s = map.entry(b).or_default();
