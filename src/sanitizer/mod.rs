@@ -435,7 +435,7 @@ impl Sanitizer {
         if let Some(log) = after
             .last_access
             .as_ref()
-            .filter(|_| is_memory_family(family))
+            .filter(|_| is_memory_family(family) && d.class == Class::Execute)
         {
             let atomic = name.contains("ATOMIC");
             let store = name.contains("STORE") || name.contains("WRITE") || atomic;
@@ -685,7 +685,8 @@ fn is_memory_family(family: &str) -> bool {
 /// data and (FLAT) the memory its lanes reached.
 fn memory_event(d: &Decoded, after: &WaveState) -> Option<(Counter, Event)> {
     let family = d.inst.family.as_str();
-    if !is_memory_family(family) {
+    // Cache invalidations (`buffer_gl0_inv`, ...) are memory-encoded but move no data.
+    if !is_memory_family(family) || d.class != Class::Execute {
         return None;
     }
     let arch = after.arch;
@@ -809,6 +810,21 @@ fn operand_regs(d: &Decoded, scalar: &[String]) -> (Vec<Regs>, Vec<Regs>) {
         }
         let addr_field = matches!(o.field.as_str(), "addr" | "vaddr");
         let family = d.inst.family.as_str();
+        // An atomic without return writes no VGPR (its `vdst` field is unused).
+        let memory = is_memory_family(family);
+        if memory && o.field == "vdst" && d.inst.name.contains("ATOMIC") && !returns_data(d) {
+            continue;
+        }
+        // GFX9 (CDNA) SMEM: `soffset` is read only with `soffset_en`, `offset` names an SGPR
+        // only without `imm` (as the memory layer forms the address).
+        if family == "SMEM" {
+            if o.field == "soffset" && d.inst.field("soffset_en") == Some(0) {
+                continue;
+            }
+            if o.field == "offset" && d.inst.field("imm") == Some(1) {
+                continue;
+            }
+        }
         // A scratch address VGPR is read only with SVE set (RDNA) or without an SGPR base
         // (CDNA, no SVE bit): as the memory layer forms the address.
         if addr_field && matches!(family, "SCRATCH" | "VSCRATCH") {
