@@ -902,6 +902,12 @@ fn wait_fields(arch: Arch, d: &Decoded, before: &WaveState) -> Vec<(Counter, u32
             _ => imm,
         }
     };
+    decode_wait(arch, name, imm, &sopk)
+}
+
+/// The counters and thresholds of wait instruction `name` with immediate `imm`; `sopk` adds
+/// the SGPR of a SOPK wait.
+fn decode_wait(arch: Arch, name: &str, imm: u32, sopk: &dyn Fn(u32) -> u32) -> Vec<(Counter, u32)> {
     match (arch, name) {
         (Arch::Rdna3, "S_WAITCNT") => vec![
             (Counter::Vm, imm >> 10 & 0x3f),
@@ -978,6 +984,45 @@ mod tests {
                 count: 1,
             }],
         }
+    }
+
+    /// Encodings from `llvm-mc-22 -show-encoding` (see docs/sanitizer.md).
+    #[test]
+    fn wait_encodings_match_llvm_mc() {
+        let id = |x: u32| x;
+        // gfx1100 `s_waitcnt vmcnt(1) expcnt(2) lgkmcnt(3)`: [0x32,0x04,0x89,0xbf].
+        assert_eq!(
+            decode_wait(Arch::Rdna3, "S_WAITCNT", 0x0432, &id),
+            vec![(Counter::Vm, 1), (Counter::Lgkm, 3), (Counter::Exp, 2)]
+        );
+        // gfx950, the same waits: [0x21,0x03,0x8c,0xbf]; vmcnt 63 sets bits 15:14 too.
+        assert_eq!(
+            decode_wait(Arch::Cdna, "S_WAITCNT", 0x0321, &id),
+            vec![(Counter::Vm, 1), (Counter::Exp, 2), (Counter::Lgkm, 3)]
+        );
+        assert_eq!(
+            decode_wait(Arch::Cdna, "S_WAITCNT", 0xc00f, &id)[0],
+            (Counter::Vm, 63)
+        );
+        // gfx1200 `s_wait_loadcnt_dscnt 0x302` / `s_wait_storecnt_dscnt 0x302`.
+        assert_eq!(
+            decode_wait(Arch::Rdna4, "S_WAIT_LOADCNT_DSCNT", 0x302, &id),
+            vec![(Counter::Load, 3), (Counter::Ds, 2)]
+        );
+        assert_eq!(
+            decode_wait(Arch::Rdna4, "S_WAIT_STORECNT_DSCNT", 0x302, &id),
+            vec![(Counter::Store, 3), (Counter::Ds, 2)]
+        );
+        assert_eq!(
+            decode_wait(Arch::Rdna4, "S_WAIT_KMCNT", 1, &id),
+            vec![(Counter::Km, 1)]
+        );
+        // gfx1100 `s_waitcnt_vscnt null, 0x5`: simm16 only (null SGPR).
+        assert_eq!(
+            decode_wait(Arch::Rdna3, "S_WAITCNT_VSCNT", 5, &id),
+            vec![(Counter::Vs, 5)]
+        );
+        assert!(decode_wait(Arch::Rdna3, "S_NOP", 5, &id).is_empty());
     }
 
     #[test]
