@@ -202,6 +202,8 @@ struct Pending {
     text: String,
     /// The registers its return writes (loads, returning atomics).
     writes: Vec<Regs>,
+    /// It writes memory (a store or an atomic).
+    store: bool,
 }
 
 /// One instruction of a wave's recent history (for hazards).
@@ -428,6 +430,7 @@ impl Sanitizer {
                 pc: d.addr,
                 text: text.clone(),
                 writes: returns,
+                store: name.contains("STORE") || name.contains("WRITE") || name.contains("ATOMIC"),
             });
         }
 
@@ -498,6 +501,29 @@ impl Sanitizer {
         }
 
         if let Class::Barrier(b) = d.class {
+            // Arriving at a barrier with an LDS write still outstanding: the barrier orders
+            // the issue, not the write, so the other waves may not see it.
+            if matches!(b, Barrier::SignalWait | Barrier::Signal) {
+                if let Some(p) = track
+                    .pending
+                    .iter()
+                    .find(|p| p.event == Event::Lds && p.store)
+                {
+                    found.push(Finding {
+                        kind: Kind::MissingWait,
+                        workgroup: wg,
+                        wave,
+                        pc: d.addr,
+                        inst: text.clone(),
+                        earlier: Some((wave, p.pc, p.text.clone())),
+                        location: "lds".into(),
+                        detail: format!(
+                            "an LDS write is still outstanding at the barrier (no wait on {} 0)",
+                            counter_name(p.counter)
+                        ),
+                    });
+                }
+            }
             match b {
                 Barrier::SignalWait => {
                     track.arrived += 1;
@@ -978,6 +1004,7 @@ mod tests {
             event,
             pc,
             text: String::new(),
+            store: false,
             writes: vec![Regs {
                 file: 'v',
                 first: pc as u32,
