@@ -18,6 +18,7 @@ pub mod interp;
 pub mod ir;
 pub mod isa;
 pub mod jit;
+pub mod sanitizer;
 pub mod smt;
 pub mod sparse;
 pub mod spec;

@@ -160,6 +160,11 @@ enum Command {
         /// Print every executed instruction with the registers it changed.
         #[arg(long, conflicts_with = "batch")]
         trace: bool,
+        /// Run under the kernel sanitizer (missing waits, LDS races, hazards);
+        /// `--check=global-races` also checks global memory. Exit status 3 on findings.
+        #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "all",
+              value_parser = ["all", "global-races"], conflicts_with = "batch")]
+        check: Option<String>,
         /// Short form: the kernel to run.
         #[arg(long)]
         kernel: Option<String>,
@@ -200,6 +205,10 @@ enum Command {
         /// Print the final state as JSON.
         #[arg(long)]
         json: bool,
+        /// Run under the kernel sanitizer (missing waits, hazards); exit status 3 on findings.
+        #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "all",
+              value_parser = ["all", "global-races"])]
+        check: Option<String>,
         /// A file, '-' for standard input, or the program text itself.
         program: String,
     },
@@ -349,6 +358,16 @@ fn exit_with(r: amdpcode::smt::cli::CliResult) -> ! {
     std::process::exit(r.code)
 }
 
+/// Prints `text`; with sanitizer findings, exits with status 3 (so CI scripts can gate on it).
+fn exit_on_findings(text: &str, findings: usize) -> Result<(), Failure> {
+    if findings > 0 {
+        print_out(text)?;
+        let _ = std::io::stdout().flush();
+        std::process::exit(3);
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Dispatch {
@@ -357,6 +376,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             engine,
             json,
             trace,
+            check,
             kernel,
             grid,
             block,
@@ -375,8 +395,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 block,
                 args,
                 print,
+                check: check
+                    .as_deref()
+                    .and_then(amdpcode::sanitizer::options_from_flag),
             };
-            let text = amdpcode::dispatch::cli::run(&spec, &opts).map_err(|e| Failure(e.0))?;
+            let (text, findings) =
+                amdpcode::dispatch::cli::run_checked(&spec, &opts).map_err(|e| Failure(e.0))?;
+            exit_on_findings(&text, findings)?;
             print_out(&text)
         }
         Command::Equiv {
@@ -436,6 +461,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             hex,
             trace,
             json,
+            check,
             program,
         } => {
             let spec = load_spec(&cli.spec, cli.offline)?;
@@ -448,8 +474,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 trace,
                 json,
                 program,
+                check: check
+                    .as_deref()
+                    .and_then(amdpcode::sanitizer::options_from_flag),
             };
-            let text = amdpcode::wave::cli::run(&spec, &opts).map_err(|e| Failure(e.0))?;
+            let (text, findings) =
+                amdpcode::wave::cli::run_checked(&spec, &opts).map_err(|e| Failure(e.0))?;
+            exit_on_findings(&text, findings)?;
             print_out(&text)
         }
         Command::Asm {

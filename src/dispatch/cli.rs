@@ -36,6 +36,8 @@ pub struct DispatchOptions {
     pub args: Vec<String>,
     /// Short form: the argument indices whose buffers are printed after the run.
     pub print: Vec<usize>,
+    /// Run under the sanitizer (`--check`); findings are printed after the result.
+    pub check: Option<crate::sanitizer::Options>,
 }
 
 /// A failure of the command, with its message (exit 1).
@@ -120,6 +122,15 @@ fn to_hex(b: &[u8]) -> String {
 /// # Errors
 /// [`CliError`] with the message to print (exit 1).
 pub fn run(spec: &Spec, opts: &DispatchOptions) -> Result<String, CliError> {
+    run_checked(spec, opts).map(|(text, _)| text)
+}
+
+/// Runs the command and returns its standard output and the number of sanitizer findings
+/// (0 without `check`; a batch is not checked).
+///
+/// # Errors
+/// [`CliError`] with the message to print (exit 1).
+pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize), CliError> {
     let engine = engine_of(&opts.engine)?;
     let mut pool = Pool {
         spec,
@@ -127,7 +138,7 @@ pub fn run(spec: &Spec, opts: &DispatchOptions) -> Result<String, CliError> {
         by_arch: HashMap::new(),
     };
     if let Some(batch) = &opts.batch {
-        return run_batch(&mut pool, batch, opts);
+        return run_batch(&mut pool, batch, opts).map(|t| (t, 0));
     }
     let input = opts
         .input
@@ -159,8 +170,29 @@ pub fn run(spec: &Spec, opts: &DispatchOptions) -> Result<String, CliError> {
     let arch = launch_arch(&launch).map_err(|e| err(format!("{}: {e}", input.display())))?;
     let d = pool.get(arch)?;
     let mut trace_text = String::new();
-    let outcome = if opts.trace {
-        let isa = d.executor().isa().clone();
+    let isa = d.executor().isa().clone();
+    let mut checker = opts
+        .check
+        .map(|o| crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o));
+    let outcome = if let Some(san) = checker.as_mut() {
+        let trace = opts.trace;
+        // The sanitizer reads only the state after each step: no clone per step.
+        d.executor_mut().trace_after_only = !trace;
+        let mut t = |wg: [u32; 3],
+                     wave: u32,
+                     dec: &crate::wave::Decoded,
+                     a: &crate::wave::WaveState,
+                     b: &crate::wave::WaveState| {
+            if trace {
+                trace_text.push_str(&format!("wg({},{},{}) w{wave} ", wg[0], wg[1], wg[2]));
+                trace_text.push_str(&crate::wave::cli::trace_line(&isa, dec, a, b));
+            }
+            san.observe(wg, wave, dec, a, b);
+        };
+        let r = d.run_traced(&launch, Some(&mut t));
+        d.executor_mut().trace_after_only = false;
+        r
+    } else if opts.trace {
         let mut t = |wg: [u32; 3],
                      wave: u32,
                      dec: &crate::wave::Decoded,
@@ -175,8 +207,13 @@ pub fn run(spec: &Spec, opts: &DispatchOptions) -> Result<String, CliError> {
     }
     .map_err(|e| err(format!("{}: {e}", input.display())))?;
     let mut out = trace_text;
+    let findings = checker.map(|c| c.findings().to_vec()).unwrap_or_default();
     if opts.json {
-        out.push_str(&serde_json::to_string(&outcome_json(&outcome)).unwrap_or_default());
+        let mut v = outcome_json(&outcome);
+        if opts.check.is_some() {
+            v["findings"] = crate::sanitizer::findings_json(&findings);
+        }
+        out.push_str(&serde_json::to_string(&v).unwrap_or_default());
         out.push('\n');
     } else {
         out.push_str(&format!(
@@ -201,8 +238,11 @@ pub fn run(spec: &Spec, opts: &DispatchOptions) -> Result<String, CliError> {
                 ));
             }
         }
+        if opts.check.is_some() {
+            out.push_str(&crate::sanitizer::findings_text(&findings));
+        }
     }
-    Ok(out)
+    Ok((out, findings.len()))
 }
 
 fn run_batch(pool: &mut Pool<'_>, path: &Path, opts: &DispatchOptions) -> Result<String, CliError> {

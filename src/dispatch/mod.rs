@@ -192,6 +192,11 @@ impl Dispatcher {
         &self.executor
     }
 
+    /// The executor, to set its options (`step_budget`, `trace_after_only`).
+    pub fn executor_mut(&mut self) -> &mut Executor {
+        &mut self.executor
+    }
+
     /// Runs a launch.
     ///
     /// # Errors
@@ -312,6 +317,10 @@ impl Dispatcher {
                 // With every access checked against mapped ranges, stores land in known
                 // places: recording each written byte is only needed otherwise.
                 w.track_writes = p.bounds.is_none();
+                // An observer (the sanitizer) sees the bytes each memory instruction accessed.
+                if trace.is_some() {
+                    w.last_access = Some(Vec::new());
+                }
                 Slot {
                     wave: w,
                     ended: false,

@@ -26,6 +26,8 @@ pub struct RunOptions {
     pub json: bool,
     /// A file, `-` for standard input, or the program text itself.
     pub program: String,
+    /// Run under the sanitizer (`--check`); findings are printed after the result.
+    pub check: Option<crate::sanitizer::Options>,
 }
 
 /// A failure, with the message to print (exit code 1).
@@ -60,6 +62,15 @@ fn read_program(arg: &str) -> Result<String, RunError> {
 /// # Errors
 /// A [`RunError`] naming the bad key, line or address.
 pub fn run(spec: &Spec, opts: &RunOptions) -> Result<String, RunError> {
+    run_checked(spec, opts).map(|(text, _)| text)
+}
+
+/// Runs a program and returns the text to print and the number of sanitizer findings
+/// (0 without `check`).
+///
+/// # Errors
+/// A [`RunError`] naming the bad key, line or address.
+pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), RunError> {
     let arch = Arch::from_name(&opts.arch).ok_or_else(|| {
         RunError(format!(
             "error: unknown arch `{}` (expected rdna3, rdna4 or cdna)",
@@ -103,7 +114,20 @@ pub fn run(spec: &Spec, opts: &RunOptions) -> Result<String, RunError> {
     let trace = opts.trace;
     let isa = ex.isa().clone();
     // Tracing clones the state per step; without it the fast path runs.
-    let steps = if trace {
+    let mut checker = opts
+        .check
+        .map(|o| crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o));
+    let steps = if let Some(san) = checker.as_mut() {
+        wave.last_access = Some(Vec::new());
+        // The sanitizer reads only the state after each step: no clone per step.
+        ex.trace_after_only = !trace;
+        ex.run_traced(&program, &mut wave, &mut |d, before, after| {
+            if trace {
+                out.push_str(&trace_line(&isa, d, before, after));
+            }
+            san.observe([0; 3], 0, d, before, after);
+        })
+    } else if trace {
         ex.run_traced(&program, &mut wave, &mut |d, before, after| {
             out.push_str(&trace_line(&isa, d, before, after));
         })
@@ -111,14 +135,21 @@ pub fn run(spec: &Spec, opts: &RunOptions) -> Result<String, RunError> {
         ex.run_fast(&program, &mut wave)
     }
     .map_err(|e| RunError(format!("error: {e}")))?;
+    let findings = checker.map(|c| c.findings().to_vec()).unwrap_or_default();
     if opts.json {
-        let v = json::to_json(&wave);
+        let mut v = json::to_json(&wave);
+        if opts.check.is_some() {
+            v["findings"] = crate::sanitizer::findings_json(&findings);
+        }
         out.push_str(&serde_json::to_string_pretty(&v).unwrap_or_default());
         out.push('\n');
     } else {
         out.push_str(&summary(&wave, steps));
+        if opts.check.is_some() {
+            out.push_str(&crate::sanitizer::findings_text(&findings));
+        }
     }
-    Ok(out)
+    Ok((out, findings.len()))
 }
 
 pub(crate) fn trace_line(

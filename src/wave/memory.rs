@@ -239,6 +239,9 @@ pub(super) fn execute(
         inst: name.to_string(),
         reason: reason.to_string(),
     };
+    if let Some(log) = w.last_access.as_mut() {
+        log.clear();
+    }
     if family == "DS" && (name == "DS_PERMUTE_B32" || name == "DS_BPERMUTE_B32") {
         permute(w, name == "DS_BPERMUTE_B32", &field);
         return Ok(None);
@@ -348,6 +351,29 @@ pub(super) fn execute(
     };
     if let Some(b) = w.bounds.clone() {
         check_bounds(&b, space, d, &addrs, &active, &extents)?;
+    }
+    if let Some(log) = w.last_access.as_mut() {
+        let space = match space {
+            Space::Global => super::state::MemSpace::Global,
+            Space::Lds => super::state::MemSpace::Lds,
+            Space::Scratch => super::state::MemSpace::Scratch,
+        };
+        for (lane, &a) in addrs.iter().enumerate() {
+            if active(lane) {
+                for &(off, bytes) in &extents {
+                    let addr = match space {
+                        super::state::MemSpace::Lds => a.wrapping_add(off) & 0xffff_ffff,
+                        _ => a.wrapping_add(off),
+                    };
+                    log.push(super::state::MemAccess {
+                        space,
+                        lane: lane as u32,
+                        addr,
+                        bytes,
+                    });
+                }
+            }
+        }
     }
     let mut m = std::mem::replace(&mut ex.machine, Machine::new(lanes));
     m.wave_size = lanes;

@@ -52,7 +52,7 @@ use crate::spec::{Arch, Instruction, SpecDb};
 
 pub use state::{
     code, default_mode, m0_code, mode, mode_from_rsrc1, n_sgprs, null_code, sgpr_name, Bounds,
-    WaveState, LANE_SLOTS, N_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
+    MemAccess, MemSpace, WaveState, LANE_SLOTS, N_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
 };
 
 /// Which executor runs each instruction's pseudocode.
@@ -533,6 +533,9 @@ pub struct Executor {
     /// EXEC at issue while a DPP16 instruction runs with its disabled lanes masked out of
     /// EXEC (sources are still fetched from every lane active at issue).
     dpp_source_exec: Option<u64>,
+    /// Trace callbacks need only the state after each instruction (an observer such as
+    /// `crate::sanitizer`): the state is not cloned per step and `before` is `after`.
+    pub trace_after_only: bool,
 }
 
 /// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
@@ -603,6 +606,7 @@ impl Executor {
             slow: Vec::new(),
             plans_of: (0, 0),
             dpp_source_exec: None,
+            trace_after_only: false,
         })
     }
 
@@ -736,8 +740,19 @@ impl Executor {
             if steps >= self.step_budget {
                 return Err(WaveError::StepBudget { steps });
             }
-            let before = wave.clone();
             let d_addr = wave.pc;
+            if self.trace_after_only {
+                let r = self.step(program, wave)?;
+                steps += 1;
+                if let Some(d) = program.at(d_addr) {
+                    trace(d, wave, wave);
+                }
+                if r == Step::Ended {
+                    return Ok(steps);
+                }
+                continue;
+            }
+            let before = wave.clone();
             let r = self.step(program, wave)?;
             steps += 1;
             if let Some(d) = program.at(d_addr) {
@@ -785,6 +800,14 @@ impl Executor {
         while steps < budget {
             self.lane_ops += wave.exec().count_ones() as u64;
             let r = match trace.as_mut() {
+                Some(t) if self.trace_after_only => {
+                    let at = wave.pc;
+                    let r = self.step(program, wave)?;
+                    if let Some(d) = program.at(at) {
+                        t(d, wave, wave);
+                    }
+                    r
+                }
                 Some(t) => {
                     let before = wave.clone();
                     let at = wave.pc;

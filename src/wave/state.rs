@@ -168,6 +168,33 @@ pub struct WaveState {
     pub track_writes: bool,
     /// The memory a launch mapped (`None`: everything reads, unwritten bytes as zero).
     pub bounds: Option<std::sync::Arc<Bounds>>,
+    /// When `Some`, each memory instruction leaves here the accesses it made (for observers
+    /// such as `crate::sanitizer`); `None` (the default) records nothing.
+    pub last_access: Option<Vec<MemAccess>>,
+}
+
+/// The memory an instruction accessed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemSpace {
+    /// Global memory (GLOBAL, FLAT outside the apertures, SMEM).
+    Global,
+    /// The workgroup's LDS.
+    Lds,
+    /// Lane-private scratch (keys as in `SCRATCH_LANE_SPAN`).
+    Scratch,
+}
+
+/// One byte range one lane (or, for SMEM, the wave) accessed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemAccess {
+    /// The memory.
+    pub space: MemSpace,
+    /// The lane (0 for SMEM).
+    pub lane: u32,
+    /// The first byte.
+    pub addr: u64,
+    /// The number of bytes.
+    pub bytes: u64,
 }
 
 impl WaveState {
@@ -197,6 +224,7 @@ impl WaveState {
             written: BTreeMap::new(),
             track_writes: true,
             bounds: None,
+            last_access: None,
         };
         w.set_exec(w.full_mask());
         w

@@ -1,0 +1,1077 @@
+//! Kernel sanitizer (issue 16): finds the bugs of hand-written kernels that a functional
+//! emulator hides because it completes every memory access at once.
+//!
+//! This module owns the checking state and nothing else: per-wave outstanding-operation
+//! counters, LDS (and, when asked, global) shadow memory with barrier epochs, and a short
+//! instruction history for the hazards the ISA makes software avoid. It is fed through one
+//! narrow interface, [`Sanitizer::observe`], called after every executed instruction with
+//! the workgroup, the wave's index in it, the decoded instruction and the wave state before
+//! and after (exactly the arguments of `dispatch::Trace` and, with a fixed workgroup and
+//! wave, of `wave::Executor::run_traced`). What an instruction reads and writes comes from
+//! its decoded operand table (`isa::Inst::operands`, the spec's operand fields) and the
+//! bytes the memory layer reports in `WaveState::last_access`; there are no lists of
+//! mnemonics. See docs/sanitizer.md for the model per arch.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+
+use crate::isa::{self, Isa, Reg};
+use crate::spec::{Arch, SpecDb};
+use crate::wave::{Barrier, Class, Decoded, MemAccess, MemSpace, WaveState};
+
+/// What a finding is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A register read (or overwritten) while a load that writes it is still outstanding.
+    MissingWait,
+    /// Two waves of a workgroup access the same LDS bytes, one writes, no barrier between.
+    LdsRace,
+    /// Two waves of a dispatch access the same global bytes, one writes, unordered.
+    GlobalRace,
+    /// A dependency the ISA requires software to separate by wait states.
+    Hazard,
+}
+
+impl Kind {
+    /// The name printed and used in `--json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::MissingWait => "missing-wait",
+            Kind::LdsRace => "lds-race",
+            Kind::GlobalRace => "global-race",
+            Kind::Hazard => "hazard",
+        }
+    }
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The kind.
+    pub kind: Kind,
+    /// The workgroup.
+    pub workgroup: [u32; 3],
+    /// The wave's index in its workgroup.
+    pub wave: u32,
+    /// The instruction that exposes the bug.
+    pub pc: u64,
+    /// Its text.
+    pub inst: String,
+    /// The earlier instruction it conflicts with: its wave, PC and text.
+    pub earlier: Option<(u32, u64, String)>,
+    /// The register (`v3`, `s[4:5]`) or address (`lds[0x10]`, `global[0x...]`).
+    pub location: String,
+    /// What is wrong, in words.
+    pub detail: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.workgroup;
+        write!(
+            f,
+            "{}: workgroup ({x},{y},{z}) wave {} pc 0x{:x} `{}`: {} ({})",
+            self.kind.name(),
+            self.wave,
+            self.pc,
+            self.inst,
+            self.location,
+            self.detail
+        )?;
+        if let Some((w, pc, text)) = &self.earlier {
+            write!(f, "; earlier: wave {w} pc 0x{pc:x} `{text}`")?;
+        }
+        Ok(())
+    }
+}
+
+impl Finding {
+    /// The finding as a JSON object.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "kind": self.kind.name(),
+            "workgroup": self.workgroup,
+            "wave": self.wave,
+            "pc": format!("0x{:x}", self.pc),
+            "inst": self.inst,
+            "location": self.location,
+            "detail": self.detail,
+        });
+        if let Some((w, pc, text)) = &self.earlier {
+            v["earlier"] = serde_json::json!({"wave": w, "pc": format!("0x{pc:x}"), "inst": text});
+        }
+        v
+    }
+}
+
+/// The findings as text, one line each, and a count line.
+pub fn findings_text(findings: &[Finding]) -> String {
+    let mut s = String::new();
+    for f in findings {
+        s.push_str(&f.to_string());
+        s.push('\n');
+    }
+    s.push_str(&format!("sanitizer: {} finding(s)\n", findings.len()));
+    s
+}
+
+/// The findings as a JSON array.
+pub fn findings_json(findings: &[Finding]) -> serde_json::Value {
+    serde_json::Value::Array(findings.iter().map(Finding::to_json).collect())
+}
+
+/// Parses the value of `--check` (`all`, the default, or `global-races`).
+pub fn options_from_flag(value: &str) -> Option<Options> {
+    match value {
+        "" | "all" => Some(Options::default()),
+        "global-races" => Some(Options { global_races: true }),
+        _ => None,
+    }
+}
+
+/// What to check beyond the default set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Races on global memory between waves of the dispatch (`--check=global-races`).
+    pub global_races: bool,
+}
+
+/// An outstanding-operation counter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Counter {
+    /// RDNA 3 / CDNA `vmcnt` (CDNA: loads and stores; RDNA 3: loads and returning atomics).
+    Vm,
+    /// RDNA 3 `vscnt`: stores and atomics without return.
+    Vs,
+    /// RDNA 3 / CDNA `lgkmcnt`: LDS, scalar memory, messages.
+    Lgkm,
+    /// `expcnt`: exports and GDS (no compute instruction of this model increments it).
+    Exp,
+    /// RDNA 4 `loadcnt`.
+    Load,
+    /// RDNA 4 `storecnt`.
+    Store,
+    /// RDNA 4 `dscnt`.
+    Ds,
+    /// RDNA 4 `kmcnt`.
+    Km,
+    /// RDNA 4 `samplecnt`.
+    Sample,
+    /// RDNA 4 `bvhcnt`.
+    Bvh,
+}
+
+/// The kind of event an operation is; operations of one kind on one counter return in order,
+/// except scalar memory, which returns out of order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    VmemLoad,
+    VmemStore,
+    Lds,
+    Smem,
+}
+
+/// A register range: file (`s`, `v`, `a`, `t`) and register numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Regs {
+    file: char,
+    first: u32,
+    count: u32,
+}
+
+impl Regs {
+    fn overlaps(&self, o: &Regs) -> Option<u32> {
+        if self.file != o.file {
+            return None;
+        }
+        let lo = self.first.max(o.first);
+        (lo < (self.first + self.count).min(o.first + o.count)).then_some(lo)
+    }
+}
+
+fn reg_name(file: char, r: u32) -> String {
+    format!("{file}{r}")
+}
+
+/// An operation issued and not yet known to be complete.
+#[derive(Clone, Debug)]
+struct Pending {
+    counter: Counter,
+    event: Event,
+    pc: u64,
+    text: String,
+    /// The registers its return writes (loads, returning atomics).
+    writes: Vec<Regs>,
+    /// It writes memory (a store or an atomic).
+    store: bool,
+}
+
+/// One instruction of a wave's recent history (for hazards).
+#[derive(Clone, Debug)]
+struct Past {
+    pc: u64,
+    text: String,
+    valu: bool,
+    writes: Vec<Regs>,
+    /// VGPRs of a store with more than 64 bits of data.
+    wide_store_data: Vec<Regs>,
+    /// Wait states this instruction provides (1, or N+1 for `s_nop N`).
+    wait_states: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+struct WaveTrack {
+    pending: Vec<Pending>,
+    arrived: u32,
+    passed: u32,
+    history: VecDeque<Past>,
+}
+
+/// One access in the shadow memory.
+#[derive(Clone, Debug)]
+struct Access {
+    wg: [u32; 3],
+    wave: u32,
+    arrived: u32,
+    passed: u32,
+    pc: u64,
+    atomic: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Shadow {
+    write: Option<Access>,
+    reads: Vec<Access>,
+}
+
+/// The checker of one run or dispatch.
+pub struct Sanitizer {
+    arch: Arch,
+    db: SpecDb,
+    isa: Isa,
+    /// Per instruction name: the operand fields the spec types as scalar (SGPR) registers.
+    scalar_fields: HashMap<String, Vec<String>>,
+    options: Options,
+    waves: HashMap<([u32; 3], u32), WaveTrack>,
+    lds: HashMap<u64, Shadow>,
+    lds_wg: Option<[u32; 3]>,
+    global: HashMap<u64, Shadow>,
+    texts: HashMap<u64, String>,
+    findings: Vec<Finding>,
+    /// Instructions observed.
+    pub instructions: u64,
+}
+
+/// The largest number of findings kept (a broken kernel in a loop would flood otherwise).
+const MAX_FINDINGS: usize = 1000;
+
+impl Sanitizer {
+    /// A checker for programs of `db`'s arch (`isa` is its assembler, for instruction text).
+    pub fn new(db: &SpecDb, isa: &Isa, options: Options) -> Sanitizer {
+        Sanitizer {
+            arch: db.arch(),
+            db: db.clone(),
+            isa: isa.clone(),
+            scalar_fields: HashMap::new(),
+            options,
+            waves: HashMap::new(),
+            lds: HashMap::new(),
+            lds_wg: None,
+            global: HashMap::new(),
+            texts: HashMap::new(),
+            findings: Vec::new(),
+            instructions: 0,
+        }
+    }
+
+    /// The findings so far, in the order found.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    fn text(&mut self, d: &Decoded) -> String {
+        if let Some(t) = self.texts.get(&d.addr) {
+            return t.clone();
+        }
+        let t = self.isa.print(&d.inst);
+        self.texts.insert(d.addr, t.clone());
+        t
+    }
+
+    /// The operand fields of `d` the spec types as SGPRs (a VOP `vdst` that is an SGPR,
+    /// as in `v_readfirstlane_b32`, decodes as a register number only).
+    fn scalar_fields(&mut self, d: &Decoded) -> Vec<String> {
+        if let Some(v) = self.scalar_fields.get(&d.inst.name) {
+            return v.clone();
+        }
+        let all = self.db.get_all(&d.inst.name);
+        let inst = all
+            .iter()
+            .find(|i| i.encoding == d.inst.family)
+            .or_else(|| all.first());
+        let v: Vec<String> = inst
+            .map(|i| {
+                i.operands
+                    .iter()
+                    .filter(|o| is_scalar_kind(&o.kind))
+                    .map(|o| o.field.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.scalar_fields.insert(d.inst.name.clone(), v.clone());
+        v
+    }
+
+    fn report(&mut self, f: Finding) {
+        if self.findings.len() < MAX_FINDINGS && !self.findings.contains(&f) {
+            self.findings.push(f);
+        }
+    }
+
+    /// Observes one executed instruction `d` of wave `wave` of workgroup `wg`; `before` and
+    /// `after` are the wave's state around it (`after.last_access` lists the bytes a memory
+    /// instruction accessed when the caller turned recording on). Only `after` is read, so
+    /// callers may run with `Executor::trace_after_only` (no state clone per step).
+    pub fn observe(
+        &mut self,
+        wg: [u32; 3],
+        wave: u32,
+        d: &Decoded,
+        _before: &WaveState,
+        after: &WaveState,
+    ) {
+        self.instructions += 1;
+        let text = self.text(d);
+        let scalar = self.scalar_fields(d);
+        let (reads, writes) = operand_regs(d, &scalar);
+        let family = d.inst.family.as_str();
+        let name = d.inst.name.as_str();
+        let mut track = self.waves.remove(&(wg, wave)).unwrap_or_default();
+        let mut found = Vec::new();
+
+        // Waits retire operations first (a wait reads no register a load writes).
+        if d.class == Class::Noop {
+            // Waits write no SGPR: the state after holds the SGPR a SOPK wait names.
+            for (counter, n) in wait_fields(self.arch, d, after) {
+                retire(&mut track.pending, counter, n);
+            }
+        }
+
+        // Reads of registers an outstanding load will still write.
+        for r in &reads {
+            for p in track.pending.iter_mut() {
+                let mut hit = None;
+                for w in p.writes.iter() {
+                    if let Some(at) = w.overlaps(r) {
+                        hit = Some(at);
+                        break;
+                    }
+                }
+                if let Some(at) = hit {
+                    found.push(Finding {
+                        kind: Kind::MissingWait,
+                        workgroup: wg,
+                        wave,
+                        pc: d.addr,
+                        inst: text.clone(),
+                        earlier: Some((wave, p.pc, p.text.clone())),
+                        location: reg_name(r.file, at),
+                        detail: format!(
+                            "reads a register the earlier load has not returned (no wait on {})",
+                            counter_name(p.counter)
+                        ),
+                    });
+                    // Reported once: the load is taken as arrived for these registers.
+                    p.writes.retain(|w| w.overlaps(r).is_none());
+                }
+            }
+        }
+
+        let memory_op = memory_event(d, after);
+        // Overwrites of registers an outstanding load will still write (its return would
+        // land after this write), unless this is a load of the same in-order kind.
+        for w in &writes {
+            for p in track.pending.iter_mut() {
+                let same_order = memory_op
+                    .is_some_and(|(c, e)| c == p.counter && e == p.event && e != Event::Smem);
+                if same_order {
+                    continue;
+                }
+                let hit = p.writes.iter().find_map(|pw| pw.overlaps(w));
+                if let Some(at) = hit {
+                    found.push(Finding {
+                        kind: Kind::MissingWait,
+                        workgroup: wg,
+                        wave,
+                        pc: d.addr,
+                        inst: text.clone(),
+                        earlier: Some((wave, p.pc, p.text.clone())),
+                        location: reg_name(w.file, at),
+                        detail: format!(
+                            "overwrites a register the earlier load has not returned (no wait on {})",
+                            counter_name(p.counter)
+                        ),
+                    });
+                    p.writes.retain(|pw| pw.overlaps(w).is_none());
+                }
+            }
+        }
+
+        if self.arch == Arch::Cdna {
+            self.hazards(&mut track, wg, wave, d, &text, &reads, &writes, &mut found);
+        }
+
+        // New outstanding operations.
+        if let Some((counter, event)) = memory_op {
+            let returns = writes.clone();
+            track.pending.push(Pending {
+                counter,
+                event,
+                pc: d.addr,
+                text: text.clone(),
+                writes: returns,
+                store: name.contains("STORE") || name.contains("WRITE") || name.contains("ATOMIC"),
+            });
+        }
+
+        // Shadow memory.
+        if let Some(log) = after
+            .last_access
+            .as_ref()
+            .filter(|_| is_memory_family(family) && d.class == Class::Execute)
+        {
+            let atomic = name.contains("ATOMIC");
+            let store = name.contains("STORE") || name.contains("WRITE") || atomic;
+            let load = !name.contains("STORE") && !name.contains("WRITE") || atomic;
+            let now = Access {
+                wg,
+                wave,
+                arrived: track.arrived,
+                passed: track.passed,
+                pc: d.addr,
+                atomic,
+            };
+            if log.iter().any(|a| a.space == MemSpace::Lds) && self.lds_wg != Some(wg) {
+                self.lds.clear();
+                self.lds_wg = Some(wg);
+            }
+            let mut lds_hit = None;
+            let mut global_hit = None;
+            for a in log {
+                let (map, hit, on) = match a.space {
+                    MemSpace::Lds => (&mut self.lds, &mut lds_hit, true),
+                    MemSpace::Global => {
+                        (&mut self.global, &mut global_hit, self.options.global_races)
+                    }
+                    MemSpace::Scratch => continue,
+                };
+                if !on {
+                    continue;
+                }
+                shadow_access(map, a, &now, load, store, hit);
+            }
+            for (hit, kind, space) in [
+                (lds_hit, Kind::LdsRace, "lds"),
+                (global_hit, Kind::GlobalRace, "global"),
+            ] {
+                if let Some((addr, other)) = hit {
+                    let earlier_text = self.texts.get(&other.pc).cloned().unwrap_or_default();
+                    found.push(Finding {
+                        kind,
+                        workgroup: wg,
+                        wave,
+                        pc: d.addr,
+                        inst: text.clone(),
+                        earlier: Some((other.wave, other.pc, earlier_text)),
+                        location: format!("{space}[0x{addr:x}]"),
+                        detail: if other.wg == wg {
+                            format!(
+                                "wave {} accessed the same byte with no barrier both waves passed in between",
+                                other.wave
+                            )
+                        } else {
+                            format!(
+                                "workgroup ({},{},{}) wave {} accessed the same byte (no ordering between workgroups)",
+                                other.wg[0], other.wg[1], other.wg[2], other.wave
+                            )
+                        },
+                    });
+                }
+            }
+        }
+
+        if let Class::Barrier(b) = d.class {
+            // Arriving at a barrier with an LDS write still outstanding: the barrier orders
+            // the issue, not the write, so the other waves may not see it.
+            if matches!(b, Barrier::SignalWait | Barrier::Signal) {
+                if let Some(p) = track
+                    .pending
+                    .iter()
+                    .find(|p| p.event == Event::Lds && p.store)
+                {
+                    found.push(Finding {
+                        kind: Kind::MissingWait,
+                        workgroup: wg,
+                        wave,
+                        pc: d.addr,
+                        inst: text.clone(),
+                        earlier: Some((wave, p.pc, p.text.clone())),
+                        location: "lds".into(),
+                        detail: format!(
+                            "an LDS write is still outstanding at the barrier (no wait on {} 0)",
+                            counter_name(p.counter)
+                        ),
+                    });
+                }
+            }
+            match b {
+                Barrier::SignalWait => {
+                    track.arrived += 1;
+                    track.passed += 1;
+                }
+                Barrier::Signal => track.arrived += 1,
+                Barrier::Wait => track.passed += 1,
+            }
+        }
+        self.waves.insert((wg, wave), track);
+        for f in found {
+            self.report(f);
+        }
+    }
+
+    /// CDNA hazards the manual requires software to separate by wait states (CDNA 3 ISA,
+    /// section 4.5 "Manually Inserted Wait States (NOPs)").
+    #[allow(clippy::too_many_arguments)]
+    fn hazards(
+        &mut self,
+        track: &mut WaveTrack,
+        wg: [u32; 3],
+        wave: u32,
+        d: &Decoded,
+        text: &str,
+        reads: &[Regs],
+        writes: &[Regs],
+        found: &mut Vec<Finding>,
+    ) {
+        let family = d.inst.family.as_str();
+        let valu = family.starts_with("VOP");
+        let vmem = matches!(family, "GLOBAL" | "FLAT" | "SCRATCH" | "MUBUF" | "MTBUF");
+        let dpp = d.ext.is_some() || d.inst.format.contains("DPP");
+        let mut between = 0u32;
+        let mut hit = None;
+        for past in track.history.iter().rev() {
+            // VALU writes an SGPR, then a VMEM instruction reads it: 5 wait states.
+            if vmem && past.valu && between < 5 {
+                for r in reads.iter().filter(|r| r.file == 's') {
+                    if let Some(at) = past.writes.iter().find_map(|w| w.overlaps(r)) {
+                        hit = Some((
+                            past.pc,
+                            past.text.clone(),
+                            reg_name('s', at),
+                            5,
+                            "a VMEM instruction reads an SGPR a VALU instruction wrote",
+                        ));
+                    }
+                }
+            }
+            // VALU writes a VGPR, then a DPP instruction reads it: 2 wait states.
+            if dpp && past.valu && between < 2 && hit.is_none() {
+                for r in reads.iter().filter(|r| r.file == 'v') {
+                    if let Some(at) = past.writes.iter().find_map(|w| w.overlaps(r)) {
+                        hit = Some((
+                            past.pc,
+                            past.text.clone(),
+                            reg_name('v', at),
+                            2,
+                            "a DPP instruction reads a VGPR a VALU instruction wrote",
+                        ));
+                    }
+                }
+            }
+            // A store with more than 64 bits of data, then a VALU write of its data VGPRs:
+            // 2 wait states (gfx940 and later).
+            if valu && between < 2 && hit.is_none() {
+                for w in writes.iter().filter(|r| r.file == 'v') {
+                    if let Some(at) = past.wide_store_data.iter().find_map(|s| s.overlaps(w)) {
+                        hit = Some((past.pc, past.text.clone(), reg_name('v', at), 2, "a VALU instruction overwrites the data VGPRs of a store of more than 64 bits"));
+                    }
+                }
+            }
+            if hit.is_some() {
+                break;
+            }
+            between += past.wait_states;
+            if between >= 5 {
+                break;
+            }
+        }
+        if let Some((pc, earlier, location, needed, what)) = hit {
+            found.push(Finding {
+                kind: Kind::Hazard,
+                workgroup: wg,
+                wave,
+                pc: d.addr,
+                inst: text.to_string(),
+                earlier: Some((wave, pc, earlier)),
+                location,
+                detail: format!("{what}: {needed} wait states required, {between} given"),
+            });
+        }
+        let name = d.inst.name.as_str();
+        let wide_store_data = if vmem && (name.contains("STORE") || name.contains("ATOMIC")) {
+            data_regs(d).into_iter().filter(|r| r.count > 2).collect()
+        } else {
+            Vec::new()
+        };
+        let wait_states = if name == "S_NOP" {
+            d.inst.field("simm16").unwrap_or(0) as u32 % 16 + 1
+        } else {
+            1
+        };
+        track.history.push_back(Past {
+            pc: d.addr,
+            text: text.to_string(),
+            valu,
+            writes: writes.to_vec(),
+            wide_store_data,
+            wait_states,
+        });
+        if track.history.len() > 6 {
+            track.history.pop_front();
+        }
+    }
+}
+
+/// Records one access in a shadow map; the first conflicting earlier access goes to `hit`.
+fn shadow_access(
+    map: &mut HashMap<u64, Shadow>,
+    a: &MemAccess,
+    now: &Access,
+    load: bool,
+    store: bool,
+    hit: &mut Option<(u64, Access)>,
+) {
+    // Ordered: the earlier access's wave arrived at a barrier this wave has since passed.
+    let ordered = |e: &Access| {
+        e.wg == now.wg && (e.wave == now.wave || now.passed > e.arrived) || e.atomic && now.atomic
+    };
+    for b in a.addr..a.addr.saturating_add(a.bytes) {
+        let s = map.entry(b).or_default();
+        if hit.is_none() {
+            if let Some(w) = s.write.as_ref().filter(|w| !ordered(w)) {
+                *hit = Some((b, w.clone()));
+            } else if store {
+                if let Some(r) = s.reads.iter().find(|r| !ordered(r)) {
+                    *hit = Some((b, r.clone()));
+                }
+            }
+        }
+        if store {
+            s.write = Some(now.clone());
+            s.reads.clear();
+        } else if load {
+            s.reads.retain(|r| !(r.wg == now.wg && r.wave == now.wave));
+            s.reads.push(now.clone());
+        }
+    }
+}
+
+fn counter_name(c: Counter) -> &'static str {
+    match c {
+        Counter::Vm => "vmcnt",
+        Counter::Vs => "vscnt",
+        Counter::Lgkm => "lgkmcnt",
+        Counter::Exp => "expcnt",
+        Counter::Load => "loadcnt",
+        Counter::Store => "storecnt",
+        Counter::Ds => "dscnt",
+        Counter::Km => "kmcnt",
+        Counter::Sample => "samplecnt",
+        Counter::Bvh => "bvhcnt",
+    }
+}
+
+fn is_memory_family(family: &str) -> bool {
+    matches!(
+        family,
+        "SMEM"
+            | "DS"
+            | "FLAT"
+            | "GLOBAL"
+            | "SCRATCH"
+            | "VFLAT"
+            | "VGLOBAL"
+            | "VSCRATCH"
+            | "MUBUF"
+            | "MTBUF"
+    )
+}
+
+/// The counter and event kind of a memory instruction, from its family, whether it returns
+/// data and (FLAT) the memory its lanes reached.
+fn memory_event(d: &Decoded, after: &WaveState) -> Option<(Counter, Event)> {
+    let family = d.inst.family.as_str();
+    // Cache invalidations (`buffer_gl0_inv`, ...) are memory-encoded but move no data.
+    if !is_memory_family(family) || d.class != Class::Execute {
+        return None;
+    }
+    let arch = after.arch;
+    let flat_lds = matches!(family, "FLAT" | "VFLAT")
+        && after
+            .last_access
+            .as_ref()
+            .is_some_and(|l| !l.is_empty() && l.iter().all(|a| a.space == MemSpace::Lds));
+    let event = if family == "SMEM" {
+        Event::Smem
+    } else if family == "DS" || flat_lds {
+        Event::Lds
+    } else if returns_data(d) {
+        Event::VmemLoad
+    } else {
+        Event::VmemStore
+    };
+    // CDNA's vmcnt counts loads and stores as one in-order stream (GFX9: vector memory
+    // operations return in issue order).
+    let event = match (arch, event) {
+        (Arch::Cdna, Event::VmemStore) => Event::VmemLoad,
+        (_, e) => e,
+    };
+    let counter = match (arch, event) {
+        (Arch::Rdna4, Event::Smem) => Counter::Km,
+        (Arch::Rdna4, Event::Lds) => Counter::Ds,
+        (Arch::Rdna4, Event::VmemLoad) => Counter::Load,
+        (Arch::Rdna4, Event::VmemStore) => Counter::Store,
+        (_, Event::Smem | Event::Lds) => Counter::Lgkm,
+        (Arch::Rdna3, Event::VmemStore) => Counter::Vs,
+        _ => Counter::Vm,
+    };
+    Some((counter, event))
+}
+
+/// Whether a vector memory instruction returns data to VGPRs: a load, or an atomic with its
+/// return bit (RDNA 3 `glc`, CDNA `sc0`, RDNA 4 `th` bit 0) set.
+fn returns_data(d: &Decoded) -> bool {
+    let name = d.inst.name.as_str();
+    if name.contains("ATOMIC") {
+        for f in ["glc", "sc0"] {
+            if let Some(v) = d.inst.field(f) {
+                return v == 1;
+            }
+        }
+        return d.inst.field("th").is_some_and(|t| t & 1 == 1);
+    }
+    name.contains("LOAD") || name.contains("READ")
+}
+
+/// The registers of an operand value.
+fn value_regs(v: &isa::Value) -> Option<Regs> {
+    match *v {
+        isa::Value::Reg(Reg::Sgpr { index, count }) => Some(Regs {
+            file: 's',
+            first: index as u32,
+            count: count as u32,
+        }),
+        isa::Value::Reg(Reg::Vgpr { index, count }) => Some(Regs {
+            file: 'v',
+            first: index as u32,
+            count: count as u32,
+        }),
+        isa::Value::Reg(Reg::Agpr { index, count }) => Some(Regs {
+            file: 'a',
+            first: index as u32,
+            count: count as u32,
+        }),
+        isa::Value::Reg(Reg::Ttmp { index, count }) => Some(Regs {
+            file: 't',
+            first: index as u32,
+            count: count as u32,
+        }),
+        isa::Value::Reg(Reg::Special { code, count }) => Some(Regs {
+            file: 's',
+            first: code as u32,
+            count: count as u32,
+        }),
+        _ => None,
+    }
+}
+
+/// Whether operand field `field` of `d` is written (else read).
+fn is_written(d: &Decoded, field: &str) -> bool {
+    let name = d.inst.name.as_str();
+    match field {
+        f if f.starts_with("vdst") || f.starts_with("sdst") => {
+            // SOPK waits name a (null) SGPR they read.
+            d.class != Class::Noop
+        }
+        "sdata" => d.inst.family == "SMEM" && name.contains("LOAD"),
+        "vdata" => returns_data(d),
+        _ => false,
+    }
+}
+
+/// Whether a spec operand kind (`OPR_SREG`, `OPR_SDST`, ...) names a scalar register.
+fn is_scalar_kind(kind: &str) -> bool {
+    let k = kind.to_ascii_uppercase();
+    let k = k.trim_start_matches("OPR_");
+    k.starts_with("SREG") || k.starts_with("SDST") || k.starts_with("SGPR")
+}
+
+/// The registers `d` reads and writes, from its operand table (`scalar`: fields the spec
+/// types as SGPRs).
+fn operand_regs(d: &Decoded, scalar: &[String]) -> (Vec<Regs>, Vec<Regs>) {
+    let mut reads = Vec::new();
+    let mut writes = Vec::new();
+    // With an SGPR base (`saddr`), a global address VGPR is a 32-bit offset, not a pair.
+    let sgpr_base = d
+        .inst
+        .operands
+        .iter()
+        .any(|o| o.field == "saddr" && matches!(o.value, isa::Value::Reg(Reg::Sgpr { .. })));
+    for o in &d.inst.operands {
+        let Some(mut r) = value_regs(&o.value) else {
+            continue;
+        };
+        if r.file == 'v' && scalar.iter().any(|f| f == &o.field) {
+            r.file = 's';
+        }
+        let addr_field = matches!(o.field.as_str(), "addr" | "vaddr");
+        let family = d.inst.family.as_str();
+        // An atomic without return writes no VGPR (its `vdst` field is unused).
+        let memory = is_memory_family(family);
+        if memory && o.field == "vdst" && d.inst.name.contains("ATOMIC") && !returns_data(d) {
+            continue;
+        }
+        // GFX9 (CDNA) SMEM: `soffset` is read only with `soffset_en`, `offset` names an SGPR
+        // only without `imm` (as the memory layer forms the address).
+        if family == "SMEM" {
+            if o.field == "soffset" && d.inst.field("soffset_en") == Some(0) {
+                continue;
+            }
+            if o.field == "offset" && d.inst.field("imm") == Some(1) {
+                continue;
+            }
+        }
+        // A scratch address VGPR is read only with SVE set (RDNA) or without an SGPR base
+        // (CDNA, no SVE bit): as the memory layer forms the address.
+        if addr_field && matches!(family, "SCRATCH" | "VSCRATCH") {
+            let used = match d.inst.field("sve") {
+                Some(sve) => sve == 1,
+                None => !sgpr_base,
+            };
+            if !used {
+                continue;
+            }
+        }
+        if addr_field && (sgpr_base || matches!(family, "SCRATCH" | "VSCRATCH")) {
+            r.count = 1;
+        }
+        if is_written(d, &o.field) {
+            writes.push(r);
+            // A store-and-return atomic also reads its data register (`vdata`).
+            if o.field == "vdata" && d.inst.name.contains("ATOMIC") {
+                reads.push(r);
+            }
+        } else {
+            reads.push(r);
+        }
+    }
+    // VOPD lists only the VGPR second sources; the first sources are source codes.
+    if d.inst.family == "VOPD" {
+        for f in ["srcx0", "srcy0"] {
+            if let Some(code) = d.inst.field(f) {
+                let code = code as u32;
+                if code >= 256 {
+                    reads.push(Regs {
+                        file: 'v',
+                        first: code - 256,
+                        count: 1,
+                    });
+                } else if code < 106 {
+                    reads.push(Regs {
+                        file: 's',
+                        first: code,
+                        count: 1,
+                    });
+                }
+            }
+        }
+    }
+    (reads, writes)
+}
+
+/// The store-data registers of a vector memory instruction.
+fn data_regs(d: &Decoded) -> Vec<Regs> {
+    d.inst
+        .operands
+        .iter()
+        .filter(|o| {
+            matches!(
+                o.field.as_str(),
+                "data" | "vdata" | "vsrc" | "data0" | "data1"
+            )
+        })
+        .filter_map(|o| value_regs(&o.value))
+        .collect()
+}
+
+/// The counters a wait instruction waits on, with their thresholds, from its exact field
+/// encoding (checked against llvm-mc-22; see docs/sanitizer.md).
+fn wait_fields(arch: Arch, d: &Decoded, before: &WaveState) -> Vec<(Counter, u32)> {
+    let name = d.inst.name.as_str();
+    let imm = d.inst.field("simm16").unwrap_or(0) as u32;
+    // SOPK forms wait for SGPR[sdst] + simm16 when sdst is not null.
+    let sopk = |imm: u32| -> u32 {
+        match d.inst.field("sdst") {
+            Some(s) if crate::wave::null_code(arch) != Some(s as u32) => {
+                imm.saturating_add(before.read_sgpr(s as u32))
+            }
+            _ => imm,
+        }
+    };
+    decode_wait(arch, name, imm, &sopk)
+}
+
+/// The counters and thresholds of wait instruction `name` with immediate `imm`; `sopk` adds
+/// the SGPR of a SOPK wait.
+fn decode_wait(arch: Arch, name: &str, imm: u32, sopk: &dyn Fn(u32) -> u32) -> Vec<(Counter, u32)> {
+    match (arch, name) {
+        (Arch::Rdna3, "S_WAITCNT") => vec![
+            (Counter::Vm, imm >> 10 & 0x3f),
+            (Counter::Lgkm, imm >> 4 & 0x3f),
+            (Counter::Exp, imm & 7),
+        ],
+        (Arch::Cdna, "S_WAITCNT") => vec![
+            (Counter::Vm, (imm & 0xf) | (imm >> 14 & 3) << 4),
+            (Counter::Exp, imm >> 4 & 7),
+            (Counter::Lgkm, imm >> 8 & 0xf),
+        ],
+        (_, "S_WAITCNT_VSCNT") => vec![(Counter::Vs, sopk(imm))],
+        (_, "S_WAITCNT_VMCNT") => vec![(Counter::Vm, sopk(imm))],
+        (_, "S_WAITCNT_LGKMCNT") => vec![(Counter::Lgkm, sopk(imm))],
+        (_, "S_WAITCNT_EXPCNT") => vec![(Counter::Exp, sopk(imm))],
+        (_, "S_WAIT_LOADCNT") => vec![(Counter::Load, imm)],
+        (_, "S_WAIT_STORECNT") => vec![(Counter::Store, imm)],
+        (_, "S_WAIT_DSCNT") => vec![(Counter::Ds, imm)],
+        (_, "S_WAIT_KMCNT") => vec![(Counter::Km, imm)],
+        (_, "S_WAIT_SAMPLECNT") => vec![(Counter::Sample, imm)],
+        (_, "S_WAIT_BVHCNT") => vec![(Counter::Bvh, imm)],
+        (_, "S_WAIT_EXPCNT") => vec![(Counter::Exp, imm)],
+        (_, "S_WAIT_LOADCNT_DSCNT") => {
+            vec![(Counter::Load, imm >> 8 & 0x3f), (Counter::Ds, imm & 0x3f)]
+        }
+        (_, "S_WAIT_STORECNT_DSCNT") => {
+            vec![(Counter::Store, imm >> 8 & 0x3f), (Counter::Ds, imm & 0x3f)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Applies "wait until `counter` <= n": operations of one in-order kind complete oldest
+/// first; when the counter holds scalar memory or more than one kind, only 0 is safe.
+fn retire(pending: &mut Vec<Pending>, counter: Counter, n: u32) {
+    let on: Vec<usize> = (0..pending.len())
+        .filter(|&i| pending[i].counter == counter)
+        .collect();
+    if on.len() <= n as usize {
+        return;
+    }
+    let first = pending[on[0]].event;
+    let out_of_order = on
+        .iter()
+        .any(|&i| pending[i].event == Event::Smem || pending[i].event != first);
+    let done: Vec<usize> = if n == 0 {
+        on
+    } else if out_of_order {
+        Vec::new()
+    } else {
+        on[..on.len() - n as usize].to_vec()
+    };
+    let mut i = 0;
+    pending.retain(|_| {
+        let keep = !done.contains(&i);
+        i += 1;
+        keep
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pend(counter: Counter, event: Event, pc: u64) -> Pending {
+        Pending {
+            counter,
+            event,
+            pc,
+            text: String::new(),
+            store: false,
+            writes: vec![Regs {
+                file: 'v',
+                first: pc as u32,
+                count: 1,
+            }],
+        }
+    }
+
+    /// Encodings from `llvm-mc-22 -show-encoding` (see docs/sanitizer.md).
+    #[test]
+    fn wait_encodings_match_llvm_mc() {
+        let id = |x: u32| x;
+        // gfx1100 `s_waitcnt vmcnt(1) expcnt(2) lgkmcnt(3)`: [0x32,0x04,0x89,0xbf].
+        assert_eq!(
+            decode_wait(Arch::Rdna3, "S_WAITCNT", 0x0432, &id),
+            vec![(Counter::Vm, 1), (Counter::Lgkm, 3), (Counter::Exp, 2)]
+        );
+        // gfx950, the same waits: [0x21,0x03,0x8c,0xbf]; vmcnt 63 sets bits 15:14 too.
+        assert_eq!(
+            decode_wait(Arch::Cdna, "S_WAITCNT", 0x0321, &id),
+            vec![(Counter::Vm, 1), (Counter::Exp, 2), (Counter::Lgkm, 3)]
+        );
+        assert_eq!(
+            decode_wait(Arch::Cdna, "S_WAITCNT", 0xc00f, &id)[0],
+            (Counter::Vm, 63)
+        );
+        // gfx1200 `s_wait_loadcnt_dscnt 0x302` / `s_wait_storecnt_dscnt 0x302`.
+        assert_eq!(
+            decode_wait(Arch::Rdna4, "S_WAIT_LOADCNT_DSCNT", 0x302, &id),
+            vec![(Counter::Load, 3), (Counter::Ds, 2)]
+        );
+        assert_eq!(
+            decode_wait(Arch::Rdna4, "S_WAIT_STORECNT_DSCNT", 0x302, &id),
+            vec![(Counter::Store, 3), (Counter::Ds, 2)]
+        );
+        assert_eq!(
+            decode_wait(Arch::Rdna4, "S_WAIT_KMCNT", 1, &id),
+            vec![(Counter::Km, 1)]
+        );
+        // gfx1100 `s_waitcnt_vscnt null, 0x5`: simm16 only (null SGPR).
+        assert_eq!(
+            decode_wait(Arch::Rdna3, "S_WAITCNT_VSCNT", 5, &id),
+            vec![(Counter::Vs, 5)]
+        );
+        assert!(decode_wait(Arch::Rdna3, "S_NOP", 5, &id).is_empty());
+    }
+
+    #[test]
+    fn in_order_counter_retires_oldest() {
+        let mut p = vec![
+            pend(Counter::Vm, Event::VmemLoad, 0),
+            pend(Counter::Vm, Event::VmemLoad, 1),
+            pend(Counter::Vm, Event::VmemLoad, 2),
+        ];
+        retire(&mut p, Counter::Vm, 1);
+        assert_eq!(p.iter().map(|x| x.pc).collect::<Vec<_>>(), vec![2]);
+    }
+
+    #[test]
+    fn scalar_memory_needs_zero() {
+        let mut p = vec![
+            pend(Counter::Lgkm, Event::Smem, 0),
+            pend(Counter::Lgkm, Event::Lds, 1),
+        ];
+        retire(&mut p, Counter::Lgkm, 1);
+        assert_eq!(p.len(), 2);
+        retire(&mut p, Counter::Lgkm, 0);
+        assert!(p.is_empty());
+    }
+}

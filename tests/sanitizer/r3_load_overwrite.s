@@ -1,0 +1,9 @@
+# A VALU overwrites the destination of a load still in flight (the load lands later).
+# arch: rdna3
+# wave: 32 64
+# expect: missing-wait 0xc 0x4
+v_mov_b32 v1, 0
+global_load_b32 v2, v1, s[0:1]
+s_waitcnt vmcnt(0) ; @fix
+v_mov_b32 v2, 7
+s_endpgm
