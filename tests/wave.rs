@@ -978,3 +978,24 @@ fn issue_11_cdna_vop3_forms_without_text_run_their_e32_twin() {
         assert_eq!(w.vgpr(0, 1), 2.0f32.to_bits(), "{engine:?}");
     }
 }
+
+#[test]
+fn issue_11_rdna4_sopk_immediates() {
+    // RDNA 4's SOPK texts read the 16-bit immediate as S0 (`signext(S0.i16)`): found by a
+    // compiled loop whose `s_addk_co_i32 s11, 0x100` never advanced.
+    let spec = common::spec();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut ex = Executor::new(spec.db(Arch::Rdna4), engine).expect("executor");
+        let text = "s_movk_i32 s0, 0xfff0\n\
+                    s_mov_b32 s1, 5\n\
+                    s_addk_co_i32 s1, 0x100\n\
+                    s_mov_b32 s2, 3\n\
+                    s_mulk_i32 s2, 0xfffe\n";
+        let program = Program::assemble(ex.isa(), text).expect("assembles");
+        let mut w = ex.new_wave(32);
+        ex.run(&program, &mut w).expect("runs");
+        assert_eq!(w.sgpr[0], 0xffff_fff0, "{engine:?}: s_movk sign-extends");
+        assert_eq!(w.sgpr[1], 0x105, "{engine:?}: s_addk_co adds");
+        assert_eq!(w.sgpr[2], (-6i32) as u32, "{engine:?}: s_mulk multiplies");
+    }
+}

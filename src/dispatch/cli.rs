@@ -205,7 +205,9 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
     } else {
         d.run(&launch)
     }
-    .map_err(|e| err(format!("{}: {e}", input.display())))?;
+    // With --trace, a failing launch shows the instructions that led to the fault (on
+    // standard error with the message; standard output stays empty).
+    .map_err(|e| CliError(format!("{trace_text}error: {}: {e}", input.display())))?;
     let mut out = trace_text;
     let findings = checker.map(|c| c.findings().to_vec()).unwrap_or_default();
     if opts.json {
