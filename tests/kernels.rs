@@ -48,12 +48,6 @@ const GAPS: &[Gap] = &[
         reason: "AccVGPRs are not modelled: V_ACCVGPR_WRITE/READ have no pseudocode (CDNA -O0 spills through AGPRs)",
     },
     Gap {
-        kernel: "f64_ops",
-        targets: &[Target::Gfx950],
-        opts: &[Opt::O2],
-        reason: "(double)(long)(z * 0x1p20) is wrong on CDNA at -O2 (the f64 -> i64 -> f64 conversion sequence)",
-    },
-    Gap {
         kernel: "half_packed",
         targets: &[Target::Gfx950],
         opts: &[Opt::O2],
@@ -70,12 +64,6 @@ const GAPS: &[Gap] = &[
         targets: &[Target::Gfx950],
         opts: &[Opt::O2],
         reason: "rows come back misordered on CDNA at -O2 (private array with dynamic indexing in a loop)",
-    },
-    Gap {
-        kernel: "scan_single",
-        targets: &[Target::Gfx950],
-        opts: &[Opt::O2],
-        reason: "runs away (1M-instruction step budget) at -O2 on CDNA (RDNA 3 and 4 are right)",
     },
 ];
 

@@ -999,3 +999,21 @@ fn issue_11_rdna4_sopk_immediates() {
         assert_eq!(w.sgpr[2], (-6i32) as u32, "{engine:?}: s_mulk multiplies");
     }
 }
+
+#[test]
+fn issue_11_cdna_sopk_immediates_and_compares() {
+    // CDNA's S_ADDK_I32 reads the immediate as S0 (the SGPR is D0); its S_CMPK_* compare
+    // the SGPR S0 with the immediate S1.
+    let spec = common::spec();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut ex = Executor::new(spec.db(Arch::Cdna), engine).expect("executor");
+        let text = "s_mov_b32 s1, 5\n\
+                    s_addk_i32 s1, 0x100\n\
+                    s_cmpk_eq_u32 s1, 0x105\n";
+        let program = Program::assemble(ex.isa(), text).expect("assembles");
+        let mut w = ex.new_wave(64);
+        ex.run(&program, &mut w).expect("runs");
+        assert_eq!(w.sgpr[1], 0x105, "{engine:?}: s_addk adds");
+        assert!(w.scc, "{engine:?}: s_cmpk_eq compares with the immediate");
+    }
+}

@@ -656,9 +656,12 @@ fn bind_named(
             let k = (name.as_bytes()[1] - b'0') as usize;
             match ii.src_field(k) {
                 Some(field) if ii.has_field(field) => Some(bind_source(w, ii, k, field, width)),
-                // RDNA 4's SOPK texts name the 16-bit immediate S0 (`signext(S0.i16)`);
-                // RDNA 3's and CDNA's S0 of a SOPK entry is the SGPR `sdst` names.
-                _ if ii.family == "SOPK" && k == 0 && w.arch == Arch::Rdna4 => {
+                // SOPK texts name the 16-bit immediate S1 when S0 is the SGPR `sdst` names
+                // (CDNA's S_CMPK_*: `S0.i32 == signext(S1.i16)`), and S0 when the SGPR is
+                // D0 (RDNA 4's and CDNA's S_MOVK/S_ADDK/S_MULK: `D0 + signext(S0.i16)`).
+                _ if ii.family == "SOPK"
+                    && (k == 1 || k == 0 && ii.e.prepared.function.reg("D0").is_some()) =>
+                {
                     Some(uni(width, (ii.field("simm16") & 0xffff) as u64))
                 }
                 _ if ii.family == "SOPK" && k == 0 => Some(RegValue::Uniform(scalar_src(
