@@ -70,6 +70,21 @@ fn build() -> Option<(PathBuf, PathBuf)> {
         .arg("-o")
         .arg(&co));
     let lib = lib_dir();
+    if !lib.join("libamdpcode.so").exists() {
+        // `cargo test` builds the library as an rlib only: build the cdylib into the same
+        // target folder and profile (cargo's lock is free while tests run).
+        let target = lib.parent().expect("target folder");
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo
+            .args(["build", "--lib", "--manifest-path"])
+            .arg(root.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(target);
+        if lib.file_name().and_then(|n| n.to_str()) == Some("release") {
+            cargo.arg("--release");
+        }
+        run(&mut cargo);
+    }
     assert!(
         lib.join("libamdpcode.so").exists(),
         "the cdylib is not at {} (cargo builds it with the tests)",
