@@ -39,6 +39,13 @@ fn run(cmd: &mut Command) -> String {
 /// Builds the code object and the C program in a fresh folder; None (after a notice) when
 /// clang-22 is missing outside CI.
 fn build() -> Option<(PathBuf, PathBuf)> {
+    // Both tests use one build: building twice into one folder raced (a test ran the C
+    // program while the other was writing it).
+    static BUILT: std::sync::OnceLock<Option<(PathBuf, PathBuf)>> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_once).clone()
+}
+
+fn build_once() -> Option<(PathBuf, PathBuf)> {
     if !have("clang-22") || !have("ld.lld-22") {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
