@@ -3,7 +3,10 @@
 ``Remu`` has the attributes and the ``run_asm`` signature of tinygrad's
 ``test/mockgpu/helpers.py`` ``PythonRemu``: the mock GPU sets ``valid_mem_ranges``, ``rsrc2``,
 ``scratch_size``, ``arch`` and ``user_data`` and calls ``run_asm(lib, lib_sz, gx, gy, gz, lx, ly,
-lz, args_ptr)``; the kernel's entry is at ``lib`` (``lib_sz`` bytes of code image from there),
+lz, args_ptr)``; ``rsrc1`` (COMPUTE_PGM_RSRC1: the MODE a wave starts with, e.g. FP16/FP64
+denormals kept) is not among them, so ``install`` also has the mock's dispatch packet handler
+copy it from the mock GPU's registers (without it the waves would start with MODE 0, which
+flushes every denormal); the kernel's entry is at ``lib`` (``lib_sz`` bytes of code image from there),
 ``gx, gy, gz`` count workgroups of ``lx * ly * lz`` work-items, and global memory is this
 process's own memory restricted to ``valid_mem_ranges`` (any other access is an
 ``amdpcode.FaultError`` naming the address). LDS is RSRC2's LDS_SIZE * 512 bytes per workgroup,
@@ -27,6 +30,7 @@ _ARCHES = {"rdna3": "rdna3", "rdna4": "rdna4", "cdna": "cdna", "cdna4": "cdna"}
 class Remu:
   """A drop-in for tinygrad's ``PythonRemu`` running on amdpcode."""
   valid_mem_ranges: set = set()
+  rsrc1: int = 0
   rsrc2: int = 0x19c
   scratch_size: int = 0
   arch: str = "rdna3"
@@ -47,7 +51,7 @@ class Remu:
     code = ctypes.string_at(lib, lib_sz)
     user = [v & 0xffffffff for v in self.user_data] or [args_ptr & 0xffffffff, (args_ptr >> 32) & 0xffffffff]
     ranges = [(int(a), int(n)) for a, n in self.valid_mem_ranges if n]
-    self.instructions += eng.dispatch_raw(code, lib, 0, self.rsrc2, 0, user, [gx, gy, gz], [lx, ly, lz], ranges,
+    self.instructions += eng.dispatch_raw(code, lib, self.rsrc1, self.rsrc2, 0, user, [gx, gy, gz], [lx, ly, lz], ranges,
                                           scratch_bytes=self.scratch_size or None)
     self.launches += 1
     self.seconds += time.perf_counter() - start
@@ -61,6 +65,16 @@ def install():
   import test.mockgpu.amd.amdgpu as amdgpu
   remu = Remu()
   amdgpu.remu = remu
+  # COMPUTE_PGM_RSRC1 sits just below COMPUTE_PGM_RSRC2 in the register map.
+  reg_rsrc1 = amdgpu.regCOMPUTE_PGM_RSRC2 - 1
+  dispatch = amdgpu.PM4Executor._exec_dispatch_direct
+
+  def dispatch_with_rsrc1(executor, n):
+    try: remu.rsrc1 = executor.gpu.regs[reg_rsrc1]
+    except KeyError: remu.rsrc1 = 0
+    return dispatch(executor, n)
+
+  amdgpu.PM4Executor._exec_dispatch_direct = dispatch_with_rsrc1
   return remu
 
 
