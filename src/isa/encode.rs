@@ -76,6 +76,11 @@ impl<'t> Enc<'t> {
         }
     }
 
+    /// Whether the format being encoded has `field`.
+    pub(crate) fn has_field(&self, field: &str) -> bool {
+        self.fmt.field(field).is_some()
+    }
+
     /// The value already stored in `field` (0 when the format has no such field).
     pub(crate) fn get(&self, field: &str) -> u64 {
         self.fmt.field(field).map_or(0, |f| f.get(self.bits))
@@ -800,6 +805,8 @@ fn encode_as(
     } else if let Some(result) = super::mem::encode(&mut e, info, stmt) {
         result?;
     } else if let Some(result) = super::mem::encode_buffer(&mut e, info, stmt) {
+        result?;
+    } else if let Some(result) = super::ldsdir::encode(&mut e, info, stmt) {
         result?;
     } else {
         return Err(e.err(

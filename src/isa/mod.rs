@@ -28,6 +28,7 @@ mod decode;
 mod dpp;
 mod encode;
 pub mod layout;
+mod ldsdir;
 mod mem;
 mod mfma;
 pub mod operands;

@@ -348,6 +348,9 @@ pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
     if let Some(text) = super::mem::print_buffer(tables, info, inst) {
         return text;
     }
+    if let Some(text) = super::ldsdir::print(info, inst) {
+        return text;
+    }
     let fields: Vec<String> = inst
         .fields
         .iter()
