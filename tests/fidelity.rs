@@ -842,3 +842,59 @@ fn issue_12_ldsdir_vinterp_text() {
         assert!(isa.assemble(bad).is_err(), "`{bad}` should not assemble");
     }
 }
+
+/// Issue 12: `v_cvt_pk_bf8_f32` / `v_cvt_pk_fp8_f32` (CDNA 4) convert without saturating
+/// unless `clamp` is set: a finite value past the largest bf8 (57344) rounds to infinity
+/// (61440 lies half-way to 65536, and even rounds up) and infinities stay infinite, the low
+/// half written and the high half kept — the hardware-validated record (tinygrad's
+/// `test_cdna_vop3.py`, run on gfx950) for the lanes without clamp. With `clamp` the result
+/// saturates to the largest finite value (OCP "satfinite"; derived from AMD's documentation of
+/// the clamp bit, not from a hardware record). fp8 (E4M3, no infinity) overflows to NaN.
+#[test]
+fn issue_12_cvt_pk_bf8_overflow_and_clamp() {
+    let inputs = [
+        0x4770_0000u32,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x4780_0000,
+    ];
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_cvt_pk_bf8_f32 v2, v0, v1\n\
+         v_cvt_pk_bf8_f32 v3, v0, v1 clamp\n\
+         v_cvt_pk_fp8_f32 v4, v0, v1\n\
+         v_cvt_pk_fp8_f32 v5, v0, v1 clamp",
+        &|w| {
+            for (lane, &x) in inputs.iter().enumerate() {
+                w.set_vgpr(lane as u32, 0, x);
+                w.set_vgpr(lane as u32, 1, F32_ONE);
+                for r in 2..6 {
+                    w.set_vgpr(lane as u32, r, 0xdead_beef);
+                }
+            }
+            w.set_exec((1 << inputs.len()) - 1);
+        },
+    );
+    // bf8 1.0 = 0x3c, fp8 1.0 = 0x38 in the second byte.
+    let bf8 = [0x7c, 0x7c, 0xfc, 0x7e, 0x7c];
+    let bf8_clamped = [0x7b, 0x7b, 0xfb, 0x7e, 0x7b];
+    let fp8 = [0x7f, 0x7f, 0xff, 0x7f, 0x7f];
+    let fp8_clamped = [0x7e, 0x7e, 0xfe, 0x7f, 0x7e];
+    for lane in 0..inputs.len() {
+        let l = lane as u32;
+        assert_eq!(w.vgpr(l, 2), 0xdead_3c00 | bf8[lane], "bf8 lane {lane}");
+        assert_eq!(
+            w.vgpr(l, 3),
+            0xdead_3c00 | bf8_clamped[lane],
+            "bf8 clamp lane {lane}"
+        );
+        assert_eq!(w.vgpr(l, 4), 0xdead_3800 | fp8[lane], "fp8 lane {lane}");
+        assert_eq!(
+            w.vgpr(l, 5),
+            0xdead_3800 | fp8_clamped[lane],
+            "fp8 clamp lane {lane}"
+        );
+    }
+}

@@ -139,10 +139,15 @@ fn convert(
             if let (Some(e), true) = (scale_exp, g.width() < f.width()) {
                 v = fl::ldexp(f.format(), v, -e, Round::NearestEven, &mut fp.flags);
             }
-            let narrow_target = matches!(
-                g,
-                FloatTy::Fp8 | FloatTy::Bf8 | FloatTy::Fp6 | FloatTy::Bf6 | FloatTy::Fp4
-            );
+            // Into fp8/bf8 unscaled, the trailing clamp argument selects saturation (see
+            // `Func::Convert`); the other narrow targets always saturate.
+            let narrow_target = match g {
+                FloatTy::Fp8 | FloatTy::Bf8 if !scaled => {
+                    args.get(next).is_some_and(|c| c.low_u64() != 0)
+                }
+                FloatTy::Fp8 | FloatTy::Bf8 | FloatTy::Fp6 | FloatTy::Bf6 | FloatTy::Fp4 => true,
+                _ => false,
+            };
             let mut r = match random {
                 Some(rnd) => stochastic_round(f.format(), g.format(), v, rnd, narrow_target, fp),
                 None => fl::convert_with(

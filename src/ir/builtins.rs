@@ -69,6 +69,10 @@ pub enum Func {
     /// `reverse_bits(x)`.
     ReverseBits,
     /// A `<from>_to_<to>` conversion; `from` is [`Builtin::aux`], `to` is [`Builtin::ty`].
+    /// Unscaled conversions into fp8/bf8 take one more argument than the text writes, added
+    /// by lowering: the encoding's `CLAMP` bit. Set, the result saturates to the largest
+    /// finite value (OCP "satfinite"); clear, overflow gives infinity (bf8) or NaN (fp8), as
+    /// gfx950 does (see [`saturates_by_clamp`]).
     Convert {
         /// Stochastic rounding with a random-bits argument (`_sr`).
         stochastic: bool,
@@ -278,6 +282,14 @@ fn sig(func: Func, ty: Ty, params: Vec<Ty>, ret: Option<Ty>) -> Signature {
 ///
 /// # Errors
 /// [`SigError`] when the name is unknown or the arguments do not fit.
+/// Whether `sig` is a conversion whose saturation the encoding's clamp bit selects: unscaled
+/// conversions into fp8/bf8 (scaled conversions into the MX formats, and every conversion into
+/// fp6/bf6/fp4, which have no infinity or NaN, always saturate).
+pub fn saturates_by_clamp(sig: &Signature) -> bool {
+    matches!(sig.builtin.func, Func::Convert { scaled: false, .. })
+        && matches!(sig.builtin.ty, Ty::F(FloatTy::Fp8 | FloatTy::Bf8))
+}
+
 pub fn resolve(name: &str, args: &[Ty]) -> Result<Signature, SigError> {
     let unary_float = |func: Func, ret: Option<Ty>| -> Result<Signature, SigError> {
         arity(args, 1)?;

@@ -2098,11 +2098,19 @@ impl<'a> Lowerer<'a> {
             },
             span,
         })?;
-        let args = lowered
+        let mut sig = sig;
+        let mut args: Vec<Expr> = lowered
             .into_iter()
             .zip(&sig.params)
             .map(|(a, t)| coerce(a, *t))
             .collect();
+        if builtins::saturates_by_clamp(&sig) {
+            // The encoding's clamp bit selects saturation (see `Func::Convert`).
+            let id = self.operand_reg("CLAMP");
+            let clamp = self.reg_expr(id, span);
+            sig.params.push(clamp.ty);
+            args.push(clamp);
+        }
         Ok((sig, args))
     }
 
