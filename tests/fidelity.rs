@@ -898,3 +898,34 @@ fn issue_12_cvt_pk_bf8_overflow_and_clamp() {
         );
     }
 }
+
+/// Issue 12: a CDNA VOPC SDWA compare with the extension's `sd` bit writes its lane mask to the
+/// SGPR pair the extension names (`v_cmp_lt_i32_sdwa s[0:1], ...`), leaving VCC alone; without
+/// it, to VCC. (The GFX9 SDWA layout in AMD's documentation; clang-22 emits this form for
+/// 8-bit signed remainders on gfx950, and tinygrad's `int8 % int8` failed through it.)
+#[test]
+fn issue_12_cdna_vopc_sdwa_sdst() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_cmp_gt_u32_sdwa vcc, v6, v0 src0_sel:WORD_1 src1_sel:DWORD\n\
+         v_cmp_lt_i32_sdwa s[4:5], sext(v6), v0 src0_sel:BYTE_0 src1_sel:DWORD\n\
+         v_cmp_ne_u32_sdwa s[6:7], v6, v0 src0_sel:BYTE_1 src1_sel:DWORD",
+        &|w| {
+            for lane in 0..64u32 {
+                // Byte 0 negative on even lanes; byte 1 non-zero on lanes 0 mod 4; word 1 = lane.
+                let b0 = if lane % 2 == 0 { 0x80 } else { 0x7f };
+                let b1 = if lane % 4 == 0 { 0x100 } else { 0 };
+                w.set_vgpr(lane, 6, lane << 16 | b1 | b0);
+                w.set_vgpr(lane, 0, 0);
+            }
+        },
+    );
+    assert_eq!(w.sgpr_pair(4), 0x5555_5555_5555_5555, "sign of byte 0");
+    assert_eq!(w.sgpr_pair(6), 0x1111_1111_1111_1111, "byte 1 non-zero");
+    assert_eq!(
+        w.vcc(),
+        !1,
+        "vcc: word 1 (the lane id) > 0, kept by the later compares"
+    );
+}

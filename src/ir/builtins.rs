@@ -277,11 +277,6 @@ fn sig(func: Func, ty: Ty, params: Vec<Ty>, ret: Option<Ty>) -> Signature {
     }
 }
 
-/// Types a call of `name` with arguments of types `args`. Untyped literals among the
-/// arguments arrive as `None`-free default types; see `semantics/LANGUAGE.md`.
-///
-/// # Errors
-/// [`SigError`] when the name is unknown or the arguments do not fit.
 /// Whether `sig` is a conversion whose saturation the encoding's clamp bit selects: unscaled
 /// conversions into fp8/bf8 (scaled conversions into the MX formats, and every conversion into
 /// fp6/bf6/fp4, which have no infinity or NaN, always saturate).
@@ -290,6 +285,11 @@ pub fn saturates_by_clamp(sig: &Signature) -> bool {
         && matches!(sig.builtin.ty, Ty::F(FloatTy::Fp8 | FloatTy::Bf8))
 }
 
+/// Types a call of `name` with arguments of types `args`. Untyped literals among the
+/// arguments arrive as `None`-free default types; see `semantics/LANGUAGE.md`.
+///
+/// # Errors
+/// [`SigError`] when the name is unknown or the arguments do not fit.
 pub fn resolve(name: &str, args: &[Ty]) -> Result<Signature, SigError> {
     let unary_float = |func: Func, ret: Option<Ty>| -> Result<Signature, SigError> {
         arity(args, 1)?;

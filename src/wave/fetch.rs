@@ -398,7 +398,12 @@ enum Dest {
 fn dest(ii: &Inst<'_>, width: u32) -> Dest {
     match ii.family {
         "SOP1" | "SOP2" | "SOPK" => Dest::Sgpr(ii.field("sdst")),
-        "VOPC" => Dest::Mask(code::VCC_LO),
+        "VOPC" => match ii.d.ext {
+            Some((super::sdwa::SDWA, ext)) => {
+                Dest::Mask(super::sdwa::vopc_sdst(ext).unwrap_or(code::VCC_LO))
+            }
+            _ => Dest::Mask(code::VCC_LO),
+        },
         "VOP1" | "VOP2" | "VOP3" | "VOP3SD" | "VOP3P" | "VINTERP" => {
             let op = ii.operand("vdst");
             let kind = op.map(|o| o.kind.as_str()).unwrap_or("OPR_VGPR");

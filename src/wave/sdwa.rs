@@ -6,7 +6,8 @@
 //! Extension dword (GFX9 layout): bits 7:0 the `src0` VGPR, 10:8 `dst_sel`, 12:11
 //! `dst_unused`, 18:16 `src0_sel`, 19 `src0_sext`, 20/21 `src0` neg/abs, 23 `src0` is an
 //! SGPR, 26:24 `src1_sel`, 27 `src1_sext`, 28/29 `src1` neg/abs, 31 `src1` is an SGPR. A
-//! select is BYTE_0..3 (0..3), WORD_0/1 (4, 5) or DWORD (6).
+//! select is BYTE_0..3 (0..3), WORD_0/1 (4, 5) or DWORD (6). VOPC has no destination select:
+//! bits 14:8 are an SGPR and bit 15 (`sd`) says the mask goes there instead of VCC.
 
 /// The `src0` code marking an SDWA extension dword.
 pub(super) const SDWA: u32 = 249;
@@ -40,6 +41,12 @@ pub(super) fn select_source(ext: u32, k: usize, v: u32) -> u32 {
     } else {
         x
     }
+}
+
+/// The SGPR code a VOPC SDWA compare writes its mask to when the extension's `sd` bit (15)
+/// is set (bits 14:8, in place of `dst_sel`/`dst_unused`); `None`: it writes VCC.
+pub(super) fn vopc_sdst(ext: u32) -> Option<u32> {
+    (ext >> 15 & 1 == 1).then_some(ext >> 8 & 0x7f)
 }
 
 /// Whether source `k` is an SGPR (the extension's `s0`/`s1` bit).
