@@ -929,3 +929,43 @@ fn issue_12_cdna_vopc_sdwa_sdst() {
         "vcc: word 1 (the lane id) > 0, kept by the later compares"
     );
 }
+
+/// CDNA's packed f32 instructions (`v_pk_mul_f32` and friends) take 64-bit operands whose
+/// 32-bit halves `op_sel`/`op_sel_hi` select and `neg_lo`/`neg_hi` negate, like VOP3P's
+/// 16-bit halves (AMD's text multiplies `S0[31:0]` by `S1[31:0]` and `S0[63:32]` by
+/// `S1[63:32]`); and a VOP3 compare's SGPR destination is a lane mask with the bits of inactive
+/// lanes cleared (CDNA's tables type it as plain bits). tinygrad's `cos` on gfx950 went
+/// through both.
+#[test]
+fn cdna_packed_f32_halves_and_vop3_compare_mask() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_pk_mul_f32 v[4:5], v[2:3], s[8:9] op_sel_hi:[0,1]\n\
+         v_pk_mul_f32 v[6:7], v[2:3], s[8:9]\n\
+         v_pk_add_f32 v[10:11], v[2:3], v[2:3] op_sel:[1,0] neg_lo:[0,1] neg_hi:[1,0]\n\
+         v_cmp_neq_f32_e64 s[12:13], s8, v2",
+        &|w| {
+            for lane in 0..64 {
+                w.set_vgpr(lane, 2, F32_ONE);
+                w.set_vgpr(lane, 3, F32_TWO);
+            }
+            w.write_sgpr(8, 0x4049_0e00); // 3.1414795
+            w.write_sgpr(9, 0x38ed_5000);
+            w.write_sgpr(12, 0x7f80_0000);
+            w.write_sgpr(13, 0x7f80_0000);
+            w.set_exec(0b101);
+        },
+    );
+    for lane in [0, 2] {
+        assert_eq!(w.vgpr(lane, 4), 0x4049_0e00, "1.0 * s8");
+        assert_eq!(w.vgpr(lane, 5), 0x38ed_5000, "lo half of v[2:3] * s9");
+        assert_eq!(w.vgpr(lane, 6), 0x4049_0e00);
+        assert_eq!(w.vgpr(lane, 7), 0x396d_5000, "2.0 * s9");
+        // lo: v3 + -v2 = 2 - 1; hi: -v3 + v3 = 0.
+        assert_eq!(w.vgpr(lane, 10), F32_ONE);
+        assert_eq!(w.vgpr(lane, 11), 0);
+    }
+    assert_eq!(w.vgpr(1, 7), 0, "inactive lane");
+    assert_eq!(w.sgpr_pair(12), 0b101, "inactive lanes' bits cleared");
+}

@@ -51,12 +51,35 @@ class Remu:
     code = ctypes.string_at(lib, lib_sz)
     user = [v & 0xffffffff for v in self.user_data] or [args_ptr & 0xffffffff, (args_ptr >> 32) & 0xffffffff]
     ranges = [(int(a), int(n)) for a, n in self.valid_mem_ranges if n]
+    if _CAPTURE: _capture(arch, code, lib, self.rsrc1, self.rsrc2, user, [gx, gy, gz], [lx, ly, lz], ranges,
+                          self.scratch_size)
     self.instructions += eng.dispatch_raw(code, lib, self.rsrc1, self.rsrc2, 0, user, [gx, gy, gz], [lx, ly, lz], ranges,
                                           scratch_bytes=self.scratch_size or None)
     self.launches += 1
     self.seconds += time.perf_counter() - start
     self.mapped_bytes = max(self.mapped_bytes, sum(n for _, n in ranges))
     return 0
+
+
+# ``AMDPCODE_CAPTURE=FILE.jsonl`` appends every launch, as ``amdpcode dispatch --batch`` reads
+# it (raw form: the declared memory ranges before the run, each as its bytes up to the last
+# non-zero one and a zero-filled rest), to FILE, for replaying a test suite's kernels without
+# tinygrad.
+_CAPTURE = os.environ.get("AMDPCODE_CAPTURE")
+
+
+def _capture(arch, code, lib, rsrc1, rsrc2, user, grid, block, ranges, scratch):
+  import json
+  memory = []
+  for a, n in ranges:
+    if a <= lib < a + n: continue
+    data = ctypes.string_at(a, n).rstrip(b"\0")
+    if data: memory.append({"addr": hex(a), "hex": data.hex()})
+    if len(data) < n: memory.append({"addr": hex(a + len(data)), "size": n - len(data)})
+  launch = {"arch": arch, "code_hex": code.hex(), "code_addr": hex(lib), "rsrc1": hex(rsrc1), "rsrc2": hex(rsrc2),
+            "user_sgprs": [hex(v) for v in user], "grid": grid, "block": block, "scratch_bytes": scratch,
+            "memory": memory}
+  with open(_CAPTURE, "a") as f: f.write(json.dumps(launch) + "\n")
 
 
 def install():

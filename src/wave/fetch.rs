@@ -428,7 +428,9 @@ fn dest(ii: &Inst<'_>, width: u32) -> Dest {
                         || ii.family == "VOP3P" && ii.d.inst.name.contains("_MIXHI_");
                     Dest::Vgpr { reg: raw, hi }
                 }
-            } else if is_mask_format(format) {
+            } else if is_mask_format(format) || ii.d.inst.name.starts_with("V_CMP") {
+                // CDNA's tables type the SGPR destination of VOP3 compares as plain bits
+                // (FMT_NUM_B64), RDNA's as a mask (FMT_NUM_M64); both are lane masks.
                 Dest::Mask(raw)
             } else {
                 Dest::Sgpr(raw)

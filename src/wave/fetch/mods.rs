@@ -102,19 +102,23 @@ pub(super) fn apply_mods(v: Bits, m: &Mods) -> Bits {
         v = flush_denormal(v, m.float_bits);
     }
     if let Some((sel_lo, sel_hi, neg_lo, neg_hi)) = m.packed {
-        let x = v.low_u64() as u32;
-        let half = |hi: bool| if hi { x >> 16 } else { x & 0xffff };
+        // Two halves: 16-bit in a 32-bit source, 32-bit in a 64-bit one (CDNA's packed f32).
+        let hw = v.width().min(64) / 2;
+        let x = v.low_u64();
+        let mask = (1u64 << hw) - 1;
+        let half = |hi: bool| if hi { x >> hw & mask } else { x & mask };
         let mut lo = half(sel_lo);
         let mut hi = half(sel_hi);
-        if m.float_bits == 16 {
+        if m.float_bits == hw {
+            let sign = 1u64 << (hw - 1);
             if neg_lo {
-                lo ^= 0x8000;
+                lo ^= sign;
             }
             if neg_hi {
-                hi ^= 0x8000;
+                hi ^= sign;
             }
         }
-        return Bits::from_u64(v.width(), (lo | hi << 16) as u64);
+        return Bits::from_u64(v.width(), lo | hi << hw);
     }
     if m.opsel_hi {
         v = v.lshr(16);
