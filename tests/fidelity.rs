@@ -969,3 +969,32 @@ fn cdna_packed_f32_halves_and_vop3_compare_mask() {
     assert_eq!(w.vgpr(1, 7), 0, "inactive lane");
     assert_eq!(w.sgpr_pair(12), 0b101, "inactive lanes' bits cleared");
 }
+
+/// `v_cndmask_b32_e64` takes `-`/`|.|` on its two data sources (LLVM accepts and prints them;
+/// clang-22 emits `v_cndmask_b32_e64 v3, -v3, v3, s[8:9]` for gfx950): the text assembles to
+/// llvm-mc-22's bytes and the disassembly keeps the modifiers.
+#[test]
+fn cndmask_source_modifiers_text() {
+    let cases: [(Arch, &str, &[u8]); 2] = [
+        (
+            Arch::Cdna,
+            "v_cndmask_b32_e64 v2, -v2, |v2|, vcc",
+            &[0x02, 0x02, 0x00, 0xd1, 0x02, 0x05, 0xaa, 0x21],
+        ),
+        (
+            Arch::Rdna3,
+            "v_cndmask_b32_e64 v5, -v1, |v2|, s3",
+            &[0x05, 0x02, 0x01, 0xd5, 0x01, 0x05, 0x0e, 0x20],
+        ),
+    ];
+    for (arch, text, bytes) in cases {
+        let isa = amdpcode::isa::Isa::new(common::spec().db(arch));
+        assert_eq!(
+            isa.assemble(text).expect("assembles"),
+            bytes,
+            "{arch} `{text}`"
+        );
+        let (inst, _) = isa.decode(bytes).expect("decodes");
+        assert_eq!(isa.print(&inst), text);
+    }
+}

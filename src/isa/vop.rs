@@ -267,7 +267,11 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
             // `v_ldexp_*` scales by an integer exponent, as LLVM types it.
             // `v_fma_mix*`/`v_mad_mix*` sources are floats (f32 or f16 by `op_sel_hi`) whatever
             // their listed format: they take `-v`/`|v|` (in `neg`/`neg_hi`).
-            float: (is_float(o) || fam == "VOP3P" && info.name.contains("_MIX") && i < 3)
+            // `v_cndmask_*` selects bits, yet LLVM (and the hardware) apply `-`/`|.|` to its
+            // two data sources in the VOP3 form.
+            float: (is_float(o)
+                || fam == "VOP3P" && info.name.contains("_MIX") && i < 3
+                || stem(&info.name).starts_with("V_CNDMASK_B") && i < 2)
                 && !o.format.contains("M64")
                 && !(i == 1 && ldexp),
             idx: i,
