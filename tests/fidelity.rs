@@ -998,3 +998,35 @@ fn cndmask_source_modifiers_text() {
         assert_eq!(isa.print(&inst), text);
     }
 }
+
+/// CDNA SDWA on 16-bit operations: `src*_sel` picks the byte or word of the 32-bit register
+/// before the operation reads its 16 bits, and `dst_sel` places the 16-bit result (GFX9 SDWA
+/// as AMD documents it; clang-22's gfx950 code for tinygrad's emulated fp8 adds the high
+/// words of a register this way).
+#[test]
+fn cdna_sdwa_on_16_bit_operations() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_add_f16_sdwa v5, v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_0\n\
+         v_add_f16_sdwa v6, v1, v1 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD\n\
+         v_mul_f16_sdwa v7, -v1, v2 dst_sel:WORD_0 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_1\n\
+         v_add_u16_sdwa v8, v3, v3 dst_sel:WORD_0 dst_unused:UNUSED_PAD src0_sel:BYTE_1 src1_sel:BYTE_2",
+        &|w| {
+            for lane in 0..64 {
+                w.set_vgpr(lane, 1, 0x3c00_0000); // hi 1.0, lo +0
+                w.set_vgpr(lane, 2, 0x4400_4000); // hi 4.0, lo 2.0
+                w.set_vgpr(lane, 3, 0x0012_3400 | lane);
+                for r in 5..9 {
+                    w.set_vgpr(lane, r, 0xdead_beef);
+                }
+            }
+        },
+    );
+    for lane in [0, 63] {
+        assert_eq!(w.vgpr(lane, 5), 0x4200_beef, "1.0 + 2.0 into the high word");
+        assert_eq!(w.vgpr(lane, 6), 0x0000_3c00, "1.0 + 0.0, zero-padded");
+        assert_eq!(w.vgpr(lane, 7), 0xdead_c400, "-1.0 * 4.0 into the low word");
+        assert_eq!(w.vgpr(lane, 8), 0x34 + 0x12, "byte 1 + byte 2");
+    }
+}

@@ -329,8 +329,14 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
 /// The per-lane value of a source with its modifiers.
 fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) -> RegValue {
     let mods = src_mods(ii, k, field, width);
+    // SDWA selects a byte or word of the 32-bit register before its modifiers (16-bit
+    // operations then take the low 16 bits of the selection).
+    let sdwa = match ii.d.ext {
+        Some((super::sdwa::SDWA, ext)) if k <= 1 && width <= 32 => Some(ext),
+        _ => None,
+    };
     // A high-half select reads the whole register, then narrows.
-    let (narrow, width) = if mods.opsel_hi && width < 32 {
+    let (narrow, width) = if (mods.opsel_hi || sdwa.is_some()) && width < 32 {
         (Some(width), 32)
     } else {
         (None, width)
@@ -340,11 +346,6 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
         None => b,
     };
     let src = source(w, ii, field, width);
-    // SDWA selects a byte or word of a 32-bit source before its modifiers.
-    let sdwa = match ii.d.ext {
-        Some((super::sdwa::SDWA, ext)) if k <= 1 && width == 32 => Some(ext),
-        _ => None,
-    };
     let sel = |b: Bits| match sdwa {
         Some(ext) => Bits::from_u64(
             32,
@@ -827,7 +828,8 @@ fn write_back<'o>(
                         if ftz {
                             v = flush_denormal(v, d_fbits);
                         }
-                        if let (Some((super::sdwa::SDWA, ext)), 32) = (ii.d.ext, v.width()) {
+                        if let (Some((super::sdwa::SDWA, ext)), 1..=32) = (ii.d.ext, v.width()) {
+                            // A 16-bit result is placed by `dst_sel` like a 32-bit one.
                             let old = w.vgpr(lane, reg);
                             let x = super::sdwa::merge_dest(ext, old, v.low_u64() as u32);
                             v = Bits::from_u64(32, x as u64);
