@@ -620,7 +620,7 @@ pub(super) fn execute(
     // Wave-level entries wrote the register files themselves.
     if e.vgpr_space {
         for (&(lane, reg), &v) in &m.vgpr {
-            if (reg as usize) < super::state::N_VGPRS && lane < w.wave_size {
+            if (reg as usize) < w.vgpr_rows() && lane < w.wave_size {
                 w.set_vgpr(lane, reg, v);
             }
         }
