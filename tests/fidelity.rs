@@ -773,3 +773,108 @@ fn issue_12_sin_cos_large_arguments() {
         assert_eq!(w.vgpr(0, 8) & 0xffff, 0, "{arch}: sin(192 rev) = 0");
     }
 }
+
+/// CDNA accumulation registers (issue 11): `v_accvgpr_write/read/mov` (no pseudocode text;
+/// modelled natively) move 32-bit values between the files in the lanes EXEC enables; a
+/// memory instruction with its `acc` bit loads into and stores from AGPRs; an MFMA with
+/// `acc_cd` reads C from and writes D to AGPRs. Per AMD's CDNA 3 ISA manual (AccVGPRs).
+#[test]
+fn issue_11_cdna_agprs() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_accvgpr_write_b32 a5, v3\n\
+         v_accvgpr_write_b32 a6, s7\n\
+         v_accvgpr_write_b32 a7, -2\n\
+         v_accvgpr_mov_b32 a8, a5\n\
+         v_accvgpr_read_b32 v9, a8\n\
+         global_store_dword v[0:1], a6, off\n\
+         global_load_dword a10, v[0:1], off offset:4\n\
+         v_accvgpr_read_b32 v11, a10\n\
+         v_accvgpr_write_b32 a0, 0.5\n\
+         v_accvgpr_write_b32 a1, 0.5\n\
+         v_accvgpr_write_b32 a2, 0.5\n\
+         v_accvgpr_write_b32 a3, 0.5\n\
+         v_mfma_f32_4x4x1_16b_f32 a[0:3], v20, v21, a[0:3]",
+        &|w| {
+            for lane in 0..64 {
+                w.set_vgpr(lane, 3, 100 + lane);
+                w.set_vgpr(lane, 0, 0x1000);
+                w.set_vgpr(lane, 1, 0);
+                w.set_vgpr(lane, 20, F32_ONE);
+                w.set_vgpr(lane, 21, F32_TWO);
+            }
+            w.write_sgpr(7, 0xdead_beef);
+            w.load_memory(0x1004, &0x1234_5678u32.to_le_bytes());
+        },
+    );
+    assert_eq!(w.agpr(4, 5), 104);
+    assert_eq!(w.agpr(4, 6), 0xdead_beef);
+    assert_eq!(w.agpr(4, 7), (-2i32) as u32);
+    assert_eq!(w.agpr(4, 8), 104);
+    assert_eq!(w.vgpr(4, 9), 104);
+    assert_eq!(w.vgpr(4, 5), 0, "v5 is not a5");
+    assert_eq!(w.read_memory(0x1000, 4), 0xdead_beefu32.to_le_bytes());
+    assert_eq!(w.vgpr(4, 11), 0x1234_5678);
+    // D = A * B + C with K = 1: 1.0 * 2.0 + 0.5 in every element.
+    for r in 0..4 {
+        assert_eq!(w.agpr(0, r), 0x4020_0000, "a{r}");
+        assert_eq!(w.agpr(63, r), 0x4020_0000, "a{r}");
+    }
+    assert_eq!(
+        w.vgpr(0, 0),
+        0x1000,
+        "the VGPRs numbered like the AGPRs keep their values"
+    );
+}
+
+/// GFX9 (CDNA) FLAT-segment instructions ignore `saddr`: LLVM encodes 0 there, which to a
+/// GLOBAL instruction would mean `s[0:1]` (kernel suite: every gfx950 -O0 private access
+/// went to global memory at the kernarg pointer plus the private address). Issue 11.
+#[test]
+fn issue_11_cdna_flat_ignores_saddr() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "flat_store_dword v[0:1], v2\n\
+         global_store_dword v0, v2, s[0:1] offset:8",
+        &|w| {
+            for lane in 0..64 {
+                w.set_vgpr(lane, 0, 0x2000);
+                w.set_vgpr(lane, 1, 0);
+                w.set_vgpr(lane, 2, 0xcafe_f00d);
+            }
+            w.write_sgpr(0, 0x10_0000);
+        },
+    );
+    let word = |a: u64| u32::from_le_bytes(w.read_memory(a, 4).try_into().unwrap());
+    assert_eq!(word(0x2000), 0xcafe_f00d, "FLAT: v[0:1] alone");
+    assert_eq!(word(0x10_2008), 0xcafe_f00d, "GLOBAL: s[0:1] + v0 + offset");
+    assert_eq!(word(0x10_2000), 0);
+}
+
+/// CDNA SDWA on a 16-bit operation: the select reads the word of the 32-bit register
+/// (`src0_sel:WORD_1` is the high word) and `dst_sel` places the 16-bit result. The kernel
+/// suite's gfx950 -O2 `private_lookup` computes `i % 48` this way. Issue 11.
+#[test]
+fn issue_11_cdna_sdwa_16bit_operands() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_sub_u16_sdwa v3, v1, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD\n\
+         v_add_u16_sdwa v4, v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_0 src1_sel:BYTE_1",
+        &|w| {
+            for lane in 0..64 {
+                w.set_vgpr(lane, 1, 0x9633_787e);
+                w.set_vgpr(lane, 2, 0x0000_0300);
+                w.set_vgpr(lane, 4, 0xaaaa_bbbb);
+            }
+        },
+    );
+    assert_eq!(w.vgpr(0, 3), 0x9333, "0x9633 - 0x300");
+    assert_eq!(
+        w.vgpr(0, 4),
+        0x7881_bbbb,
+        "0x787e + 0x03 into the high word"
+    );
+}

@@ -75,11 +75,24 @@ pub(crate) fn agpr_fields(tables: &Tables, inst: &Inst) -> Vec<String> {
     if tables.arch != Arch::Cdna {
         return Vec::new();
     }
+    let f = |n: &str| inst.field(n).unwrap_or(0);
+    let memory = super::mem::is_ds(&inst.family)
+        || super::mem::is_flat(&inst.family)
+        || super::mem::is_buf(&inst.family);
+    if memory {
+        if f("acc") == 0 {
+            return Vec::new();
+        }
+        return ["vdst", "data", "data0", "data1", "vdata"]
+            .into_iter()
+            .filter(|n| inst.field(n).is_some())
+            .map(String::from)
+            .collect();
+    }
     let Some(&idx) = tables.by_opcode.get(&(inst.family.clone(), inst.opcode)) else {
         return Vec::new();
     };
     let info = &tables.insts[idx];
-    let f = |n: &str| inst.field(n).unwrap_or(0);
     if applies(tables.arch, info) {
         let acc_cd = is_matrix(info) && f("clmp") != 0;
         let acc = if is_matrix(info) { f("opsel_hi") } else { 0 };
@@ -89,16 +102,6 @@ pub(crate) fn agpr_fields(tables: &Tables, inst: &Inst) -> Vec<String> {
                 file_of(op, acc_cd, acc) == 'a' && (op.field == "vdst" || f(&op.field) >= 256)
             })
             .map(|op| op.field.clone())
-            .collect();
-    }
-    let memory = super::mem::is_ds(&inst.family)
-        || super::mem::is_flat(&inst.family)
-        || super::mem::is_buf(&inst.family);
-    if memory && f("acc") != 0 {
-        return ["vdst", "data", "data0", "data1", "vdata"]
-            .into_iter()
-            .filter(|n| inst.field(n).is_some())
-            .map(String::from)
             .collect();
     }
     Vec::new()

@@ -329,8 +329,10 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
 /// The per-lane value of a source with its modifiers.
 fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) -> RegValue {
     let mods = src_mods(ii, k, field, width);
-    // A high-half select reads the whole register, then narrows.
-    let (narrow, width) = if mods.opsel_hi && width < 32 {
+    // A high-half select reads the whole register, then narrows; so does an SDWA select of
+    // a 16-bit operand (`v_sub_u16_sdwa ... src0_sel:WORD_1` reads the high word).
+    let sdwa_source = k <= 1 && super::sdwa::is_sdwa(ii.d.ext);
+    let (narrow, width) = if (mods.opsel_hi || sdwa_source) && width < 32 {
         (Some(width), 32)
     } else {
         (None, width)
@@ -345,15 +347,17 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
         Some((super::sdwa::SDWA, ext)) if k <= 1 && width == 32 => Some(ext),
         _ => None,
     };
-    let sel = |b: Bits| match sdwa {
-        Some(ext) => Bits::from_u64(
-            32,
-            super::sdwa::select_source(ext, k, b.low_u64() as u32) as u64,
-        ),
-        None => b,
+    // The select comes first and narrows to the operand before the modifiers (which read
+    // the operand's own width); a high-half select is one of the modifiers.
+    let value = |b: Bits| match sdwa {
+        Some(ext) => {
+            let x = super::sdwa::select_source(ext, k, b.low_u64() as u32) as u64;
+            apply_mods(fit(Bits::from_u64(32, x)), &mods)
+        }
+        None => fit(apply_mods(b, &mods)),
     };
     match src {
-        Src::Uniform(b) => RegValue::Uniform(fit(apply_mods(sel(b), &mods))),
+        Src::Uniform(b) => RegValue::Uniform(value(b)),
         Src::Vgpr { reg, hi } => {
             let dpp = match ii.d.ext {
                 Some(ext) if field == "src0" && ext.0 != super::sdwa::SDWA => Some(ext),
@@ -374,7 +378,7 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
                             }
                             None => read_vgpr_lanes(w, reg, hi, width, lane),
                         };
-                        fit(apply_mods(sel(v), &mods))
+                        value(v)
                     })
                     .collect(),
             )
@@ -820,7 +824,8 @@ fn write_back<'o>(
                         if ftz {
                             v = flush_denormal(v, d_fbits);
                         }
-                        if let (Some((super::sdwa::SDWA, ext)), 32) = (ii.d.ext, v.width()) {
+                        // A 16-bit result is placed by `dst_sel` like a 32-bit one.
+                        if let (Some((super::sdwa::SDWA, ext)), 1..=32) = (ii.d.ext, v.width()) {
                             let old = w.vgpr(lane, reg);
                             let x = super::sdwa::merge_dest(ext, old, v.low_u64() as u32);
                             v = Bits::from_u64(32, x as u64);
