@@ -878,3 +878,25 @@ fn issue_11_cdna_sdwa_16bit_operands() {
         "0x787e + 0x03 into the high word"
     );
 }
+
+/// A CDNA VOP3 compare writes zeros for lanes inactive at issue, also when the same
+/// instruction ran before with more lanes (AMD's CDNA table types its SGPR destination as a
+/// plain B64, not a mask; the cached plan then kept the earlier run's bits). The kernel
+/// suite's gfx950 -O0 `ballot_bits` takes a ballot inside a branch this way. Issue 11.
+#[test]
+fn issue_11_cdna_vop3_compare_masks_inactive_lanes() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "s_mov_b32 s4, 0\n\
+         loop:\n\
+         v_cmp_eq_u32_e64 s[0:1], v1, 0\n\
+         s_mov_b64 exec, 0xf0\n\
+         s_add_u32 s4, s4, 1\n\
+         s_cmp_lt_u32 s4, 2\n\
+         s_cbranch_scc1 loop\n\
+         s_mov_b64 exec, -1",
+        &|_| {},
+    );
+    assert_eq!(w.sgpr_pair(0), 0xf0);
+}

@@ -399,6 +399,13 @@ enum Dest {
     None,
 }
 
+/// A CDNA VOP3 compare (`v_cmp*_e64`): its SGPR destination is a lane mask, though AMD's CDNA
+/// table types it as a plain 64-bit number (`FMT_NUM_B64`; RDNA's says `FMT_NUM_M64`), so
+/// bits of lanes inactive at issue must be written as zeros.
+fn cdna_vop3_compare(ii: &Inst<'_>, kind: &str) -> bool {
+    ii.arch == Arch::Cdna && kind == "OPR_SREG" && ii.d.inst.name.starts_with("V_CMP")
+}
+
 fn dest(ii: &Inst<'_>, width: u32) -> Dest {
     match ii.family {
         "SOP1" | "SOP2" | "SOPK" => Dest::Sgpr(ii.field("sdst")),
@@ -427,7 +434,7 @@ fn dest(ii: &Inst<'_>, width: u32) -> Dest {
                         || ii.family == "VOP3P" && ii.d.inst.name.contains("_MIXHI_");
                     Dest::Vgpr { reg: raw, hi }
                 }
-            } else if is_mask_format(format) {
+            } else if is_mask_format(format) || cdna_vop3_compare(ii, kind) {
                 Dest::Mask(raw)
             } else {
                 Dest::Sgpr(raw)
