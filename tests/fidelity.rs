@@ -900,3 +900,33 @@ fn issue_11_cdna_vop3_compare_masks_inactive_lanes() {
     );
     assert_eq!(w.sgpr_pair(0), 0xf0);
 }
+
+/// CDNA VGPR indexing mode: between `s_set_gpr_idx_on` and `s_set_gpr_idx_off` a VALU
+/// instruction's VGPR operands enabled in M0[15:12] are offset by M0[7:0] (AMD's CDNA ISA
+/// manual, "VGPR Indexing"). gfx950 -O2 indexes `private_sort`'s private array this way.
+/// Issue 11.
+#[test]
+fn issue_11_cdna_gpr_index_mode() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_mov_b32 v5, 55\n\
+         v_mov_b32 v6, 66\n\
+         s_mov_b32 s10, 5\n\
+         s_set_gpr_idx_on s10, gpr_idx(SRC0)\n\
+         v_mov_b32 v32, v0\n\
+         s_set_gpr_idx_off\n\
+         s_mov_b32 s10, 1\n\
+         s_set_gpr_idx_on s10, gpr_idx(DST)\n\
+         v_mov_b32 v40, v6\n\
+         s_set_gpr_idx_off\n\
+         v_mov_b32 v33, v6",
+        &|_| {},
+    );
+    assert_eq!(w.vgpr(3, 32), 55, "src0 v0 + 5 = v5");
+    assert_eq!(w.vgpr(3, 41), 66, "vdst v40 + 1 = v41");
+    assert_eq!(w.vgpr(3, 40), 0);
+    assert_eq!(w.vgpr(3, 33), 66, "off again");
+    assert_eq!(w.m0(), 0x8001);
+    assert_eq!(w.mode & (1 << 27), 0, "GPR_IDX_EN cleared");
+}

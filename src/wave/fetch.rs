@@ -892,6 +892,9 @@ fn write_back<'o>(
             "VCC_LO" => w.write_sgpr(code::VCC_LO, value.first().low_u64() as u32),
             "VCC_HI" => w.write_sgpr(code::VCC_HI, value.first().low_u64() as u32),
             "M0" => w.write_sgpr(m0_code(w.arch), value.first().low_u64() as u32),
+            "WAVE_MODE.GPR_IDX_EN" => {
+                super::gpr_idx::set_enabled(w, value.first().low_u64() & 1 == 1)
+            }
             "PC" => new_pc = Some(value.first().low_u64()),
             n if n.starts_with("TTMP") => {
                 if let Ok(t) = n[4..].parse::<u32>() {

@@ -35,6 +35,7 @@ pub mod cli;
 mod dpp;
 mod fetch;
 pub mod fidelity;
+mod gpr_idx;
 pub mod json;
 mod memory;
 pub use memory::SCRATCH_LANE_SPAN;
@@ -884,6 +885,14 @@ impl Executor {
             target: wave.pc,
         })?;
         let d = &program.insts[idx];
+        // CDNA VGPR indexing mode: VALU operands moved by M0, run off the plan cache.
+        if gpr_idx::enabled(wave) {
+            if let Some(moved) = gpr_idx::indexed(d, wave.m0()) {
+                let entry = self.entry(&moved)?;
+                let next = fetch::execute(self, &entry, &moved, wave)?;
+                return self.advance(program, d, next, wave);
+            }
+        }
         // An instruction with a cached plan is neither a no-op nor the end. The plan is
         // taken out of its slot while it runs (no reference counting on the hot path).
         if let Some((entry, plan)) = self.plan_take(program, idx, wave.mode) {
