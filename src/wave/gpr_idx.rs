@@ -47,11 +47,8 @@ pub(super) fn indexed(d: &Decoded, m0: u32) -> Option<Decoded> {
     for (field, value) in out.inst.fields.iter_mut() {
         match field.as_str() {
             "src0" if on(12) && *value >= 256 && d.ext.is_none() => *value += index,
-            "src1" | "vsrc1" if on(13) => {
-                if field == "vsrc1" || *value >= 256 {
-                    *value += index;
-                }
-            }
+            "vsrc1" if on(13) => *value += index,
+            "src1" if on(13) && *value >= 256 => *value += index,
             "src2" if on(14) && *value >= 256 => *value += index,
             "vdst" if on(15) && vgpr_dst => *value += index,
             _ => {}
