@@ -791,6 +791,9 @@ fn issue_11_cdna_agprs() {
          global_store_dword v[0:1], a6, off\n\
          global_load_dword a10, v[0:1], off offset:4\n\
          v_accvgpr_read_b32 v11, a10\n\
+         ds_write_b32 v12, a8 offset:16\n\
+         ds_read_b32 a12, v12 offset:16\n\
+         v_accvgpr_read_b32 v13, a12\n\
          v_accvgpr_write_b32 a0, 0.5\n\
          v_accvgpr_write_b32 a1, 0.5\n\
          v_accvgpr_write_b32 a2, 0.5\n\
@@ -803,6 +806,7 @@ fn issue_11_cdna_agprs() {
                 w.set_vgpr(lane, 1, 0);
                 w.set_vgpr(lane, 20, F32_ONE);
                 w.set_vgpr(lane, 21, F32_TWO);
+                w.set_vgpr(lane, 12, 4 * lane);
             }
             w.write_sgpr(7, 0xdead_beef);
             w.load_memory(0x1004, &0x1234_5678u32.to_le_bytes());
@@ -816,6 +820,7 @@ fn issue_11_cdna_agprs() {
     assert_eq!(w.vgpr(4, 5), 0, "v5 is not a5");
     assert_eq!(w.read_memory(0x1000, 4), 0xdead_beefu32.to_le_bytes());
     assert_eq!(w.vgpr(4, 11), 0x1234_5678);
+    assert_eq!(w.vgpr(4, 13), 104, "DS store from and load into AGPRs");
     // D = A * B + C with K = 1: 1.0 * 2.0 + 0.5 in every element.
     for r in 0..4 {
         assert_eq!(w.agpr(0, r), 0x4020_0000, "a{r}");
