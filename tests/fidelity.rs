@@ -1030,3 +1030,165 @@ fn cdna_sdwa_on_16_bit_operations() {
         assert_eq!(w.vgpr(lane, 8), 0x34 + 0x12, "byte 1 + byte 2");
     }
 }
+
+/// CDNA accumulation registers (issue 11): `v_accvgpr_write/read/mov` (no pseudocode text;
+/// modelled natively) move 32-bit values between the files in the lanes EXEC enables; a
+/// memory instruction with its `acc` bit loads into and stores from AGPRs; an MFMA with
+/// `acc_cd` reads C from and writes D to AGPRs. Per AMD's CDNA 3 ISA manual (AccVGPRs).
+#[test]
+fn issue_11_cdna_agprs() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_accvgpr_write_b32 a5, v3\n\
+         v_accvgpr_write_b32 a6, s7\n\
+         v_accvgpr_write_b32 a7, -2\n\
+         v_accvgpr_mov_b32 a8, a5\n\
+         v_accvgpr_read_b32 v9, a8\n\
+         global_store_dword v[0:1], a6, off\n\
+         global_load_dword a10, v[0:1], off offset:4\n\
+         v_accvgpr_read_b32 v11, a10\n\
+         ds_write_b32 v12, a8 offset:16\n\
+         ds_read_b32 a12, v12 offset:16\n\
+         v_accvgpr_read_b32 v13, a12\n\
+         v_accvgpr_write_b32 a0, 0.5\n\
+         v_accvgpr_write_b32 a1, 0.5\n\
+         v_accvgpr_write_b32 a2, 0.5\n\
+         v_accvgpr_write_b32 a3, 0.5\n\
+         v_mfma_f32_4x4x1_16b_f32 a[0:3], v20, v21, a[0:3]",
+        &|w| {
+            for lane in 0..64 {
+                w.set_vgpr(lane, 3, 100 + lane);
+                w.set_vgpr(lane, 0, 0x1000);
+                w.set_vgpr(lane, 1, 0);
+                w.set_vgpr(lane, 20, F32_ONE);
+                w.set_vgpr(lane, 21, F32_TWO);
+                w.set_vgpr(lane, 12, 4 * lane);
+            }
+            w.write_sgpr(7, 0xdead_beef);
+            w.load_memory(0x1004, &0x1234_5678u32.to_le_bytes());
+        },
+    );
+    assert_eq!(w.agpr(4, 5), 104);
+    assert_eq!(w.agpr(4, 6), 0xdead_beef);
+    assert_eq!(w.agpr(4, 7), (-2i32) as u32);
+    assert_eq!(w.agpr(4, 8), 104);
+    assert_eq!(w.vgpr(4, 9), 104);
+    assert_eq!(w.vgpr(4, 5), 0, "v5 is not a5");
+    assert_eq!(w.read_memory(0x1000, 4), 0xdead_beefu32.to_le_bytes());
+    assert_eq!(w.vgpr(4, 11), 0x1234_5678);
+    assert_eq!(w.vgpr(4, 13), 104, "DS store from and load into AGPRs");
+    // D = A * B + C with K = 1: 1.0 * 2.0 + 0.5 in every element.
+    for r in 0..4 {
+        assert_eq!(w.agpr(0, r), 0x4020_0000, "a{r}");
+        assert_eq!(w.agpr(63, r), 0x4020_0000, "a{r}");
+    }
+    assert_eq!(
+        w.vgpr(0, 0),
+        0x1000,
+        "the VGPRs numbered like the AGPRs keep their values"
+    );
+}
+
+/// GFX9 (CDNA) FLAT-segment instructions ignore `saddr`: LLVM encodes 0 there, which to a
+/// GLOBAL instruction would mean `s[0:1]` (kernel suite: every gfx950 -O0 private access
+/// went to global memory at the kernarg pointer plus the private address). Issue 11.
+#[test]
+fn issue_11_cdna_flat_ignores_saddr() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "flat_store_dword v[0:1], v2\n\
+         global_store_dword v0, v2, s[0:1] offset:8",
+        &|w| {
+            for lane in 0..64 {
+                w.set_vgpr(lane, 0, 0x2000);
+                w.set_vgpr(lane, 1, 0);
+                w.set_vgpr(lane, 2, 0xcafe_f00d);
+            }
+            w.write_sgpr(0, 0x10_0000);
+        },
+    );
+    let word = |a: u64| u32::from_le_bytes(w.read_memory(a, 4).try_into().unwrap());
+    assert_eq!(word(0x2000), 0xcafe_f00d, "FLAT: v[0:1] alone");
+    assert_eq!(word(0x10_2008), 0xcafe_f00d, "GLOBAL: s[0:1] + v0 + offset");
+    assert_eq!(word(0x10_2000), 0);
+}
+
+/// CDNA SDWA on a 16-bit operation: the select reads the word of the 32-bit register
+/// (`src0_sel:WORD_1` is the high word) and `dst_sel` places the 16-bit result. The kernel
+/// suite's gfx950 -O2 `private_lookup` computes `i % 48` this way. Issue 11.
+#[test]
+fn issue_11_cdna_sdwa_16bit_operands() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_sub_u16_sdwa v3, v1, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD\n\
+         v_add_u16_sdwa v4, v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_0 src1_sel:BYTE_1",
+        &|w| {
+            for lane in 0..64 {
+                w.set_vgpr(lane, 1, 0x9633_787e);
+                w.set_vgpr(lane, 2, 0x0000_0300);
+                w.set_vgpr(lane, 4, 0xaaaa_bbbb);
+            }
+        },
+    );
+    assert_eq!(w.vgpr(0, 3), 0x9333, "0x9633 - 0x300");
+    assert_eq!(
+        w.vgpr(0, 4),
+        0x7881_bbbb,
+        "0x787e + 0x03 into the high word"
+    );
+}
+
+/// A CDNA VOP3 compare writes zeros for lanes inactive at issue, also when the same
+/// instruction ran before with more lanes (AMD's CDNA table types its SGPR destination as a
+/// plain B64, not a mask; the cached plan then kept the earlier run's bits). The kernel
+/// suite's gfx950 -O0 `ballot_bits` takes a ballot inside a branch this way. Issue 11.
+#[test]
+fn issue_11_cdna_vop3_compare_masks_inactive_lanes() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "s_mov_b32 s4, 0\n\
+         loop:\n\
+         v_cmp_eq_u32_e64 s[0:1], v1, 0\n\
+         s_mov_b64 exec, 0xf0\n\
+         s_add_u32 s4, s4, 1\n\
+         s_cmp_lt_u32 s4, 2\n\
+         s_cbranch_scc1 loop\n\
+         s_mov_b64 exec, -1",
+        &|_| {},
+    );
+    assert_eq!(w.sgpr_pair(0), 0xf0);
+}
+
+/// CDNA VGPR indexing mode: between `s_set_gpr_idx_on` and `s_set_gpr_idx_off` a VALU
+/// instruction's VGPR operands enabled in M0[15:12] are offset by M0[7:0] (AMD's CDNA ISA
+/// manual, "VGPR Indexing"). gfx950 -O2 indexes `private_sort`'s private array this way.
+/// Issue 11.
+#[test]
+fn issue_11_cdna_gpr_index_mode() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_mov_b32 v5, 55\n\
+         v_mov_b32 v6, 66\n\
+         s_mov_b32 s10, 5\n\
+         s_set_gpr_idx_on s10, gpr_idx(SRC0)\n\
+         v_mov_b32 v32, v0\n\
+         s_set_gpr_idx_off\n\
+         s_mov_b32 s10, 1\n\
+         s_set_gpr_idx_on s10, gpr_idx(DST)\n\
+         v_mov_b32 v40, v6\n\
+         s_set_gpr_idx_off\n\
+         v_mov_b32 v33, v6",
+        &|_| {},
+    );
+    assert_eq!(w.vgpr(3, 32), 55, "src0 v0 + 5 = v5");
+    assert_eq!(w.vgpr(3, 41), 66, "vdst v40 + 1 = v41");
+    assert_eq!(w.vgpr(3, 40), 0);
+    assert_eq!(w.vgpr(3, 33), 66, "off again");
+    assert_eq!(w.m0(), 0x8001);
+    assert_eq!(w.mode & (1 << 27), 0, "GPR_IDX_EN cleared");
+}

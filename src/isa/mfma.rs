@@ -66,6 +66,47 @@ fn file_of(op: &OperandSpec, acc_cd: bool, acc: u64) -> char {
     }
 }
 
+/// The register fields of a decoded CDNA instruction that name accumulation registers
+/// (`a0..a255`) instead of VGPRs: the `a`-file operands of the instructions above (by the same
+/// bits the printer reads), and the data fields (`vdst`, `data`, `data0`, `data1`, `vdata`)
+/// of a DS, FLAT/GLOBAL/SCRATCH or buffer instruction with its `acc` bit set. Address fields
+/// are always VGPRs. Other arches have no AGPRs: empty.
+pub(crate) fn agpr_fields(tables: &Tables, inst: &Inst) -> Vec<String> {
+    if tables.arch != Arch::Cdna {
+        return Vec::new();
+    }
+    let f = |n: &str| inst.field(n).unwrap_or(0);
+    let memory = super::mem::is_ds(&inst.family)
+        || super::mem::is_flat(&inst.family)
+        || super::mem::is_buf(&inst.family);
+    if memory {
+        if f("acc") == 0 {
+            return Vec::new();
+        }
+        return ["vdst", "data", "data0", "data1", "vdata"]
+            .into_iter()
+            .filter(|n| inst.field(n).is_some())
+            .map(String::from)
+            .collect();
+    }
+    let Some(&idx) = tables.by_opcode.get(&(inst.family.clone(), inst.opcode)) else {
+        return Vec::new();
+    };
+    let info = &tables.insts[idx];
+    if applies(tables.arch, info) {
+        let acc_cd = is_matrix(info) && f("clmp") != 0;
+        let acc = if is_matrix(info) { f("opsel_hi") } else { 0 };
+        return ordered(info)
+            .into_iter()
+            .filter(|op| {
+                file_of(op, acc_cd, acc) == 'a' && (op.field == "vdst" || f(&op.field) >= 256)
+            })
+            .map(|op| op.field.clone())
+            .collect();
+    }
+    Vec::new()
+}
+
 /// Whether a decoded word is one of these instructions in a form LLVM can spell: register
 /// operands hold registers, and no source is the literal.
 pub(crate) fn valid(info: &InstInfo, inst: &Inst) -> bool {

@@ -218,6 +218,14 @@ impl Isa {
         print::print(&self.tables, inst)
     }
 
+    /// The register fields of a decoded instruction that name CDNA accumulation registers
+    /// (`a0..a255`) rather than VGPRs: MFMA/SMFMAC operands by their `acc_cd`/`acc` bits,
+    /// `v_accvgpr_*` operands, and the data fields of memory instructions with `acc` set.
+    /// Empty on RDNA and for every other instruction.
+    pub fn agpr_fields(&self, inst: &Inst) -> Vec<String> {
+        mfma::agpr_fields(&self.tables, inst)
+    }
+
     /// Decodes a whole stream into `(offset, text, bytes)` lines; undecodable words print as
     /// `.long 0x...` and decoding resumes at the next dword.
     pub fn disassemble(&self, bytes: &[u8]) -> Vec<(usize, String, Vec<u8>)> {

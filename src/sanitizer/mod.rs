@@ -293,7 +293,7 @@ impl Sanitizer {
         if let Some(t) = self.texts.get(&d.addr) {
             return t.clone();
         }
-        let t = self.isa.print(&d.inst);
+        let t = self.isa.print(d.encoded());
         self.texts.insert(d.addr, t.clone());
         t
     }

@@ -158,7 +158,7 @@ pub(crate) fn trace_line(
     before: &WaveState,
     after: &WaveState,
 ) -> String {
-    let text = isa.print(&d.inst);
+    let text = isa.print(d.encoded());
     let mut s = format!("{:06x}: {}", d.addr, text);
     let arch = after.arch;
     for c in 0..before.sgpr.len() as u32 {
@@ -176,13 +176,17 @@ pub(crate) fn trace_line(
             before.scc as u8, after.scc as u8
         ));
     }
-    for reg in 0..super::N_VGPRS as u32 {
+    for reg in 0..after.vgpr_rows() as u32 {
         let changed: Vec<String> = (0..after.wave_size)
             .filter(|&l| before.vgpr(l, reg) != after.vgpr(l, reg))
             .map(|l| format!("[{l}]=0x{:x}", after.vgpr(l, reg)))
             .collect();
         if !changed.is_empty() {
-            s.push_str(&format!("  v{reg}{}", changed.join("")));
+            s.push_str(&format!(
+                "  {}{}",
+                super::agpr::row_name(reg),
+                changed.join("")
+            ));
         }
     }
     for (a, bytes) in after.written_ranges() {
@@ -210,11 +214,12 @@ fn summary(wave: &WaveState, steps: u64) -> String {
         wave.m0(),
         wave.scc as u8
     ));
-    for reg in 0..super::N_VGPRS as u32 {
+    for reg in 0..wave.vgpr_rows() as u32 {
         let vals: Vec<u32> = (0..wave.wave_size).map(|l| wave.vgpr(l, reg)).collect();
         if vals.iter().any(|&x| x != 0) {
             let parts: Vec<String> = vals.iter().map(|x| format!("0x{x:x}")).collect();
-            s.push_str(&format!("v{reg} = [{}]\n", parts.join(", ")));
+            let name = super::agpr::row_name(reg);
+            s.push_str(&format!("{name} = [{}]\n", parts.join(", ")));
         }
     }
     for (a, bytes) in wave.written_ranges() {

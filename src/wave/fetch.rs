@@ -329,14 +329,10 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
 /// The per-lane value of a source with its modifiers.
 fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) -> RegValue {
     let mods = src_mods(ii, k, field, width);
-    // SDWA selects a byte or word of the 32-bit register before its modifiers (16-bit
-    // operations then take the low 16 bits of the selection).
-    let sdwa = match ii.d.ext {
-        Some((super::sdwa::SDWA, ext)) if k <= 1 && width <= 32 => Some(ext),
-        _ => None,
-    };
-    // A high-half select reads the whole register, then narrows.
-    let (narrow, width) = if (mods.opsel_hi || sdwa.is_some()) && width < 32 {
+    // A high-half select reads the whole register, then narrows; so does an SDWA select of
+    // a 16-bit operand (`v_sub_u16_sdwa ... src0_sel:WORD_1` reads the high word).
+    let sdwa_source = k <= 1 && super::sdwa::is_sdwa(ii.d.ext);
+    let (narrow, width) = if (mods.opsel_hi || sdwa_source) && width < 32 {
         (Some(width), 32)
     } else {
         (None, width)
@@ -346,15 +342,22 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
         None => b,
     };
     let src = source(w, ii, field, width);
-    let sel = |b: Bits| match sdwa {
-        Some(ext) => Bits::from_u64(
-            32,
-            super::sdwa::select_source(ext, k, b.low_u64() as u32) as u64,
-        ),
-        None => b,
+    // SDWA selects a byte or word of a 32-bit source before its modifiers.
+    let sdwa = match ii.d.ext {
+        Some((super::sdwa::SDWA, ext)) if k <= 1 && width == 32 => Some(ext),
+        _ => None,
+    };
+    // The select comes first and narrows to the operand before the modifiers (which read
+    // the operand's own width); a high-half select is one of the modifiers.
+    let value = |b: Bits| match sdwa {
+        Some(ext) => {
+            let x = super::sdwa::select_source(ext, k, b.low_u64() as u32) as u64;
+            apply_mods(fit(Bits::from_u64(32, x)), &mods)
+        }
+        None => fit(apply_mods(b, &mods)),
     };
     match src {
-        Src::Uniform(b) => RegValue::Uniform(fit(apply_mods(sel(b), &mods))),
+        Src::Uniform(b) => RegValue::Uniform(value(b)),
         Src::Vgpr { reg, hi } => {
             let dpp = match ii.d.ext {
                 Some(ext) if field == "src0" && ext.0 != super::sdwa::SDWA => Some(ext),
@@ -375,7 +378,7 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
                             }
                             None => read_vgpr_lanes(w, reg, hi, width, lane),
                         };
-                        fit(apply_mods(sel(v), &mods))
+                        value(v)
                     })
                     .collect(),
             )
@@ -394,6 +397,13 @@ enum Dest {
     Mask(u32),
     /// Nowhere (VOP3 V_CMPX writes EXEC itself).
     None,
+}
+
+/// A CDNA VOP3 compare (`v_cmp*_e64`): its SGPR destination is a lane mask, though AMD's CDNA
+/// table types it as a plain 64-bit number (`FMT_NUM_B64`; RDNA's says `FMT_NUM_M64`), so
+/// bits of lanes inactive at issue must be written as zeros.
+fn cdna_vop3_compare(ii: &Inst<'_>, kind: &str) -> bool {
+    ii.arch == Arch::Cdna && kind == "OPR_SREG" && ii.d.inst.name.starts_with("V_CMP")
 }
 
 fn dest(ii: &Inst<'_>, width: u32) -> Dest {
@@ -429,9 +439,7 @@ fn dest(ii: &Inst<'_>, width: u32) -> Dest {
                         || ii.family == "VOP3P" && ii.d.inst.name.contains("_MIXHI_");
                     Dest::Vgpr { reg: raw, hi }
                 }
-            } else if is_mask_format(format) || ii.d.inst.name.starts_with("V_CMP") {
-                // CDNA's tables type the SGPR destination of VOP3 compares as plain bits
-                // (FMT_NUM_B64), RDNA's as a mask (FMT_NUM_M64); both are lane masks.
+            } else if is_mask_format(format) || cdna_vop3_compare(ii, kind) {
                 Dest::Mask(raw)
             } else {
                 Dest::Sgpr(raw)
@@ -628,7 +636,7 @@ pub(super) fn execute(
     // Wave-level entries wrote the register files themselves.
     if e.vgpr_space {
         for (&(lane, reg), &v) in &m.vgpr {
-            if (reg as usize) < super::state::N_VGPRS && lane < w.wave_size {
+            if (reg as usize) < w.vgpr_rows() && lane < w.wave_size {
                 w.set_vgpr(lane, reg, v);
             }
         }
@@ -828,8 +836,8 @@ fn write_back<'o>(
                         if ftz {
                             v = flush_denormal(v, d_fbits);
                         }
+                        // A 16-bit result is placed by `dst_sel` like a 32-bit one.
                         if let (Some((super::sdwa::SDWA, ext)), 1..=32) = (ii.d.ext, v.width()) {
-                            // A 16-bit result is placed by `dst_sel` like a 32-bit one.
                             let old = w.vgpr(lane, reg);
                             let x = super::sdwa::merge_dest(ext, old, v.low_u64() as u32);
                             v = Bits::from_u64(32, x as u64);
@@ -889,6 +897,9 @@ fn write_back<'o>(
             "VCC_LO" => w.write_sgpr(code::VCC_LO, value.first().low_u64() as u32),
             "VCC_HI" => w.write_sgpr(code::VCC_HI, value.first().low_u64() as u32),
             "M0" => w.write_sgpr(m0_code(w.arch), value.first().low_u64() as u32),
+            "WAVE_MODE.GPR_IDX_EN" => {
+                super::gpr_idx::set_enabled(w, value.first().low_u64() & 1 == 1)
+            }
             "PC" => new_pc = Some(value.first().low_u64()),
             n if n.starts_with("TTMP") => {
                 if let Ok(t) = n[4..].parse::<u32>() {

@@ -58,6 +58,13 @@ fn native(name: &str) -> Option<&'static str> {
              operand number through locals)",
         );
     }
+    if super::agpr::is_move(name) {
+        return Some(
+            "AGPR move (CDNA, no pseudocode text in AMD's tables): a 32-bit copy of src0 (AGPR, \
+             VGPR, SGPR or inline constant) to vdst in the lanes EXEC enables; AGPRs are rows \
+             256..511 of the vector register file",
+        );
+    }
     if name.starts_with("V_DUAL_") {
         return Some(
             "VOPD pairing: both halves read the state before the instruction; each half runs \

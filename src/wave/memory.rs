@@ -301,7 +301,13 @@ pub(super) fn execute(
         }
         _ => {
             let saddr = field("saddr");
-            let saddr_on = d.inst.field("saddr").is_some() && saddr != null && saddr != 0x7f;
+            // GFX9 (CDNA) FLAT-segment instructions ignore `saddr` (LLVM encodes 0 there,
+            // which is `s[0:1]` to GLOBAL/SCRATCH): only GLOBAL and SCRATCH add it.
+            let flat_ignores_saddr = family == "FLAT" && w.arch == crate::spec::Arch::Cdna;
+            let saddr_on = d.inst.field("saddr").is_some()
+                && saddr != null
+                && saddr != 0x7f
+                && !flat_ignores_saddr;
             let offset = sext(field("offset"), offset_bits(13)) as u64;
             for lane in 0..lanes {
                 let vaddr = field("addr") as u32;
@@ -530,7 +536,7 @@ pub(super) fn execute(
     };
     if swizzle {
         for (&(lane, reg), &v) in &m.vgpr {
-            if (reg as usize) < super::state::N_VGPRS && lane < lanes {
+            if (reg as usize) < w.vgpr_rows() && lane < lanes {
                 w.set_vgpr(lane, reg, v);
             }
         }

@@ -30,10 +30,12 @@
 //! assert_eq!(wave.sgpr[1], 12);
 //! ```
 
+mod agpr;
 pub mod cli;
 mod dpp;
 mod fetch;
 pub mod fidelity;
+mod gpr_idx;
 pub mod json;
 mod memory;
 pub use memory::SCRATCH_LANE_SPAN;
@@ -51,8 +53,9 @@ use crate::jit::{Jit, Kernel};
 use crate::spec::{Arch, Instruction, SpecDb};
 
 pub use state::{
-    code, default_mode, m0_code, mode, mode_from_rsrc1, n_sgprs, null_code, sgpr_name, Bounds,
-    MemAccess, MemSpace, WaveState, LANE_SLOTS, N_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
+    code, default_mode, m0_code, mode, mode_from_rsrc1, n_sgprs, null_code, sgpr_name, vgpr_rows,
+    Bounds, MemAccess, MemSpace, WaveState, AGPR_ROW, LANE_SLOTS, N_AGPRS, N_VGPRS,
+    PRIVATE_APERTURE, SHARED_APERTURE,
 };
 
 /// Which executor runs each instruction's pseudocode.
@@ -200,8 +203,12 @@ impl std::error::Error for WaveError {}
 pub struct Decoded {
     /// Its byte offset.
     pub addr: u64,
-    /// The decoded fields.
+    /// The decoded fields as the executor reads them: on CDNA, fields that name AGPRs are
+    /// rebased onto the AGPR rows of the VGPR file (see `encoded`).
     pub inst: isa::Inst,
+    /// The instruction as encoded, when `inst` differs from it (AGPR fields rebased); what
+    /// [`Decoded::encoded`] returns for printing.
+    pub as_encoded: Option<Box<isa::Inst>>,
     /// The size in bytes, DPP/SDWA dword included.
     pub size: usize,
     /// The source line, for assembled programs.
@@ -210,6 +217,13 @@ pub struct Decoded {
     pub ext: Option<(u32, u32)>,
     /// What the executor does with it, decided once at decode.
     pub class: Class,
+}
+
+impl Decoded {
+    /// The instruction as encoded (for printing and register analysis by file).
+    pub fn encoded(&self) -> &isa::Inst {
+        self.as_encoded.as_deref().unwrap_or(&self.inst)
+    }
 }
 
 /// How the executor treats an instruction, from its name (decided once per decoded
@@ -224,6 +238,8 @@ pub enum Class {
     End,
     /// A barrier instruction.
     Barrier(Barrier),
+    /// A CDNA AGPR move (`v_accvgpr_read/write/mov`), run natively (no pseudocode text).
+    AgprMove,
 }
 
 impl Class {
@@ -235,6 +251,8 @@ impl Class {
             Class::Noop
         } else if let Some(b) = barrier_kind(name) {
             Class::Barrier(b)
+        } else if agpr::is_move(name) {
+            Class::AgprMove
         } else {
             Class::Execute
         }
@@ -342,7 +360,7 @@ impl Program {
         while pos < bytes.len() {
             let addr = base.wrapping_add(pos as u64);
             let line = lines.iter().find(|(a, _)| *a == pos as u64).map(|x| x.1);
-            let (inst, mut size) = match isa.decode(&bytes[pos..]) {
+            let (mut inst, mut size) = match isa.decode(&bytes[pos..]) {
                 Ok(x) => x,
                 Err(_) if lenient => {
                     pos += 4;
@@ -407,9 +425,11 @@ impl Program {
                 *slot = insts.len() as u32 + 1;
             }
             let class = Class::of(&inst.name);
+            let as_encoded = agpr::rebase(isa, &mut inst);
             insts.push(Decoded {
                 addr,
                 inst,
+                as_encoded,
                 size,
                 line,
                 ext,
@@ -865,6 +885,14 @@ impl Executor {
             target: wave.pc,
         })?;
         let d = &program.insts[idx];
+        // CDNA VGPR indexing mode: VALU operands moved by M0, run off the plan cache.
+        if gpr_idx::enabled(wave) {
+            if let Some(moved) = gpr_idx::indexed(d, wave.m0()) {
+                let entry = self.entry(&moved)?;
+                let next = fetch::execute(self, &entry, &moved, wave)?;
+                return self.advance(program, d, next, wave);
+            }
+        }
         // An instruction with a cached plan is neither a no-op nor the end. The plan is
         // taken out of its slot while it runs (no reference counting on the hot path).
         if let Some((entry, plan)) = self.plan_take(program, idx, wave.mode) {
@@ -884,6 +912,10 @@ impl Executor {
                     Step::Continue => Step::Barrier(kind),
                     other => other,
                 });
+            }
+            Class::AgprMove => {
+                agpr::execute(d, wave)?;
+                return self.advance(program, d, None, wave);
             }
             Class::Execute => {}
         }

@@ -4,7 +4,10 @@
 //! SGPRs are stored by their 8-bit operand code (`s0..s105`, `vcc_lo`/`vcc_hi`, `ttmp0..15`,
 //! `m0`, `exec_lo`/`exec_hi`), so an operand field indexes the file directly. VGPRs are stored
 //! register-major with 64 lane slots per register whatever the wave size, so a register of
-//! one lane is `vgpr[reg * 64 + lane]`.
+//! one lane is `vgpr[reg * 64 + lane]`. CDNA's accumulation registers `a0..a255` are rows
+//! `AGPR_ROW..AGPR_ROW + 256` of the same file (`a5` of a lane is row 261), so the register
+//! paths that already move VGPR rows move AGPRs once an instruction's `a`-file fields are
+//! rebased onto those rows (`wave::agpr`).
 
 use std::collections::BTreeMap;
 
@@ -16,6 +19,19 @@ use crate::spec::Arch;
 pub const LANE_SLOTS: usize = 64;
 /// The number of VGPRs per lane.
 pub const N_VGPRS: usize = 256;
+/// The number of accumulation registers (AGPRs) per lane on CDNA.
+pub const N_AGPRS: usize = 256;
+/// The VGPR-file row of `a0` (CDNA): AGPRs follow the 256 VGPRs.
+pub const AGPR_ROW: u32 = N_VGPRS as u32;
+
+/// The rows of an arch's vector register file: 256 VGPRs, plus 256 AGPRs on CDNA.
+pub fn vgpr_rows(arch: Arch) -> usize {
+    match arch {
+        Arch::Cdna => N_VGPRS + N_AGPRS,
+        _ => N_VGPRS,
+    }
+}
+
 /// The number of scalar operand codes the SGPR file covers (0..=127).
 pub const N_SCALAR_CODES: usize = 128;
 
@@ -149,7 +165,7 @@ pub struct WaveState {
     pub scc: bool,
     /// The byte offset of the next instruction in the program.
     pub pc: u64,
-    /// The VGPR file: `vgpr[reg * 64 + lane]`.
+    /// The VGPR file: `vgpr[reg * 64 + lane]`; on CDNA AGPR `a_k` is row `AGPR_ROW + k`.
     pub vgpr: Vec<u32>,
     /// The MODE register (hardware layout, see [`mode`]): round and denormal modes,
     /// DX10 clamp, IEEE. A new wave starts with [`default_mode`].
@@ -216,7 +232,7 @@ impl WaveState {
             sgpr: vec![0; N_SCALAR_CODES],
             scc: false,
             pc: 0,
-            vgpr: vec![0; N_VGPRS * LANE_SLOTS],
+            vgpr: vec![0; vgpr_rows(arch) * LANE_SLOTS],
             mode: default_mode(arch),
             memory: SparseMemory::new(),
             lds: SparseMemory::new(),
@@ -291,7 +307,26 @@ impl WaveState {
             .unwrap_or(0)
     }
 
-    /// Sets VGPR `reg` of `lane` (registers past v255 are dropped).
+    /// The rows of the vector register file (VGPRs, then AGPRs on CDNA).
+    pub fn vgpr_rows(&self) -> usize {
+        self.vgpr.len() / LANE_SLOTS
+    }
+
+    /// AGPR `a{index}` of `lane` (CDNA; zero where the arch has none).
+    pub fn agpr(&self, lane: u32, index: u32) -> u32 {
+        if self.arch != Arch::Cdna {
+            return 0;
+        }
+        self.vgpr(lane, AGPR_ROW + index)
+    }
+
+    /// Sets AGPR `a{index}` of `lane` (CDNA; ignored elsewhere and past a255).
+    pub fn set_agpr(&mut self, lane: u32, index: u32, value: u32) {
+        if self.arch == Arch::Cdna && (index as usize) < N_AGPRS {
+            self.set_vgpr(lane, AGPR_ROW + index, value);
+        }
+    }
+
     /// The 64 lane values of VGPR `reg` (`None` beyond the file).
     pub fn vgpr_row(&self, reg: u32) -> Option<&[u32]> {
         let start = reg as usize * LANE_SLOTS;

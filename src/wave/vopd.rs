@@ -63,6 +63,7 @@ fn split(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
             literal: d.inst.literal,
             size: d.size,
         },
+        as_encoded: None,
         size: d.size,
         line: d.line,
         ext: None,
