@@ -124,3 +124,36 @@ fn issue_14_fuzz_covers_operand_kinds() {
         }
     }
 }
+
+/// Found by the fuzzer: an RDNA 4 `v_s_*` (per-lane text, SGPR destination) issued with EXEC
+/// zero wrote 0 under the interpreter and the previous call's value under the JIT (a stale
+/// slot); with no lane active it now leaves the SGPR as it was, under both engines.
+#[test]
+fn issue_14_v_s_trans_with_exec_zero_keeps_the_sgpr() {
+    use amdpcode::wave::{Engine, Executor, Program};
+    let db = common::spec().db(Arch::Rdna4);
+    let text = "s_mov_b32 s20, 2\n\
+                v_s_exp_f32 s2, 1.0\n\
+                s_mov_b32 exec_lo, 0\n\
+                s_sub_co_u32 s20, s20, 1\n\
+                s_cmp_lg_u32 s20, 0\n\
+                s_cbranch_scc1 -6\n\
+                s_endpgm\n";
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut ex = Executor::new(db, engine).unwrap();
+        let program = Program::assemble(ex.isa(), text).unwrap();
+        let mut w = ex.new_wave(32);
+        w.sgpr[2] = 0x1234;
+        ex.run(&program, &mut w).unwrap();
+        // 2^1 from the first pass (EXEC full); the second pass (EXEC 0) writes nothing.
+        assert_eq!(w.sgpr[2], 0x4000_0000, "{engine:?}");
+        assert_eq!(w.exec(), 0);
+        // Issued with EXEC 0 from the start: s2 keeps its value.
+        let mut w = ex.new_wave(32);
+        w.sgpr[2] = 0x1234;
+        w.set_exec(0);
+        let program = Program::assemble(ex.isa(), "v_s_exp_f32 s2, 1.0\ns_endpgm").unwrap();
+        ex.run(&program, &mut w).unwrap();
+        assert_eq!(w.sgpr[2], 0x1234, "{engine:?}");
+    }
+}
