@@ -93,6 +93,18 @@ enum Command {
         #[arg(long)]
         ir: bool,
     },
+    /// Differential fuzzing: random programs under every engine, compared on the final state.
+    Fuzz {
+        /// Programs to run.
+        #[arg(long, default_value_t = 10_000)]
+        programs: u64,
+        /// The seed (program i of a seed is the same on every machine).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The engines to compare, the first being the reference.
+        #[arg(long, default_value = "interp,jit")]
+        engines: String,
+    },
     /// Parse and type-check pseudocode from a file (operands are 32-bit unless typed).
     CheckText {
         /// The file.
@@ -332,12 +344,14 @@ fn parse_arch(name: &str) -> Result<Arch, Failure> {
     })
 }
 
-fn load_spec(cli_spec: &Option<PathBuf>, offline: bool) -> Result<Spec, Failure> {
+/// The spec, kept for the rest of the process: the CLI exits after one command, and freeing
+/// the databases would only cost time at exit.
+fn load_spec(cli_spec: &Option<PathBuf>, offline: bool) -> Result<&'static Spec, Failure> {
     let path = spec::find_wheel(&Locate {
         explicit: cli_spec.clone(),
         offline,
     })?;
-    Ok(Spec::load(&path)?)
+    Ok(Box::leak(Box::new(Spec::load(&path)?)))
 }
 
 fn color() -> bool {
@@ -575,6 +589,46 @@ fn run(cli: Cli) -> Result<(), Failure> {
             show(&spec, arch, &inst, ast, ir)
         }
         Command::CheckText { file } => check_text(&file),
+        Command::Fuzz {
+            programs,
+            seed,
+            engines,
+        } => {
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            let config = amdpcode::fuzz::Config {
+                seed,
+                programs,
+                engines: engines.split(',').map(str::to_string).collect(),
+                ..Default::default()
+            };
+            let start = std::time::Instant::now();
+            let mut shown = 0;
+            let report = amdpcode::fuzz::run(&spec, &config, &mut |r| {
+                // Mismatches as they are found (a long run may be stopped early).
+                for m in &r.mismatches[shown..] {
+                    eprintln!(
+                        "mismatch: program {} ({} wave{}): {}",
+                        m.index, m.arch, m.wave_size, m.difference
+                    );
+                }
+                shown = r.mismatches.len();
+                if r.programs % 10_000 == 0 {
+                    eprintln!(
+                        "{} programs, {} mismatches ({:.0} s)",
+                        r.programs,
+                        r.mismatches.len(),
+                        start.elapsed().as_secs_f64()
+                    );
+                }
+            })
+            .map_err(|e| Failure(format!("error: {e}")))?;
+            print_out(&amdpcode::fuzz::summary(&report))?;
+            if report.mismatches.is_empty() {
+                Ok(())
+            } else {
+                Err(Failure(format!("{} mismatch(es)", report.mismatches.len())))
+            }
+        }
         Command::Jit {
             arch,
             inst,

@@ -9,25 +9,7 @@ use amdpcode::isa::Isa;
 use amdpcode::spec::Arch;
 
 fn report(r: &Report) -> String {
-    let mut s = format!(
-        "{} programs, {} instructions, {} ended in the same error, {} mismatches\n",
-        r.programs,
-        r.instructions,
-        r.errored,
-        r.mismatches.len()
-    );
-    let mut kinds: Vec<(&String, &u64)> = r.errors.iter().collect();
-    kinds.sort_by(|a, b| b.1.cmp(a.1));
-    for (k, n) in kinds.iter().take(40) {
-        s += &format!("  {n:6} {k}\n");
-    }
-    for m in &r.mismatches {
-        s += &format!(
-            "--- program {} ({:?} wave{}), {}: {}\n{}hex: {}\n",
-            m.index, m.arch, m.wave_size, m.engine, m.difference, m.listing, m.hex
-        );
-    }
-    s
+    fuzz::summary(r)
 }
 
 fn run(seed: u64, programs: u64) -> Report {
@@ -113,14 +95,37 @@ fn issue_14_fuzz_covers_operand_kinds() {
                 .count();
             text += &fuzz::listing(&isa, &gen.layout(&items));
         }
-        assert!(loops > 50 && skips > 100, "{arch:?}: {loops} loops, {skips} skips");
+        assert!(
+            loops > 50 && skips > 100,
+            "{arch:?}: {loops} loops, {skips} skips"
+        );
         let dpp = if arch == Arch::Cdna { "row_" } else { "dpp8:" };
         for needle in [
-            " s1", " v3", " 0x", " -4", "0.5", "vcc", "exec_lo", "neg(", "|v", "clamp", dpp,
-            "global_", "ds_", "s_load", "s_cbranch_scc1",
+            " s1",
+            " v3",
+            " 0x",
+            " -4",
+            "0.5",
+            "vcc",
+            "exec_lo",
+            "neg(",
+            "|v",
+            "clamp",
+            dpp,
+            "global_",
+            "ds_",
+            "s_load",
+            "s_cbranch_scc1",
         ] {
-            let needle = if arch == Arch::Cdna && needle == "exec_lo" { "exec" } else { needle };
-            assert!(text.contains(needle), "{arch:?}: no `{needle}` in the programs");
+            let needle = if arch == Arch::Cdna && needle == "exec_lo" {
+                "exec"
+            } else {
+                needle
+            };
+            assert!(
+                text.contains(needle),
+                "{arch:?}: no `{needle}` in the programs"
+            );
         }
     }
 }

@@ -77,14 +77,30 @@ const MEMORY_FAMILIES: &[&str] = &["DS", "GLOBAL", "VGLOBAL", "SMEM", "FLAT", "V
 /// and instructions that wait on other waves or the host.
 fn excluded(name: &str) -> bool {
     const PARTS: &[&str] = &[
-        "BRANCH", "SETPC", "SWAPPC", "CALL", "RFE", "ENDPGM", "SENDMSG", "TRAP", "SLEEP",
-        "SETHALT", "BARRIER", "WAKEUP", "ICACHE", "GWS", "CODE_END", "TTRACE", "DS_ORDERED",
+        "BRANCH",
+        "SETPC",
+        "SWAPPC",
+        "CALL",
+        "RFE",
+        "ENDPGM",
+        "SENDMSG",
+        "TRAP",
+        "SLEEP",
+        "SETHALT",
+        "BARRIER",
+        "WAKEUP",
+        "ICACHE",
+        "GWS",
+        "CODE_END",
+        "TTRACE",
+        "DS_ORDERED",
     ];
     PARTS.iter().any(|p| name.contains(p))
 }
 
 fn assemble(isa: &Isa, text: &str) -> Result<Vec<u8>, String> {
-    isa.assemble(text).map_err(|e| format!("`{text}`: {}", e.message))
+    isa.assemble(text)
+        .map_err(|e| format!("`{text}`: {}", e.message))
 }
 
 impl Generator {
@@ -347,8 +363,14 @@ pub fn edge_u32(rng: &mut Rng) -> u32 {
         2 => 0x8000_0000,
         3 => 1,
         4 => (r >> 8) as u32 % 64,
-        5 => [0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0x0000_0001, 0x3f80_0000, 0x7c00_3c00]
-            [((r >> 8) % 6) as usize],
+        5 => [
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0x0000_0001,
+            0x3f80_0000,
+            0x7c00_3c00,
+        ][((r >> 8) % 6) as usize],
         6 => 0x0000_ffff & (r >> 16) as u32,
         _ => (r >> 16) as u32,
     }

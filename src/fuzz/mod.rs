@@ -339,8 +339,14 @@ fn shrink(lane: &mut Lane, mut items: Vec<Item>, state: &WaveState) -> Vec<Item>
     while i < items.len() {
         let mut shorter = items.clone();
         shorter.remove(i);
-        let balanced = shorter.iter().filter(|x| matches!(x, Item::LoopStart(_))).count()
-            == shorter.iter().filter(|x| matches!(x, Item::LoopEnd)).count();
+        let balanced = shorter
+            .iter()
+            .filter(|x| matches!(x, Item::LoopStart(_)))
+            .count()
+            == shorter
+                .iter()
+                .filter(|x| matches!(x, Item::LoopEnd))
+                .count();
         if balanced && matches!(check(lane, &shorter, state), Outcome::Differ { .. }) {
             items = shorter;
         } else {
@@ -398,7 +404,15 @@ pub fn difference(
             .chain(mb.pages())
             .map(|(p, bytes)| (p, bytes.len()))
             .collect();
+        let (mut pa, mut pb) = (Vec::new(), Vec::new());
         for (p, len) in pages {
+            pa.resize(len, 0);
+            pb.resize(len, 0);
+            ma.read(p, &mut pa);
+            mb.read(p, &mut pb);
+            if pa == pb {
+                continue;
+            }
             for addr in p..p + len as u64 {
                 if ma.byte(addr) != mb.byte(addr) {
                     return Some(format!(
@@ -422,4 +436,27 @@ pub fn listing(isa: &Isa, bytes: &[u8]) -> String {
         .into_iter()
         .map(|(off, text, _)| format!("{off:4x}: {text}\n"))
         .collect()
+}
+
+/// The report as text: the counts, the most common errors, each mismatch with its program.
+pub fn summary(r: &Report) -> String {
+    let mut s = format!(
+        "{} programs, {} instructions, {} ended in the same error under every engine, {} mismatches\n",
+        r.programs,
+        r.instructions,
+        r.errored,
+        r.mismatches.len()
+    );
+    let mut kinds: Vec<(&String, &u64)> = r.errors.iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (k, n) in kinds.iter().take(20) {
+        s += &format!("  {n:6} {k}\n");
+    }
+    for m in &r.mismatches {
+        s += &format!(
+            "--- program {} ({} wave{}), {} differs: {}\n{}hex: {}\n",
+            m.index, m.arch, m.wave_size, m.engine, m.difference, m.listing, m.hex
+        );
+    }
+    s
 }
