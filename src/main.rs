@@ -414,7 +414,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     .and_then(amdpcode::sanitizer::options_from_flag),
             };
             let (text, findings) =
-                amdpcode::dispatch::cli::run_checked(&spec, &opts).map_err(|e| Failure(e.0))?;
+                amdpcode::dispatch::cli::run_checked(spec, &opts).map_err(|e| Failure(e.0))?;
             exit_on_findings(&text, findings)?;
             print_out(&text)
         }
@@ -449,7 +449,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 hex,
                 timeout_ms: timeout,
             };
-            exit_with(amdpcode::smt::cli::equiv(&spec, &args))
+            exit_with(amdpcode::smt::cli::equiv(spec, &args))
         }
         Command::Spec {
             command:
@@ -464,7 +464,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => {
             let spec = load_spec(&cli.spec, cli.offline)?;
             exit_with(amdpcode::smt::cli::spec_diff(
-                &spec, &from, &to, &insts, json, solver, timeout,
+                spec, &from, &to, &insts, json, solver, timeout,
             ))
         }
         Command::Run {
@@ -493,7 +493,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     .and_then(amdpcode::sanitizer::options_from_flag),
             };
             let (text, findings) =
-                amdpcode::wave::cli::run_checked(&spec, &opts).map_err(|e| Failure(e.0))?;
+                amdpcode::wave::cli::run_checked(spec, &opts).map_err(|e| Failure(e.0))?;
             exit_on_findings(&text, findings)?;
             print_out(&text)
         }
@@ -555,11 +555,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let spec = load_spec(&cli.spec, cli.offline)?;
             if smt > 0 {
-                let text = amdpcode::smt::cli::smt_stats(&spec, &archs, smt, json)
+                let text = amdpcode::smt::cli::smt_stats(spec, &archs, smt, json)
                     .map_err(|e| Failure(format!("error: {e}")))?;
                 print_out(&text)?;
             }
-            stats(&spec, &archs, json, samples)
+            stats(spec, &archs, json, samples)
         }
         Command::Spec {
             command: SpecCommand::Fidelity { arch, json },
@@ -569,14 +569,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 None => Arch::ALL.to_vec(),
             };
             let spec = load_spec(&cli.spec, cli.offline)?;
-            fidelity(&spec, &archs, json)
+            fidelity(spec, &archs, json)
         }
         Command::Spec {
             command: SpecCommand::List { arch, json },
         } => {
             let arch = parse_arch(&arch)?;
             let spec = load_spec(&cli.spec, cli.offline)?;
-            list(&spec, arch, json)
+            list(spec, arch, json)
         }
         Command::Show {
             arch,
@@ -586,7 +586,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => {
             let arch = parse_arch(&arch)?;
             let spec = load_spec(&cli.spec, cli.offline)?;
-            show(&spec, arch, &inst, ast, ir)
+            show(spec, arch, &inst, ast, ir)
         }
         Command::CheckText { file } => check_text(&file),
         Command::Fuzz {
@@ -603,7 +603,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let start = std::time::Instant::now();
             let mut shown = 0;
-            let report = amdpcode::fuzz::run(&spec, &config, &mut |r| {
+            let report = amdpcode::fuzz::run(spec, &config, &mut |r| {
                 // Mismatches as they are found (a long run may be stopped early).
                 for m in &r.mismatches[shown..] {
                     eprintln!(
@@ -637,7 +637,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => {
             let arch = parse_arch(&arch)?;
             let spec = load_spec(&cli.spec, cli.offline)?;
-            jit_command(&spec, arch, inst.as_deref(), dump, all)
+            jit_command(spec, arch, inst.as_deref(), dump, all)
         }
         Command::Eval {
             arch,
@@ -659,7 +659,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             if let Some(batch) = batch {
                 let spec = load_spec(&cli.spec, cli.offline)?;
-                return eval_batch(&spec, &batch, &engine);
+                return eval_batch(spec, &batch, &engine);
             }
             let prepared = match (&text, &inst) {
                 (Some(file), _) => {
@@ -678,7 +678,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                         Failure("error: --arch is required with an instruction".into())
                     })?)?;
                     let spec = load_spec(&cli.spec, cli.offline)?;
-                    let inst = find_inst(&spec, arch, name)?;
+                    let inst = find_inst(spec, arch, name)?;
                     let p = exec::prepare(arch, inst).map_err(render_front_error)?;
                     let text = frontend::entry_text(arch, inst)
                         .map(|t| t.0)

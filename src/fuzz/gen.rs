@@ -242,7 +242,7 @@ impl Generator {
     fn inst(&self, isa: &Isa, rng: &mut Rng) -> Vec<u8> {
         let tables = isa.tables();
         for _ in 0..64 {
-            let from = if self.alu.is_empty() || rng.next_u64() % 8 == 0 {
+            let from = if self.alu.is_empty() || rng.next_u64().is_multiple_of(8) {
                 &self.memory
             } else {
                 &self.alu
@@ -281,7 +281,7 @@ impl Generator {
         };
         let mut bits: u128 = 0;
         let flat = matches!(info.family.as_str(), "FLAT" | "VFLAT");
-        let saddr_on = !flat && rng.next_u64() % 2 == 0;
+        let saddr_on = !flat && rng.next_u64().is_multiple_of(2);
         let vector = info.family.starts_with("VOP");
         let mut ext_vgpr = rng.next_u64() as u32 % DATA_REGS;
         for f in &format.fields {
@@ -301,7 +301,7 @@ impl Generator {
                 (_, "SrcField") => {
                     let code = src_code(arch, rng, true, false);
                     // A DPP/SDWA selector in src0 now and then (VOP1/VOP2/VOPC/VOP3*).
-                    if f.name == "src0" && vector && r % 16 == 0 {
+                    if f.name == "src0" && vector && r.is_multiple_of(16) {
                         u64::from(dpp_code(arch, r >> 8))
                     } else {
                         u64::from(code)

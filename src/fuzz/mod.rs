@@ -261,8 +261,8 @@ pub fn initial_state(arch: Arch, wave_size: u32, rng: &mut Rng) -> WaveState {
         _ => 0,
     };
     w.set_exec(exec);
-    w.scc = rng.next_u64() % 2 == 0;
-    if rng.next_u64() % 4 == 0 {
+    w.scc = rng.next_u64().is_multiple_of(2);
+    if rng.next_u64().is_multiple_of(4) {
         // Random rounding and denormal modes.
         w.mode = (w.mode & !0xff) | (rng.next_u64() & 0xff) as u32;
     }

@@ -37,7 +37,7 @@ const CODE_KEY: &str = concat!(
 
 /// Loads `path` through the cache in the user cache directory.
 pub(super) fn load(path: &Path) -> Result<Spec, SpecError> {
-    let off = std::env::var_os("AMDPCODE_NO_SPEC_CACHE").is_some_and(|v| v != "0" && v != "");
+    let off = std::env::var_os("AMDPCODE_NO_SPEC_CACHE").is_some_and(|v| v != "0" && !v.is_empty());
     match super::default_cache_dir() {
         Some(dir) if !off => load_with(path, &dir).map(|(spec, _)| spec),
         _ => Spec::load_uncached(path),
