@@ -109,5 +109,19 @@ fn issue_14_cache_wheel_touched_is_rehashed() {
     f.set_modified(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(7))
         .unwrap();
     drop(f);
+    let before = std::fs::read(cache_file(&cache, &pinned_sha())).unwrap();
     assert_eq!(load_with_cache(&wheel, &cache).unwrap().1, CacheUse::Hit);
+    // The new stamp is recorded (only the header changes), and the cache still loads.
+    let after = std::fs::read(cache_file(&cache, &pinned_sha())).unwrap();
+    assert_eq!(before.len(), after.len());
+    let changed: Vec<usize> = (0..before.len())
+        .filter(|&i| before[i] != after[i])
+        .collect();
+    assert!(
+        !changed.is_empty() && changed.iter().all(|&i| i < 200),
+        "{changed:?}"
+    );
+    let (spec, how) = load_with_cache(&wheel, &cache).unwrap();
+    assert_eq!(how, CacheUse::Hit);
+    assert_eq!(spec.db(Arch::Cdna).with_pcode().count(), 1441);
 }

@@ -75,7 +75,12 @@ pub fn load_with(path: &Path, dir: &Path) -> Result<(Spec, CacheUse), SpecError>
         // The wheel's sha256 is the key. The file records the wheel's size and modification
         // time when that sha256 was computed: unchanged, the sha256 stands; changed, the
         // wheel is hashed again.
-        if cached_stamp == stamp || wheel_sha(path)? == pinned {
+        if cached_stamp == stamp {
+            return Ok((Spec::from_sections(path, sections), CacheUse::Hit));
+        }
+        if wheel_sha(path)? == pinned {
+            // Same content, new stamp: record it, so the next load need not hash again.
+            let _ = write_file(&file, &sections.with_stamp(stamp));
             return Ok((Spec::from_sections(path, sections), CacheUse::Hit));
         }
         return Ok((Spec::load_uncached(path)?, CacheUse::Bypassed));
@@ -184,7 +189,18 @@ pub(crate) struct Sections {
     sections: Vec<(std::ops::Range<usize>, [u8; 32])>,
 }
 
+/// Where the wheel stamp lies in the header (after the magic, the sha256 and the code key).
+const STAMP_AT: usize = MAGIC.len() + 32 + 4 + CODE_KEY.len();
+
 impl Sections {
+    /// The file's bytes with `stamp` recorded in the header.
+    fn with_stamp(&self, stamp: (u64, u64)) -> Vec<u8> {
+        let mut bytes = self.bytes.clone();
+        bytes[STAMP_AT..STAMP_AT + 8].copy_from_slice(&stamp.0.to_le_bytes());
+        bytes[STAMP_AT + 8..STAMP_AT + 16].copy_from_slice(&stamp.1.to_le_bytes());
+        bytes
+    }
+
     /// The database of `arch`, if its section is intact and decodes.
     pub(crate) fn decode(&self, arch: Arch) -> Option<SpecDb> {
         let db = self.try_decode(arch);
@@ -217,6 +233,7 @@ fn decode_file(file: &Path, bytes: Vec<u8>) -> Option<(Sections, (u64, u64))> {
     if r.take(MAGIC.len())? != MAGIC || r.take(32)? != pinned_sha() || r.str()? != CODE_KEY {
         return None;
     }
+    debug_assert_eq!(r.at, STAMP_AT, "bug: header layout");
     let stamp = (r.u64()?, r.u64()?);
     if r.u32()? as usize != Arch::ALL.len() {
         return None;
