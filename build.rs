@@ -1,6 +1,6 @@
 //! Generates the pseudocode parser from `grammar/pcode.lalrpop` into `OUT_DIR`, and a table
 //! of the errata files under `semantics/errata/<arch>/<INSTRUCTION>.pcode` so that the binary
-//! carries them.
+//! carries them, and the hash of the wheel-reading code that keys the prepared-database cache.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -12,6 +12,32 @@ fn main() {
         .process()
         .expect("bug: lalrpop failed to generate the parser from grammar/");
     write_errata_table();
+    hash_spec_reader();
+}
+
+/// Hashes the code that reads the wheel and writes the prepared-database cache
+/// (`src/spec/*.rs`) into `AMDPCODE_SPEC_CODE_HASH`: the cache key changes with that code.
+fn hash_spec_reader() {
+    let dir = Path::new("src/spec");
+    println!("cargo:rerun-if-changed=src/spec");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    // FNV-1a over each file's name and bytes.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in files {
+        if p.extension().and_then(|e| e.to_str()) != Some("rs") {
+            continue;
+        }
+        println!("cargo:rerun-if-changed={}", p.display());
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        let bytes = std::fs::read(&p).expect("bug: cannot read src/spec");
+        for &b in name.unwrap_or_default().as_bytes().iter().chain(&bytes) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    println!("cargo:rustc-env=AMDPCODE_SPEC_CODE_HASH={h:016x}");
 }
 
 fn write_errata_table() {

@@ -13,6 +13,7 @@ pub mod embed;
 pub mod exec;
 pub mod float;
 pub mod frontend;
+pub mod fuzz;
 pub mod inputs;
 pub mod interp;
 pub mod ir;

@@ -93,6 +93,18 @@ enum Command {
         #[arg(long)]
         ir: bool,
     },
+    /// Differential fuzzing: random programs under every engine, compared on the final state.
+    Fuzz {
+        /// Programs to run.
+        #[arg(long, default_value_t = 10_000)]
+        programs: u64,
+        /// The seed (program i of a seed is the same on every machine).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The engines to compare, the first being the reference.
+        #[arg(long, default_value = "interp,jit")]
+        engines: String,
+    },
     /// Parse and type-check pseudocode from a file (operands are 32-bit unless typed).
     CheckText {
         /// The file.
@@ -332,12 +344,14 @@ fn parse_arch(name: &str) -> Result<Arch, Failure> {
     })
 }
 
-fn load_spec(cli_spec: &Option<PathBuf>, offline: bool) -> Result<Spec, Failure> {
+/// The spec, kept for the rest of the process: the CLI exits after one command, and freeing
+/// the databases would only cost time at exit.
+fn load_spec(cli_spec: &Option<PathBuf>, offline: bool) -> Result<&'static Spec, Failure> {
     let path = spec::find_wheel(&Locate {
         explicit: cli_spec.clone(),
         offline,
     })?;
-    Ok(Spec::load(&path)?)
+    Ok(Box::leak(Box::new(Spec::load(&path)?)))
 }
 
 fn color() -> bool {
@@ -400,7 +414,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     .and_then(amdpcode::sanitizer::options_from_flag),
             };
             let (text, findings) =
-                amdpcode::dispatch::cli::run_checked(&spec, &opts).map_err(|e| Failure(e.0))?;
+                amdpcode::dispatch::cli::run_checked(spec, &opts).map_err(|e| Failure(e.0))?;
             exit_on_findings(&text, findings)?;
             print_out(&text)
         }
@@ -435,7 +449,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 hex,
                 timeout_ms: timeout,
             };
-            exit_with(amdpcode::smt::cli::equiv(&spec, &args))
+            exit_with(amdpcode::smt::cli::equiv(spec, &args))
         }
         Command::Spec {
             command:
@@ -450,7 +464,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => {
             let spec = load_spec(&cli.spec, cli.offline)?;
             exit_with(amdpcode::smt::cli::spec_diff(
-                &spec, &from, &to, &insts, json, solver, timeout,
+                spec, &from, &to, &insts, json, solver, timeout,
             ))
         }
         Command::Run {
@@ -479,7 +493,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     .and_then(amdpcode::sanitizer::options_from_flag),
             };
             let (text, findings) =
-                amdpcode::wave::cli::run_checked(&spec, &opts).map_err(|e| Failure(e.0))?;
+                amdpcode::wave::cli::run_checked(spec, &opts).map_err(|e| Failure(e.0))?;
             exit_on_findings(&text, findings)?;
             print_out(&text)
         }
@@ -541,11 +555,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             };
             let spec = load_spec(&cli.spec, cli.offline)?;
             if smt > 0 {
-                let text = amdpcode::smt::cli::smt_stats(&spec, &archs, smt, json)
+                let text = amdpcode::smt::cli::smt_stats(spec, &archs, smt, json)
                     .map_err(|e| Failure(format!("error: {e}")))?;
                 print_out(&text)?;
             }
-            stats(&spec, &archs, json, samples)
+            stats(spec, &archs, json, samples)
         }
         Command::Spec {
             command: SpecCommand::Fidelity { arch, json },
@@ -555,14 +569,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 None => Arch::ALL.to_vec(),
             };
             let spec = load_spec(&cli.spec, cli.offline)?;
-            fidelity(&spec, &archs, json)
+            fidelity(spec, &archs, json)
         }
         Command::Spec {
             command: SpecCommand::List { arch, json },
         } => {
             let arch = parse_arch(&arch)?;
             let spec = load_spec(&cli.spec, cli.offline)?;
-            list(&spec, arch, json)
+            list(spec, arch, json)
         }
         Command::Show {
             arch,
@@ -572,9 +586,49 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => {
             let arch = parse_arch(&arch)?;
             let spec = load_spec(&cli.spec, cli.offline)?;
-            show(&spec, arch, &inst, ast, ir)
+            show(spec, arch, &inst, ast, ir)
         }
         Command::CheckText { file } => check_text(&file),
+        Command::Fuzz {
+            programs,
+            seed,
+            engines,
+        } => {
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            let config = amdpcode::fuzz::Config {
+                seed,
+                programs,
+                engines: engines.split(',').map(str::to_string).collect(),
+                ..Default::default()
+            };
+            let start = std::time::Instant::now();
+            let mut shown = 0;
+            let report = amdpcode::fuzz::run(spec, &config, &mut |r| {
+                // Mismatches as they are found (a long run may be stopped early).
+                for m in &r.mismatches[shown..] {
+                    eprintln!(
+                        "mismatch: program {} ({} wave{}): {}",
+                        m.index, m.arch, m.wave_size, m.difference
+                    );
+                }
+                shown = r.mismatches.len();
+                if r.programs % 10_000 == 0 {
+                    eprintln!(
+                        "{} programs, {} mismatches ({:.0} s)",
+                        r.programs,
+                        r.mismatches.len(),
+                        start.elapsed().as_secs_f64()
+                    );
+                }
+            })
+            .map_err(|e| Failure(format!("error: {e}")))?;
+            print_out(&amdpcode::fuzz::summary(&report))?;
+            if report.mismatches.is_empty() {
+                Ok(())
+            } else {
+                Err(Failure(format!("{} mismatch(es)", report.mismatches.len())))
+            }
+        }
         Command::Jit {
             arch,
             inst,
@@ -583,7 +637,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => {
             let arch = parse_arch(&arch)?;
             let spec = load_spec(&cli.spec, cli.offline)?;
-            jit_command(&spec, arch, inst.as_deref(), dump, all)
+            jit_command(spec, arch, inst.as_deref(), dump, all)
         }
         Command::Eval {
             arch,
@@ -605,7 +659,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             if let Some(batch) = batch {
                 let spec = load_spec(&cli.spec, cli.offline)?;
-                return eval_batch(&spec, &batch, &engine);
+                return eval_batch(spec, &batch, &engine);
             }
             let prepared = match (&text, &inst) {
                 (Some(file), _) => {
@@ -624,7 +678,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                         Failure("error: --arch is required with an instruction".into())
                     })?)?;
                     let spec = load_spec(&cli.spec, cli.offline)?;
-                    let inst = find_inst(&spec, arch, name)?;
+                    let inst = find_inst(spec, arch, name)?;
                     let p = exec::prepare(arch, inst).map_err(render_front_error)?;
                     let text = frontend::entry_text(arch, inst)
                         .map(|t| t.0)

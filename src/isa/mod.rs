@@ -160,14 +160,15 @@ pub struct Assembled {
 /// The assembler and disassembler of one arch.
 #[derive(Clone, Debug)]
 pub struct Isa {
-    tables: Tables,
+    /// Shared: cloning an `Isa` (the CLI and the executors do) copies no table.
+    tables: std::sync::Arc<Tables>,
 }
 
 impl Isa {
     /// Builds the tables of `db`'s arch (without symbolic `hwreg` names).
     pub fn new(db: &SpecDb) -> Isa {
         Isa {
-            tables: Tables::build(db, None),
+            tables: std::sync::Arc::new(Tables::build(db, None)),
         }
     }
 
@@ -175,7 +176,7 @@ impl Isa {
     /// the symbolic `HWREG` names.
     pub fn with_enum_py(db: &SpecDb, enum_py: &str) -> Isa {
         Isa {
-            tables: Tables::build(db, Some(enum_py)),
+            tables: std::sync::Arc::new(Tables::build(db, Some(enum_py))),
         }
     }
 

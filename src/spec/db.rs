@@ -102,24 +102,43 @@ pub struct Sources<'a> {
     pub str_pcode_py: &'a str,
 }
 
-/// The instruction database of one arch.
-#[derive(Clone, Debug, Serialize)]
+/// The instruction database of one arch. Cloning it is cheap (the tables are shared).
+#[derive(Clone, Debug)]
 pub struct SpecDb {
     arch: Arch,
+    data: std::sync::Arc<DbData>,
+}
+
+/// The tables of a [`SpecDb`].
+#[derive(Debug)]
+struct DbData {
     instructions: Vec<Instruction>,
     encodings: Vec<Encoding>,
     /// Indices of instructions with pseudocode, in `str_pcode.py` order.
-    #[serde(skip)]
     pcode_order: Vec<u32>,
     /// Upper-case canonical name → instructions, best encoding first.
-    #[serde(skip)]
     by_name: FastMap<String, Vec<u32>>,
     /// Upper-case alias → instructions, best encoding first.
-    #[serde(skip)]
     by_alias: FastMap<String, Vec<u32>>,
     /// Upper-case encoding name → index into `encodings`.
-    #[serde(skip)]
     encoding_index: FastMap<String, usize>,
+}
+
+impl Serialize for SpecDb {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct View<'a> {
+            arch: Arch,
+            instructions: &'a [Instruction],
+            encodings: &'a [Encoding],
+        }
+        View {
+            arch: self.arch,
+            instructions: &self.data.instructions,
+            encodings: &self.data.encodings,
+        }
+        .serialize(serializer)
+    }
 }
 
 /// Sort key putting preferred encodings first and the rest alphabetically.
@@ -261,6 +280,22 @@ impl SpecDb {
         let classes = pyread::read_ins(&ins_file, sources.ins_py)?;
         let encodings = build_encodings(&ins_file, &classes, &values)?;
 
+        Ok(SpecDb::from_parts(
+            arch,
+            instructions,
+            encodings,
+            pcode_order,
+        ))
+    }
+
+    /// A database from its parts (as parsed, or as read back from the prepared-database
+    /// cache), with the name indices built.
+    pub(crate) fn from_parts(
+        arch: Arch,
+        instructions: Vec<Instruction>,
+        encodings: Vec<Encoding>,
+        pcode_order: Vec<u32>,
+    ) -> SpecDb {
         let mut by_name: FastMap<String, Vec<u32>> = FastMap::default();
         let mut by_alias: FastMap<String, Vec<u32>> = FastMap::default();
         for (idx, instruction) in instructions.iter().enumerate() {
@@ -291,15 +326,22 @@ impl SpecDb {
             .map(|(i, e)| (e.name.to_ascii_uppercase(), i))
             .collect();
 
-        Ok(SpecDb {
+        SpecDb {
             arch,
-            instructions,
-            encodings,
-            pcode_order,
-            by_name,
-            by_alias,
-            encoding_index,
-        })
+            data: std::sync::Arc::new(DbData {
+                instructions,
+                encodings,
+                pcode_order,
+                by_name,
+                by_alias,
+                encoding_index,
+            }),
+        }
+    }
+
+    /// Indices of the instructions with pseudocode, in `str_pcode.py` order.
+    pub(crate) fn pcode_order(&self) -> &[u32] {
+        &self.data.pcode_order
     }
 
     /// The arch this database describes.
@@ -309,12 +351,12 @@ impl SpecDb {
 
     /// Every instruction, in `enum.py` order (class by class, canonical members only).
     pub fn instructions(&self) -> &[Instruction] {
-        &self.instructions
+        &self.data.instructions
     }
 
     /// Every encoding, in `ins.py` order.
     pub fn encodings(&self) -> &[Encoding] {
-        &self.encodings
+        &self.data.encodings
     }
 
     /// Looks an instruction up by name, ignoring case.
@@ -325,11 +367,12 @@ impl SpecDb {
     /// is returned; so `V_ADD_F32` is the VOP2 `V_ADD_F32_E32`.
     pub fn get(&self, name: &str) -> Option<&Instruction> {
         let key = name.to_ascii_uppercase();
-        self.by_name
+        self.data
+            .by_name
             .get(&key)
-            .or_else(|| self.by_alias.get(&key))
+            .or_else(|| self.data.by_alias.get(&key))
             .and_then(|list| list.first())
-            .map(|&idx| &self.instructions[idx as usize])
+            .map(|&idx| &self.data.instructions[idx as usize])
     }
 
     /// Every instruction named `name` (ignoring case): canonical matches first, then alias
@@ -338,14 +381,14 @@ impl SpecDb {
         let key = name.to_ascii_uppercase();
         let mut out: Vec<&Instruction> = Vec::new();
         let mut seen: Vec<u32> = Vec::new();
-        for list in [self.by_name.get(&key), self.by_alias.get(&key)]
+        for list in [self.data.by_name.get(&key), self.data.by_alias.get(&key)]
             .into_iter()
             .flatten()
         {
             for &idx in list {
                 if !seen.contains(&idx) {
                     seen.push(idx);
-                    out.push(&self.instructions[idx as usize]);
+                    out.push(&self.data.instructions[idx as usize]);
                 }
             }
         }
@@ -354,16 +397,18 @@ impl SpecDb {
 
     /// The instructions that have pseudocode, in `str_pcode.py` order.
     pub fn with_pcode(&self) -> impl Iterator<Item = &Instruction> + '_ {
-        self.pcode_order
+        self.data
+            .pcode_order
             .iter()
-            .map(move |&idx| &self.instructions[idx as usize])
+            .map(move |&idx| &self.data.instructions[idx as usize])
     }
 
     /// Looks an encoding up by its `ins.py` class name, ignoring case.
     pub fn encoding(&self, name: &str) -> Option<&Encoding> {
-        self.encoding_index
+        self.data
+            .encoding_index
             .get(&name.to_ascii_uppercase())
-            .map(|&i| &self.encodings[i])
+            .map(|&i| &self.data.encodings[i])
     }
 }
 
@@ -451,21 +496,36 @@ fn build_encodings(
 }
 
 /// The whole spec: one [`SpecDb`] per arch, read from the wheel.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Spec {
     path: PathBuf,
-    dbs: Vec<SpecDb>,
+    /// One database per arch in [`Arch::ALL`] order, built on first use when the spec came
+    /// from the cache (`lazy`), at once otherwise.
+    dbs: Vec<std::sync::OnceLock<SpecDb>>,
+    /// The cache file's sections, decoded arch by arch on first use.
+    lazy: Option<std::sync::Arc<super::cache::Sections>>,
 }
 
 impl Spec {
     /// Reads the wheel at `path` (a zip archive) and builds the database of every arch.
     /// The arches are independent, so each is read and built on its own scoped thread.
+    /// For the pinned wheel, the built databases are kept in the user cache and read back
+    /// from there by later loads (see `spec/cache.rs`: keyed by the wheel's sha256 and the
+    /// reading code, checksummed, rebuilt when stale or damaged).
     ///
     /// # Errors
     /// [`SpecError::Io`] or [`SpecError::Zip`] when the file cannot be read as a zip,
     /// [`SpecError::MissingMember`] when a generated module is absent, and any error of
     /// [`SpecDb::from_sources`].
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
+        super::cache::load(path)
+    }
+
+    /// [`Spec::load`] without the prepared-database cache: always parses the wheel.
+    ///
+    /// # Errors
+    /// As [`Spec::load`].
+    pub fn load_uncached(path: &Path) -> Result<Spec, SpecError> {
         let open = || -> Result<zip::ZipArchive<BufReader<File>>, SpecError> {
             let file = File::open(path).map_err(|source| SpecError::Io {
                 path: path.to_path_buf(),
@@ -513,8 +573,21 @@ impl Spec {
         let dbs = results.into_iter().collect::<Result<Vec<_>, _>>()?;
         Ok(Spec {
             path: path.to_path_buf(),
-            dbs,
+            dbs: dbs.into_iter().map(std::sync::OnceLock::from).collect(),
+            lazy: None,
         })
+    }
+
+    /// A spec whose databases are decoded from the cache's `sections` on first use.
+    pub(crate) fn from_sections(path: &Path, sections: super::cache::Sections) -> Spec {
+        Spec {
+            path: path.to_path_buf(),
+            dbs: Arch::ALL
+                .iter()
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
+            lazy: Some(std::sync::Arc::new(sections)),
+        }
     }
 
     /// The wheel this spec was read from.
@@ -523,15 +596,27 @@ impl Spec {
     }
 
     /// Every arch's database, in [`Arch::ALL`] order.
-    pub fn dbs(&self) -> &[SpecDb] {
-        &self.dbs
+    pub fn dbs(&self) -> Vec<&SpecDb> {
+        Arch::ALL.iter().map(|&a| self.db(a)).collect()
     }
 
     /// The database of `arch`.
     pub fn db(&self, arch: Arch) -> &SpecDb {
-        // `load` builds one database per arch in `Arch::ALL` order.
         let pos = Arch::ALL.iter().position(|a| *a == arch).unwrap_or(0);
-        &self.dbs[pos]
+        self.dbs[pos].get_or_init(|| {
+            // Only a spec from the cache has unbuilt databases. Its payload passed its
+            // checksum, so decoding fails only on a bug in the cache code: parse the wheel
+            // then, as without a cache.
+            let decoded = self.lazy.as_ref().and_then(|s| s.decode(arch));
+            decoded.unwrap_or_else(|| {
+                let parsed = File::open(&self.path)
+                    .ok()
+                    .and_then(|f| zip::ZipArchive::new(BufReader::new(f)).ok())
+                    .and_then(|mut archive| load_arch(&mut archive, &self.path, arch).ok());
+                parsed
+                    .unwrap_or_else(|| SpecDb::from_parts(arch, Vec::new(), Vec::new(), Vec::new()))
+            })
+        })
     }
 }
 
@@ -921,7 +1006,7 @@ PCODE = {
         assert_eq!(spec.path(), path.as_path());
         let counts: Vec<(Arch, usize)> = spec
             .dbs()
-            .iter()
+            .into_iter()
             .map(|db| (db.arch(), db.with_pcode().count()))
             .collect();
         assert_eq!(

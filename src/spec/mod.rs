@@ -18,10 +18,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use std::path::PathBuf;
 
+mod cache;
 mod db;
 mod locate;
 mod pyread;
 
+pub use cache::{cache_file, load_with as load_with_cache, CacheUse};
 pub use db::{BitField, Encoding, Instruction, Operand, Sources, Spec, SpecDb};
 pub use locate::{
     default_cache_dir, fetch, find_wheel, Locate, WHEEL_FILE, WHEEL_REQUIREMENT, WHEEL_SHA256,

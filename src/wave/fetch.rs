@@ -845,6 +845,9 @@ fn write_back<'o>(
                         write_vgpr_value(w, lane, reg, hi, &v, cdna);
                     }
                 }
+                // A per-lane entry with an SGPR D0 (RDNA 4 `v_s_*`) that issued with no lane
+                // active computed nothing: the SGPR keeps its value (fuzzer, issue 14).
+                Dest::Sgpr(_) if per_lane_run && exec_at_issue & w.full_mask() == 0 => {}
                 Dest::Sgpr(c) => {
                     let v = value.first();
                     let v = if ftz { flush_denormal(v, d_fbits) } else { v };
@@ -1360,6 +1363,8 @@ pub(super) fn execute_bound(
                     }
                 }
             }
+            // No lane ran: nothing to write (see `write_back`).
+            Out::SgprD0 { .. } if p.vector && !p.wave_level && exec == 0 => {}
             Out::SgprD0 { code: c, width } => {
                 let x = first(v).low_u64();
                 w.write_sgpr(c, x as u32);

@@ -91,6 +91,7 @@ pub(super) fn execute(
     let layout = &e.layout;
     let lanes = w.wave_size;
     let exec_at_issue = w.exec();
+    let per_lane_run = e.prepared.vector && !e.prepared.wave_level;
     let (mut slots, consts_for) = match plan.index {
         Some(i) => {
             if ex.plan_slots.len() <= i {
@@ -246,6 +247,9 @@ pub(super) fn execute(
                     }
                 }
             }
+            // No lane ran, and the slot holds the previous call's value: nothing to write
+            // (as the interpreter; see `write_back`).
+            Out::SgprD0 { .. } if per_lane_run && exec == 0 => {}
             Out::SgprD0 { code: c, width } => {
                 let x = word(off);
                 w.write_sgpr(c, x as u32);
