@@ -6,8 +6,8 @@
 //! into the register file after it. This module turns that description into one Cranelift
 //! function that reads and writes the wave's register files in place:
 //!
-//! `extern "C" fn(sgpr: *mut u32, vgpr: *mut u32, scc: *mut u8, arena: *mut u8, ctx: *mut Ctx)
-//! -> u64`
+//! `extern "C" fn(sgpr: *mut u32, vgpr: *mut u32, scc: *mut u8, arena: *mut u8, ctx: *mut Ctx,
+//! iters: *mut u64) -> u64`
 //!
 //! - `sgpr`: the scalar file by operand code (at least [`SGPR_WORDS`] words); `vgpr`: the VGPR
 //!   file, 64 lane words per register (at least [`VGPR_WORDS`] words); `scc`: one byte, 0 or 1;
@@ -15,6 +15,9 @@
 //! - EXEC is loaded from the scalar file before each instruction (an instruction may write it),
 //!   masked to the wave's lanes, passed to the kernel and used to mask VGPR write-back.
 //! - Lane copies are unrolled (the lane count is a constant of the block).
+//! - A block that ends with a branch back to its own first instruction ([`BlockSpec::loop_to`])
+//!   runs again in place while the branch is taken, at most `*iters` times in all (the caller's
+//!   step budget); `*iters` returns the iterations completed.
 //! - Returns 0, or `(index << 32) | status` for the first kernel that faulted: the state then
 //!   holds the effects of the instructions before `index` and none of its own.
 //!
@@ -150,9 +153,13 @@ pub struct BlockSpec {
     pub insts: Vec<BlockInst>,
     /// Bytes of the arena.
     pub arena_size: usize,
+    /// When the last instruction branches: the block's first address and the arena offset of
+    /// the branch's PC output, so a taken branch back to the start loops in place.
+    pub loop_to: Option<(u64, u32)>,
 }
 
-type RawBlock = unsafe extern "C" fn(*mut u32, *mut u32, *mut u8, *mut u8, *mut Ctx<'_>) -> u64;
+type RawBlock =
+    unsafe extern "C" fn(*mut u32, *mut u32, *mut u8, *mut u8, *mut Ctx<'_>, *mut u64) -> u64;
 
 /// A compiled block. It keeps the JIT module that owns its code (and its kernels') alive.
 pub struct BlockFn {
@@ -164,7 +171,8 @@ pub struct BlockFn {
 }
 
 impl BlockFn {
-    /// Runs the block on a wave's register files and the block's arena.
+    /// Runs the block on a wave's register files and the block's arena, at most `max_iters`
+    /// times (at least once) when it loops to itself. Returns the iterations completed.
     ///
     /// # Errors
     /// The index of the instruction whose kernel faulted, and the fault.
@@ -177,7 +185,8 @@ impl BlockFn {
         vgpr: &mut [u32],
         scc: &mut bool,
         arena: &mut [u128],
-    ) -> Result<(), (usize, ExecError)> {
+        max_iters: u64,
+    ) -> Result<u64, (usize, ExecError)> {
         assert!(
             sgpr.len() >= SGPR_WORDS
                 && vgpr.len() >= VGPR_WORDS
@@ -192,6 +201,7 @@ impl BlockFn {
             error: None,
         };
         let mut scc_byte = *scc as u8;
+        let mut iters = max_iters.max(1);
         // SAFETY: `ptr` is finalized code with the `RawBlock` signature, kept alive by
         // `_owner`; the buffers cover what it addresses (checked above; every index in the
         // code was checked against these sizes when it was compiled); the kernels it calls
@@ -205,17 +215,18 @@ impl BlockFn {
                 &mut scc_byte,
                 arena.as_mut_ptr() as *mut u8,
                 &mut ctx,
+                &mut iters,
             )
         };
         *scc = scc_byte & 1 == 1;
         if r == 0 {
-            return Ok(());
+            return Ok(iters);
         }
         let code = r as u32;
         let index = (r >> 32) as usize;
         match super::fault(code, ctx.error.take()) {
             Err(e) => Err((index, e)),
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(iters),
         }
     }
 }
@@ -236,7 +247,7 @@ impl Jit {
         let cc = inner.module.target_config().default_call_conv;
         inner.module.clear_context(&mut inner.ctx);
         let mut sig = Signature::new(cc);
-        for _ in 0..5 {
+        for _ in 0..6 {
             sig.params.push(AbiParam::new(ptr));
         }
         sig.returns.push(AbiParam::new(types::I64));
@@ -260,9 +271,34 @@ impl Jit {
             };
             let fail = b.create_block();
             b.append_block_param(fail, types::I64);
+            // The iteration loop: `*iters` holds the completed iterations at each start.
+            let max = b.ins().load(types::I64, flags(), p[5], 0);
+            let top = b.create_block();
+            b.append_block_param(top, types::I64);
+            let zero = b.ins().iconst(types::I64, 0);
+            b.ins().jump(top, &[zero.into()]);
+            b.switch_to_block(top);
+            let done = b.block_params(top)[0];
+            b.ins().store(flags(), done, p[5], 0);
             for (index, inst) in spec.insts.iter().enumerate() {
                 emit_inst(&mut b, &regs, spec.lanes, index, inst, p[4], sig_ref, fail);
             }
+            let done = b.ins().iadd_imm_s(done, 1);
+            let exit = b.create_block();
+            if let Some((head, pc_off)) = spec.loop_to {
+                use cranelift_codegen::ir::condcodes::IntCC;
+                let pc = b.ins().load(types::I64, flags(), regs.arena, pc_off as i32);
+                let back = b.ins().icmp_imm_u(IntCC::Equal, pc, head as i64);
+                let more = b.ins().icmp(IntCC::UnsignedLessThan, done, max);
+                let again = b.ins().band(back, more);
+                b.ins().brif(again, top, &[done.into()], exit, &[]);
+            } else {
+                b.ins().jump(exit, &[]);
+            }
+            b.seal_block(top);
+            b.switch_to_block(exit);
+            b.seal_block(exit);
+            b.ins().store(flags(), done, p[5], 0);
             let zero = b.ins().iconst(types::I64, 0);
             b.ins().return_(&[zero]);
             b.switch_to_block(fail);
@@ -311,6 +347,9 @@ fn check(spec: &BlockSpec) -> Result<(), JitError> {
     let slot_ok = |off: u32, n: u32| (off as usize + n as usize * SLOT as usize) <= spec.arena_size;
     let src_ok = |s: Src| !matches!(s, Src::Sgpr(c) if c as usize >= SGPR_WORDS);
     for inst in &spec.insts {
+        if matches!(spec.loop_to, Some((_, off)) if !slot_ok(off, 1)) {
+            return bad("loop");
+        }
         if inst.code == 0 || inst.slots as usize > spec.arena_size {
             return bad("kernel");
         }
@@ -491,30 +530,7 @@ fn emit_inst(
                 shift,
                 ftz,
                 off,
-            } => {
-                for lane in 0..lanes {
-                    let x = b.ins().load(
-                        types::I64,
-                        flags(),
-                        r.arena,
-                        off as i32 + lane as i32 * SLOT,
-                    );
-                    let x = if shift != 0 {
-                        b.ins().ushr_imm_u(x, shift as i64)
-                    } else {
-                        x
-                    };
-                    let x = b.ins().ireduce(types::I32, x);
-                    let x = if ftz { flush(b, x) } else { x };
-                    let old = b
-                        .ins()
-                        .load(types::I32, flags(), r.vgpr, vgpr_off(row, lane));
-                    let bit = b.ins().band_imm_u(exec, 1i64 << lane);
-                    let on = b.ins().icmp_imm_u(IntCC::NotEqual, bit, 0);
-                    let v = b.ins().select(on, x, old);
-                    b.ins().store(flags(), v, r.vgpr, vgpr_off(row, lane));
-                }
-            }
+            } => emit_vgpr_out(b, r, lanes, exec, row, shift, ftz, off),
             Output::Sgpr { code, shift, off } => {
                 let x = b.ins().load(types::I64, flags(), r.arena, off as i32);
                 let x = if shift != 0 {
@@ -532,4 +548,52 @@ fn emit_inst(
             }
         }
     }
+}
+
+/// Writes a VGPR result back: with every lane active, the slots' words straight into the row;
+/// otherwise each lane's word or its old value by its EXEC bit.
+#[allow(clippy::too_many_arguments)]
+fn emit_vgpr_out(
+    b: &mut FunctionBuilder<'_>,
+    r: &Regs,
+    lanes: u32,
+    exec: Value,
+    row: u32,
+    shift: u32,
+    ftz: bool,
+    off: u32,
+) {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    let full_mask = if lanes == 64 {
+        u64::MAX
+    } else {
+        (1u64 << lanes) - 1
+    };
+    let all = b.ins().icmp_imm_u(IntCC::Equal, exec, full_mask as i64);
+    let (fast, slow, join) = (b.create_block(), b.create_block(), b.create_block());
+    b.ins().brif(all, fast, &[], slow, &[]);
+    for (block, masked) in [(fast, false), (slow, true)] {
+        b.switch_to_block(block);
+        b.seal_block(block);
+        for lane in 0..lanes {
+            // Bits `shift + 31 : shift` of the slot's little-endian low word.
+            let at = off as i32 + lane as i32 * SLOT + (shift / 8) as i32;
+            let x = b.ins().load(types::I32, flags(), r.arena, at);
+            let x = if ftz { flush(b, x) } else { x };
+            let v = if masked {
+                let old = b
+                    .ins()
+                    .load(types::I32, flags(), r.vgpr, vgpr_off(row, lane));
+                let bit = b.ins().band_imm_u(exec, 1i64 << lane);
+                let on = b.ins().icmp_imm_u(IntCC::NotEqual, bit, 0);
+                b.ins().select(on, x, old)
+            } else {
+                x
+            };
+            b.ins().store(flags(), v, r.vgpr, vgpr_off(row, lane));
+        }
+        b.ins().jump(join, &[]);
+    }
+    b.switch_to_block(join);
+    b.seal_block(join);
 }

@@ -96,18 +96,25 @@ impl Executor {
         if b.mode != wave.mode || b.wave_size != wave.wave_size || b.steps > budget {
             return Ok(None);
         }
-        if let Err((i, e)) = b
-            .code
-            .run(&mut wave.sgpr, &mut wave.vgpr, &mut wave.scc, &mut b.arena)
-        {
-            let (addr, inst) = b.insts[i].clone();
-            wave.pc = addr;
-            return Err(WaveError::Exec {
-                addr,
-                inst,
-                message: e.to_string(),
-            });
-        }
+        let max_iters = budget / b.steps;
+        let iters = match b.code.run(
+            &mut wave.sgpr,
+            &mut wave.vgpr,
+            &mut wave.scc,
+            &mut b.arena,
+            max_iters,
+        ) {
+            Ok(n) => n,
+            Err((i, e)) => {
+                let (addr, inst) = b.insts[i].clone();
+                wave.pc = addr;
+                return Err(WaveError::Exec {
+                    addr,
+                    inst,
+                    message: e.to_string(),
+                });
+            }
+        };
         let target = match b.pc_off {
             Some(off) => b.arena[off / 16] as u64,
             None => b.fall_through,
@@ -120,7 +127,7 @@ impl Executor {
             });
         }
         wave.pc = target;
-        Ok(Some(b.steps))
+        Ok(Some(iters * b.steps))
     }
 
     /// Builds and compiles the block starting at instruction `idx` from the cached plans;
@@ -133,6 +140,7 @@ impl Executor {
             lanes,
             insts: Vec::new(),
             arena_size: 0,
+            loop_to: None,
         };
         let mut insts = Vec::new();
         let mut steps = 0u64;
@@ -171,6 +179,7 @@ impl Executor {
             return None;
         }
         spec.arena_size = arena.len();
+        spec.loop_to = pc_off.map(|off| (program.insts[idx].addr, off));
         let code = jit.compile_block(&spec).ok()?;
         let arena = arena
             .chunks_exact(16)
