@@ -54,7 +54,10 @@ fn main() {
             ex.block_compile = blocks;
             let program = Program::from_hex(ex.isa(), hex).expect("program");
             let mut w = ex.new_wave(wave);
+            let cold = std::time::Instant::now();
             assert_eq!(ex.run_fast(&program, &mut w).expect("runs"), steps);
+            let cold = cold.elapsed();
+            let (cold_blocks, cold_compile) = (ex.blocks(), ex.block_compile_time());
             let t = std::time::Instant::now();
             for _ in 0..runs {
                 let mut w = ex.new_wave(wave);
@@ -62,6 +65,15 @@ fn main() {
             }
             let ns = t.elapsed().as_secs_f64() / (runs as f64 * steps as f64) * 1e9;
             println!("{label} wave{wave} {name}: {ns:.1} ns per dynamic instruction");
+            if blocks {
+                println!(
+                    "  first run {:.2} ms, of which blocks {:x?} (address, instructions) \
+                     compiled in {:.3} ms",
+                    cold.as_secs_f64() * 1e3,
+                    cold_blocks,
+                    cold_compile.as_secs_f64() * 1e3
+                );
+            }
         }
     }
 }

@@ -455,16 +455,12 @@ fn emit_inst(
                 off,
                 n,
             } => {
-                for lane in 0..n {
-                    let lo = b
-                        .ins()
-                        .load(types::I32, flags(), r.vgpr, vgpr_off(row, lane));
+                lane_loop(b, r, n, |b, vp, ap, _, k| {
+                    let lo = b.ins().load(types::I32, flags(), vp, vgpr_off(row, k));
                     let lo = if ftz { flush(b, lo) } else { lo };
                     let mut x = b.ins().uextend(types::I64, lo);
                     if pair {
-                        let hi = b
-                            .ins()
-                            .load(types::I32, flags(), r.vgpr, vgpr_off(row + 1, lane));
+                        let hi = b.ins().load(types::I32, flags(), vp, vgpr_off(row + 1, k));
                         let hi = b.ins().uextend(types::I64, hi);
                         let hi = b.ins().ishl_imm_u(hi, 32);
                         x = b.ins().bor(x, hi);
@@ -475,9 +471,8 @@ fn emit_inst(
                     if mask != u64::MAX && !(mask == u32::MAX as u64 && !pair) {
                         x = b.ins().band_imm_u(x, mask as i64);
                     }
-                    b.ins()
-                        .store(flags(), x, r.arena, off as i32 + lane as i32 * SLOT);
-                }
+                    b.ins().store(flags(), x, ap, off as i32 + k as i32 * SLOT);
+                });
             }
             Input::Scalar {
                 lo,
@@ -495,17 +490,15 @@ fn emit_inst(
                 if mask != u64::MAX {
                     x = b.ins().band_imm_u(x, mask as i64);
                 }
-                for lane in 0..n {
-                    b.ins()
-                        .store(flags(), x, r.arena, off as i32 + lane as i32 * SLOT);
-                }
+                lane_loop(b, r, n, |b, _, ap, _, k| {
+                    b.ins().store(flags(), x, ap, off as i32 + k as i32 * SLOT);
+                });
             }
             Input::Const { value, off, n } => {
                 let x = b.ins().iconst(types::I64, value as i64);
-                for lane in 0..n {
-                    b.ins()
-                        .store(flags(), x, r.arena, off as i32 + lane as i32 * SLOT);
-                }
+                lane_loop(b, r, n, |b, _, ap, _, k| {
+                    b.ins().store(flags(), x, ap, off as i32 + k as i32 * SLOT);
+                });
             }
         }
     }
@@ -575,25 +568,68 @@ fn emit_vgpr_out(
     for (block, masked) in [(fast, false), (slow, true)] {
         b.switch_to_block(block);
         b.seal_block(block);
-        for lane in 0..lanes {
+        lane_loop(b, r, lanes, |b, vp, ap, lane, k| {
             // Bits `shift + 31 : shift` of the slot's little-endian low word.
-            let at = off as i32 + lane as i32 * SLOT + (shift / 8) as i32;
-            let x = b.ins().load(types::I32, flags(), r.arena, at);
+            let at = off as i32 + k as i32 * SLOT + (shift / 8) as i32;
+            let x = b.ins().load(types::I32, flags(), ap, at);
             let x = if ftz { flush(b, x) } else { x };
             let v = if masked {
-                let old = b
-                    .ins()
-                    .load(types::I32, flags(), r.vgpr, vgpr_off(row, lane));
-                let bit = b.ins().band_imm_u(exec, 1i64 << lane);
+                let old = b.ins().load(types::I32, flags(), vp, vgpr_off(row, k));
+                let bits = b.ins().ushr(exec, lane);
+                let bit = b.ins().band_imm_u(bits, 1 << k);
                 let on = b.ins().icmp_imm_u(IntCC::NotEqual, bit, 0);
                 b.ins().select(on, x, old)
             } else {
                 x
             };
-            b.ins().store(flags(), v, r.vgpr, vgpr_off(row, lane));
-        }
+            b.ins().store(flags(), v, vp, vgpr_off(row, k));
+        });
         b.ins().jump(join, &[]);
     }
     b.switch_to_block(join);
     b.seal_block(join);
+}
+
+/// Lanes per trip of a lane loop.
+const UNROLL: u32 = 4;
+
+/// Emits `body(b, vgpr_lane, arena_lane, lane, k)` for lanes `lane + k` in `0..n`, as a loop
+/// unrolled [`UNROLL`] times (`k` in `0..UNROLL`): `vgpr_lane` is the VGPR file advanced to
+/// `lane`'s word (`vgpr + 4 * lane`), `arena_lane` the arena advanced to `lane`'s slot
+/// (`arena + 16 * lane`), `lane` the index (`i64`); the body adds `k`'s offsets. A count that is
+/// not a multiple of [`UNROLL`] (one lane) runs inline.
+fn lane_loop(
+    b: &mut FunctionBuilder<'_>,
+    r: &Regs,
+    n: u32,
+    mut body: impl FnMut(&mut FunctionBuilder<'_>, Value, Value, Value, u32),
+) {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    if n % UNROLL != 0 {
+        let zero = b.ins().iconst(types::I64, 0);
+        for k in 0..n {
+            body(b, r.vgpr, r.arena, zero, k);
+        }
+        return;
+    }
+    let header = b.create_block();
+    b.append_block_param(header, types::I64);
+    let exit = b.create_block();
+    let zero = b.ins().iconst(types::I64, 0);
+    b.ins().jump(header, &[zero.into()]);
+    b.switch_to_block(header);
+    let lane = b.block_params(header)[0];
+    let v = b.ins().ishl_imm_u(lane, 2);
+    let vp = b.ins().iadd(r.vgpr, v);
+    let a = b.ins().ishl_imm_u(lane, 4);
+    let ap = b.ins().iadd(r.arena, a);
+    for k in 0..UNROLL {
+        body(b, vp, ap, lane, k);
+    }
+    let next = b.ins().iadd_imm_s(lane, UNROLL as i64);
+    let more = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, next, n as i64);
+    b.ins().brif(more, header, &[next.into()], exit, &[]);
+    b.seal_block(header);
+    b.switch_to_block(exit);
+    b.seal_block(exit);
 }

@@ -85,7 +85,10 @@ impl Executor {
             if *c < self.block_threshold {
                 return Ok(None);
             }
-            self.blocks[idx] = match self.build_block(program, idx, wave) {
+            let start = std::time::Instant::now();
+            let built = self.build_block(program, idx, wave);
+            self.block_compile_time += start.elapsed();
+            self.blocks[idx] = match built {
                 Some(b) => Tier::Ready(Box::new(b)),
                 None => Tier::Never,
             };
@@ -200,6 +203,22 @@ impl Executor {
 }
 
 impl Executor {
+    /// Time spent building and compiling blocks since the executor was made.
+    pub fn block_compile_time(&self) -> std::time::Duration {
+        self.block_compile_time
+    }
+
+    /// The compiled blocks of the program last run: first address and instructions.
+    pub fn blocks(&self) -> Vec<(u64, u64)> {
+        self.blocks
+            .iter()
+            .filter_map(|t| match t {
+                Tier::Ready(b) => Some((b.insts.first().map_or(b.last, |i| i.0), b.steps)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The number of blocks compiled for the program last run.
     pub fn blocks_compiled(&self) -> usize {
         self.blocks

@@ -546,6 +546,8 @@ pub struct Executor {
     pub block_threshold: u32,
     /// Block state per instruction index of the program last run (same key as `plans`).
     blocks: Vec<block::Tier>,
+    /// Time spent building and compiling blocks.
+    block_compile_time: std::time::Duration,
 }
 
 /// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
@@ -620,6 +622,7 @@ impl Executor {
             block_compile: true,
             block_threshold: DEFAULT_BLOCK_THRESHOLD,
             blocks: Vec::new(),
+            block_compile_time: std::time::Duration::ZERO,
         })
     }
 
