@@ -468,7 +468,7 @@ fn emit_inst(
                     if shift != 0 {
                         x = b.ins().ushr_imm_u(x, shift as i64);
                     }
-                    if mask != u64::MAX && !(mask == u32::MAX as u64 && !pair) {
+                    if mask != u64::MAX && (pair || mask != u32::MAX as u64) {
                         x = b.ins().band_imm_u(x, mask as i64);
                     }
                     b.ins().store(flags(), x, ap, off as i32 + k as i32 * SLOT);
@@ -605,7 +605,7 @@ fn lane_loop(
     mut body: impl FnMut(&mut FunctionBuilder<'_>, Value, Value, Value, u32),
 ) {
     use cranelift_codegen::ir::condcodes::IntCC;
-    if n % UNROLL != 0 {
+    if !n.is_multiple_of(UNROLL) {
         let zero = b.ins().iconst(types::I64, 0);
         for k in 0..n {
             body(b, r.vgpr, r.arena, zero, k);
