@@ -21,7 +21,7 @@ use super::fetch;
 use super::{Class, Executor, Program, WaveError, WaveState};
 
 /// Arrivals at an instruction before a block starting there is compiled.
-pub const DEFAULT_BLOCK_THRESHOLD: u32 = 16;
+pub const DEFAULT_BLOCK_THRESHOLD: u32 = 1000;
 /// The most instructions one block holds.
 const MAX_BLOCK: usize = 256;
 
