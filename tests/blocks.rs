@@ -205,3 +205,25 @@ fn issue_14_step_budget_is_exact_with_blocks() {
     );
     assert_eq!(w.read_sgpr(1), 52);
 }
+
+/// A state whose register files were cut short through the public fields runs by steps (no
+/// panic in the block's buffer check), with the same result as without blocks.
+#[test]
+fn issue_14_short_register_file_steps_instead() {
+    let db = common::spec().db(Arch::Rdna3);
+    let program_text =
+        "loop:\ns_add_u32 s1, s1, 1\ns_cmp_lg_u32 s1, 40\ns_cbranch_scc1 loop\ns_endpgm";
+    let mut results = Vec::new();
+    for blocks in [false, true] {
+        let mut ex = Executor::new(db, Engine::Jit).unwrap();
+        ex.block_compile = blocks;
+        ex.block_threshold = 1;
+        let program = Program::assemble(ex.isa(), program_text).unwrap();
+        let mut w = WaveState::new(Arch::Rdna3, 32);
+        w.vgpr.truncate(64);
+        let steps = ex.run_fast(&program, &mut w).unwrap();
+        assert_eq!(w.read_sgpr(1), 40);
+        results.push((steps, w));
+    }
+    assert_eq!(results[0], results[1]);
+}

@@ -15,7 +15,7 @@
 //! Blocks are keyed by the program's id and instruction index, like the plans: a program is
 //! immutable once decoded, and running another program drops them.
 
-use crate::jit::block::{BlockFn, BlockSpec};
+use crate::jit::block::{BlockFn, BlockSpec, SGPR_WORDS, VGPR_WORDS};
 
 use super::fetch;
 use super::{Class, Executor, Program, WaveError, WaveState};
@@ -96,7 +96,13 @@ impl Executor {
         let Tier::Ready(b) = &mut self.blocks[idx] else {
             return Ok(None);
         };
-        if b.mode != wave.mode || b.wave_size != wave.wave_size || b.steps > budget {
+        // (A state whose register files were shrunk through its public fields steps instead.)
+        if b.mode != wave.mode
+            || b.wave_size != wave.wave_size
+            || b.steps > budget
+            || wave.sgpr.len() < SGPR_WORDS
+            || wave.vgpr.len() < VGPR_WORDS
+        {
             return Ok(None);
         }
         let max_iters = budget / b.steps;
