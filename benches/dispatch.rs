@@ -1,7 +1,7 @@
 //! Kernel dispatch bench (issue 11): two kernels of the checked-in code object
 //! (`tests/dispatch/fixture.cl`, gfx1100) dispatched end to end — loading the code object,
 //! setting up every wave, running the grid and reading the buffers back — under both
-//! engines: a vector add of 1,048,576 floats (4,096 workgroups of 256) and an LDS sum of
+//! engines (the JIT with block compilation, `jit`, and without, `jit-step`): a vector add of 1,048,576 floats (4,096 workgroups of 256) and an LDS sum of
 //! 64 values per workgroup (16,384 workgroups, six barriers each). The baseline in the same
 //! run is the same computation in plain Rust. Criterion's throughput is set to the lane
 //! operations of one dispatch (dynamic instructions times the lanes EXEC enabled at each),
@@ -99,8 +99,13 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("dispatch/{name}"));
         let mut native_out = vec![0f32; N as usize];
         let mut ops = 0;
-        for (engine, ename) in [(Engine::Interp, "interp"), (Engine::Jit, "jit")] {
+        for (engine, blocks, ename) in [
+            (Engine::Interp, false, "interp"),
+            (Engine::Jit, false, "jit-step"),
+            (Engine::Jit, true, "jit"),
+        ] {
             let mut d = Dispatcher::new(db, engine).expect("dispatcher");
+            d.executor_mut().block_compile = blocks;
             let o = d.run(l).expect("the kernel runs");
             // The result is right before it is timed.
             let out = &o.memory[check].1;

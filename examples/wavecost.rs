@@ -3,7 +3,10 @@
 //! loop without the v_add_f32, wave32, under each engine. A quick check between criterion
 //! runs (`cargo bench --bench wave` is the measurement the README quotes).
 //!
-//! Run: `cargo run --release --example wavecost [jit|interp] [long]`.
+//! The JIT runs twice: with block compilation (`jit-block`, the default) and without
+//! (`jit-step`, one executor step per instruction).
+//!
+//! Run: `cargo run --release --example wavecost [jit|interp] [block] [long] [wave64]`.
 
 use amdpcode::spec::{self, Arch, Locate, Spec};
 use amdpcode::wave::{Engine, Executor, Program};
@@ -26,24 +29,51 @@ fn main() {
         ),
     ];
     let engines = match (has("jit"), has("interp")) {
-        (true, false) => vec![Engine::Jit],
-        (false, true) => vec![Engine::Interp],
-        _ => vec![Engine::Jit, Engine::Interp],
+        (true, false) => vec![(Engine::Jit, true), (Engine::Jit, false)],
+        (false, true) => vec![(Engine::Interp, false)],
+        _ => vec![
+            (Engine::Jit, true),
+            (Engine::Jit, false),
+            (Engine::Interp, false),
+        ],
     };
+    let engines: Vec<_> = engines
+        .into_iter()
+        .filter(|&(_, b)| !has("block") || b)
+        .collect();
+    let wave = if has("wave64") { 64 } else { 32 };
     let runs = if has("long") { 3000 } else { 200 };
-    for engine in engines {
+    for (engine, blocks) in engines {
+        let label = match (engine, blocks) {
+            (Engine::Jit, true) => "jit-block",
+            (Engine::Jit, false) => "jit-step",
+            _ => "interp",
+        };
         for (name, hex, steps) in programs {
             let mut ex = Executor::new(db, engine).expect("executor");
+            ex.block_compile = blocks;
             let program = Program::from_hex(ex.isa(), hex).expect("program");
-            let mut w = ex.new_wave(32);
+            let mut w = ex.new_wave(wave);
+            let cold = std::time::Instant::now();
             assert_eq!(ex.run_fast(&program, &mut w).expect("runs"), steps);
+            let cold = cold.elapsed();
+            let (cold_blocks, cold_compile) = (ex.blocks(), ex.block_compile_time());
             let t = std::time::Instant::now();
             for _ in 0..runs {
-                let mut w = ex.new_wave(32);
+                let mut w = ex.new_wave(wave);
                 ex.run_fast(&program, &mut w).expect("runs");
             }
             let ns = t.elapsed().as_secs_f64() / (runs as f64 * steps as f64) * 1e9;
-            println!("{engine:?} {name}: {ns:.1} ns per dynamic instruction");
+            println!("{label} wave{wave} {name}: {ns:.1} ns per dynamic instruction");
+            if blocks {
+                println!(
+                    "  first run {:.2} ms, of which blocks {:x?} (address, instructions) \
+                     compiled in {:.3} ms",
+                    cold.as_secs_f64() * 1e3,
+                    cold_blocks,
+                    cold_compile.as_secs_f64() * 1e3
+                );
+            }
         }
     }
 }

@@ -101,8 +101,9 @@ enum Command {
         /// The seed (program i of a seed is the same on every machine).
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// The engines to compare, the first being the reference.
-        #[arg(long, default_value = "interp,jit")]
+        /// The engines to compare, the first being the reference: interp, jit (a kernel per
+        /// instruction), jit-block (straight-line runs compiled into one function at once).
+        #[arg(long, default_value = "interp,jit,jit-block")]
         engines: String,
     },
     /// Parse and type-check pseudocode from a file (operands are 32-bit unless typed).

@@ -65,7 +65,7 @@ impl Default for Config {
         Config {
             seed: 1,
             programs: 1000,
-            engines: vec!["interp".into(), "jit".into()],
+            engines: vec!["interp".into(), "jit".into(), "jit-block".into()],
             configs: CONFIGS.to_vec(),
             max_insts: 16,
             step_budget: 5_000,
@@ -129,6 +129,16 @@ struct Lane {
     executors: Vec<Executor>,
 }
 
+/// An engine by name: `interp`, `jit` (one compiled kernel per instruction) or `jit-block`
+/// (straight-line runs compiled into one function from their first execution on); with
+/// the block threshold to use, `None` for no blocks.
+pub fn engine_by_name(name: &str) -> Option<(Engine, Option<u32>)> {
+    match name {
+        "jit-block" => Some((Engine::Jit, Some(1))),
+        _ => Engine::from_name(name).map(|e| (e, None)),
+    }
+}
+
 /// Runs `config`, calling `progress(report)` every 1,000 programs.
 ///
 /// # Errors
@@ -138,10 +148,10 @@ pub fn run(
     config: &Config,
     progress: &mut dyn FnMut(&Report),
 ) -> Result<Report, FuzzError> {
-    let engines: Vec<Engine> = config
+    let engines: Vec<(Engine, Option<u32>)> = config
         .engines
         .iter()
-        .map(|n| Engine::from_name(n).ok_or_else(|| FuzzError(format!("unknown engine `{n}`"))))
+        .map(|n| engine_by_name(n).ok_or_else(|| FuzzError(format!("unknown engine `{n}`"))))
         .collect::<Result<_, _>>()?;
     if engines.len() < 2 {
         return Err(FuzzError("name at least two engines to compare".into()));
@@ -167,9 +177,13 @@ pub fn run(
         };
         let gen = Generator::new(&isa, &keep).map_err(FuzzError)?;
         let mut executors = Vec::new();
-        for &e in &engines {
+        for &(e, blocks) in &engines {
             let mut ex = Executor::new(db, e).map_err(|e| FuzzError(e.to_string()))?;
             ex.step_budget = config.step_budget;
+            ex.block_compile = blocks.is_some();
+            if let Some(threshold) = blocks {
+                ex.block_threshold = threshold;
+            }
             executors.push(ex);
         }
         lanes.push(Lane {

@@ -8,6 +8,7 @@
 //! through `runtime::amdp_helper`, which evaluates with the interpreter's own functions.
 
 mod abi;
+pub(crate) mod block;
 mod memory;
 pub mod runtime;
 mod translate;

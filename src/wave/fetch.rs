@@ -16,6 +16,7 @@ use crate::value::Bits;
 
 use super::state::{code, m0_code, WaveState};
 
+pub(super) mod block;
 mod clamp;
 mod mods;
 mod slots;

@@ -31,6 +31,7 @@
 //! ```
 
 mod agpr;
+mod block;
 pub mod cli;
 mod dpp;
 mod fetch;
@@ -38,6 +39,7 @@ pub mod fidelity;
 mod gpr_idx;
 pub mod json;
 mod memory;
+pub use block::DEFAULT_BLOCK_THRESHOLD;
 pub use memory::SCRATCH_LANE_SPAN;
 mod sdwa;
 mod state;
@@ -556,6 +558,16 @@ pub struct Executor {
     /// Trace callbacks need only the state after each instruction (an observer such as
     /// `crate::sanitizer`): the state is not cloned per step and `before` is `after`.
     pub trace_after_only: bool,
+    /// Under the JIT engine, compile hot straight-line runs of instructions into blocks
+    /// (`block.rs`) for [`Executor::run_fast`] and untraced [`Executor::run_until`]; on by
+    /// default. Off, every instruction is one executor step (the per-instruction JIT).
+    pub block_compile: bool,
+    /// Arrivals at an instruction before the block starting there is compiled.
+    pub block_threshold: u32,
+    /// Block state per instruction index of the program last run (same key as `plans`).
+    blocks: Vec<block::Tier>,
+    /// Time spent building and compiling blocks.
+    block_compile_time: std::time::Duration,
 }
 
 /// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
@@ -627,6 +639,10 @@ impl Executor {
             plans_of: (0, 0),
             dpp_source_exec: None,
             trace_after_only: false,
+            block_compile: true,
+            block_threshold: DEFAULT_BLOCK_THRESHOLD,
+            blocks: Vec::new(),
+            block_compile_time: std::time::Duration::ZERO,
         })
     }
 
@@ -794,6 +810,13 @@ impl Executor {
             if steps >= self.step_budget {
                 return Err(WaveError::StepBudget { steps });
             }
+            if let Some(n) = self.run_block(program, wave, self.step_budget - steps)? {
+                steps += n;
+                if wave.pc == program.end() {
+                    return Ok(steps);
+                }
+                continue;
+            }
             let r = self.step(program, wave)?;
             steps += 1;
             if r == Step::Ended {
@@ -818,6 +841,19 @@ impl Executor {
     ) -> Result<(Step, u64), WaveError> {
         let mut steps = 0u64;
         while steps < budget {
+            if trace.is_none() {
+                let exec = wave.exec().count_ones() as u64;
+                if let Some(n) = self.run_block(program, wave, budget - steps)? {
+                    // A block ends with any instruction that writes EXEC, so all of its
+                    // instructions issue with the EXEC it started with.
+                    self.lane_ops += n * exec;
+                    steps += n;
+                    if wave.pc == program.end() {
+                        return Ok((Step::Ended, steps));
+                    }
+                    continue;
+                }
+            }
             self.lane_ops += wave.exec().count_ones() as u64;
             let r = match trace.as_mut() {
                 Some(t) if self.trace_after_only => {
@@ -993,6 +1029,7 @@ impl Executor {
             self.plans.clear();
             self.plan_slots.clear();
             self.slow.clear();
+            self.blocks.clear();
         }
         if self.plans.len() < program.insts.len() {
             self.plans.resize(program.insts.len(), None);

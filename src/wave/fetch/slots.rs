@@ -48,7 +48,14 @@ fn put_bits(slots: &mut [u8], off: usize, width: u32, b: &Bits) {
 
 /// Writes one value for every lane of a per-lane register, or once for a uniform one
 /// (`width` at most 64: only the low word, the one a kernel reads).
-fn put_uniform(slots: &mut [u8], off: usize, width: u32, per_lane: bool, lanes: u32, x: u64) {
+pub(super) fn put_uniform(
+    slots: &mut [u8],
+    off: usize,
+    width: u32,
+    per_lane: bool,
+    lanes: u32,
+    x: u64,
+) {
     let n = if per_lane { lanes as usize } else { 1 };
     let bytes = (x & mask64(width.min(64))).to_le_bytes();
     for chunk in slots[off..off + n * SLOT].chunks_exact_mut(SLOT) {
@@ -58,7 +65,14 @@ fn put_uniform(slots: &mut [u8], off: usize, width: u32, per_lane: bool, lanes: 
 
 /// Writes a bound value, adapted to the register's shape as `fit_value` does: a uniform
 /// value fills every lane, a per-lane value bound to a scalar register takes lane 0.
-fn put_value(slots: &mut [u8], off: usize, width: u32, per_lane: bool, lanes: u32, v: &RegValue) {
+pub(super) fn put_value(
+    slots: &mut [u8],
+    off: usize,
+    width: u32,
+    per_lane: bool,
+    lanes: u32,
+    v: &RegValue,
+) {
     match v {
         RegValue::Uniform(b) => {
             let n = if per_lane { lanes as usize } else { 1 };

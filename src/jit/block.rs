@@ -1,0 +1,635 @@
+//! Block compilation: one native function for a straight-line run of instructions.
+//!
+//! The wave layer (`wave::block`) describes a block as data, a [`BlockSpec`]: for each
+//! instruction, its kernel's code address, where its slot buffer lies in the block's arena,
+//! which register-file words go into which slots before the call, and which slots go back
+//! into the register file after it. This module turns that description into one Cranelift
+//! function that reads and writes the wave's register files in place:
+//!
+//! `extern "C" fn(sgpr: *mut u32, vgpr: *mut u32, scc: *mut u8, arena: *mut u8, ctx: *mut Ctx,
+//! iters: *mut u64) -> u64`
+//!
+//! - `sgpr`: the scalar file by operand code (at least [`SGPR_WORDS`] words); `vgpr`: the VGPR
+//!   file, 64 lane words per register (at least [`VGPR_WORDS`] words); `scc`: one byte, 0 or 1;
+//!   `arena`: the block's slot buffers, [`BlockSpec::arena_size`] bytes.
+//! - EXEC is loaded from the scalar file before each instruction (an instruction may write it),
+//!   masked to the wave's lanes, passed to the kernel and used to mask VGPR write-back.
+//! - Lane copies are unrolled (the lane count is a constant of the block).
+//! - A block that ends with a branch back to its own first instruction ([`BlockSpec::loop_to`])
+//!   runs again in place while the branch is taken, at most `*iters` times in all (the caller's
+//!   step budget); `*iters` returns the iterations completed.
+//! - Returns 0, or `(index << 32) | status` for the first kernel that faulted: the state then
+//!   holds the effects of the instructions before `index` and none of its own.
+//!
+//! Every index is checked against the file sizes when the block is compiled, so the generated
+//! code cannot address outside the buffers [`BlockFn::run`] checks.
+
+use std::sync::{Arc, Mutex};
+
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, Type, Value};
+use cranelift_frontend::FunctionBuilder;
+use cranelift_module::{Linkage, Module};
+
+use super::runtime::Ctx;
+use super::{status, translate, Inner, Jit, JitError};
+use crate::interp::ExecError;
+
+/// Words the scalar file must have (operand codes 0..=127).
+pub const SGPR_WORDS: usize = 128;
+/// Words the VGPR file must have (256 registers of 64 lanes).
+pub const VGPR_WORDS: usize = 256 * 64;
+/// Bytes per slot (as the kernels lay them out).
+const SLOT: i32 = 16;
+/// The operand codes of EXEC.
+const EXEC_LO: u32 = 126;
+const EXEC_HI: u32 = 127;
+
+/// A 32-bit scalar source of an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Src {
+    /// Reads zero (`null`, or no high half).
+    Zero,
+    /// The scalar register at this operand code.
+    Sgpr(u32),
+    /// SCC (0 or 1).
+    Scc,
+}
+
+/// What goes into a kernel's slots before it runs (the low 8 bytes of each slot).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Lanes `0..n` of VGPR `row` (with `row + 1` above it when `pair`), shifted right by
+    /// `shift` and masked; `ftz` flushes a denormal f32 in `row` first.
+    Vgpr {
+        /// The register.
+        row: u32,
+        /// Whether `row + 1` supplies bits 63:32.
+        pair: bool,
+        /// Right shift of the 64-bit value.
+        shift: u32,
+        /// Mask after the shift.
+        mask: u64,
+        /// Flush f32 denormals of `row`.
+        ftz: bool,
+        /// Arena byte offset of lane 0's slot.
+        off: u32,
+        /// Lanes copied (1 for a uniform register).
+        n: u32,
+    },
+    /// `lo | hi << 32`, masked, into `n` slots.
+    Scalar {
+        /// Bits 31:0.
+        lo: Src,
+        /// Bits 63:32.
+        hi: Src,
+        /// Mask.
+        mask: u64,
+        /// Arena byte offset.
+        off: u32,
+        /// Slots written (the lane count for a per-lane register).
+        n: u32,
+    },
+    /// A constant the kernel overwrites, so it is stored again before each run.
+    Const {
+        /// The value.
+        value: u64,
+        /// Arena byte offset.
+        off: u32,
+        /// Slots written.
+        n: u32,
+    },
+}
+
+/// What goes back into the register files after a kernel ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// Bits `shift + 31 : shift` of each lane's slot into VGPR `row`, lanes whose EXEC bit was
+    /// set at issue only; `ftz` flushes a denormal f32 result.
+    Vgpr {
+        /// The register.
+        row: u32,
+        /// Right shift of the slot's low word.
+        shift: u32,
+        /// Flush f32 denormals.
+        ftz: bool,
+        /// Arena byte offset of lane 0's slot.
+        off: u32,
+    },
+    /// Bits `shift + 31 : shift` of the slot into the scalar register at `code`.
+    Sgpr {
+        /// The operand code.
+        code: u32,
+        /// Right shift.
+        shift: u32,
+        /// Arena byte offset.
+        off: u32,
+    },
+    /// Bit 0 of the slot into SCC.
+    Scc {
+        /// Arena byte offset.
+        off: u32,
+    },
+}
+
+/// One instruction of a block.
+#[derive(Clone, Debug)]
+pub struct BlockInst {
+    /// The kernel's code address (a kernel of the same [`Jit`]).
+    pub code: usize,
+    /// Arena byte offset of the kernel's slot buffer.
+    pub slots: u32,
+    /// Inputs, in order.
+    pub inputs: Vec<Input>,
+    /// Outputs, in order.
+    pub outputs: Vec<Output>,
+}
+
+/// A block to compile.
+#[derive(Clone, Debug)]
+pub struct BlockSpec {
+    /// 32 or 64.
+    pub lanes: u32,
+    /// The instructions.
+    pub insts: Vec<BlockInst>,
+    /// Bytes of the arena.
+    pub arena_size: usize,
+    /// When the last instruction branches: the block's first address and the arena offset of
+    /// the branch's PC output, so a taken branch back to the start loops in place.
+    pub loop_to: Option<(u64, u32)>,
+}
+
+type RawBlock =
+    unsafe extern "C" fn(*mut u32, *mut u32, *mut u8, *mut u8, *mut Ctx<'_>, *mut u64) -> u64;
+
+/// A compiled block. It keeps the JIT module that owns its code (and its kernels') alive.
+pub struct BlockFn {
+    ptr: *const u8,
+    arena_size: usize,
+    /// Bytes of machine code.
+    pub code_size: usize,
+    _owner: Arc<Mutex<Inner>>,
+}
+
+impl BlockFn {
+    /// Runs the block on a wave's register files and the block's arena, at most `max_iters`
+    /// times (at least once) when it loops to itself. Returns the iterations completed.
+    ///
+    /// # Errors
+    /// The index of the instruction whose kernel faulted, and the fault.
+    ///
+    /// # Panics
+    /// If a buffer is smaller than the ABI requires (a bug of the caller in this crate).
+    pub fn run(
+        &self,
+        sgpr: &mut [u32],
+        vgpr: &mut [u32],
+        scc: &mut bool,
+        arena: &mut [u128],
+        max_iters: u64,
+    ) -> Result<u64, (usize, ExecError)> {
+        assert!(
+            sgpr.len() >= SGPR_WORDS
+                && vgpr.len() >= VGPR_WORDS
+                && arena.len() * 16 >= self.arena_size,
+            "bug: block buffers smaller than the ABI"
+        );
+        let mut memory = crate::exec::NullMemory;
+        let mut ctx = Ctx {
+            memory: &mut memory,
+            fp: Default::default(),
+            helpers: &[],
+            error: None,
+        };
+        let mut scc_byte = *scc as u8;
+        let mut iters = max_iters.max(1);
+        // SAFETY: `ptr` is finalized code with the `RawBlock` signature, kept alive by
+        // `_owner`; the buffers cover what it addresses (checked above; every index in the
+        // code was checked against these sizes when it was compiled); the kernels it calls
+        // belong to the same module and use no helpers, so `ctx` is never read beyond its
+        // fields.
+        let r = unsafe {
+            let f: RawBlock = std::mem::transmute::<*const u8, RawBlock>(self.ptr);
+            f(
+                sgpr.as_mut_ptr(),
+                vgpr.as_mut_ptr(),
+                &mut scc_byte,
+                arena.as_mut_ptr() as *mut u8,
+                &mut ctx,
+                &mut iters,
+            )
+        };
+        *scc = scc_byte & 1 == 1;
+        if r == 0 {
+            return Ok(iters);
+        }
+        let code = r as u32;
+        let index = (r >> 32) as usize;
+        match super::fault(code, ctx.error.take()) {
+            Err(e) => Err((index, e)),
+            Ok(()) => Ok(iters),
+        }
+    }
+}
+
+impl Jit {
+    /// Compiles a block (see the module documentation for the ABI).
+    ///
+    /// # Errors
+    /// [`JitError::Internal`] when an index lies outside the register files or the arena.
+    pub fn compile_block(&self, spec: &BlockSpec) -> Result<BlockFn, JitError> {
+        check(spec)?;
+        let mut guard = self
+            .inner
+            .lock()
+            .map_err(|_| JitError::Internal("a previous compile panicked".into()))?;
+        let inner = &mut *guard;
+        let ptr = inner.module.target_config().pointer_type();
+        let cc = inner.module.target_config().default_call_conv;
+        inner.module.clear_context(&mut inner.ctx);
+        let mut sig = Signature::new(cc);
+        for _ in 0..6 {
+            sig.params.push(AbiParam::new(ptr));
+        }
+        sig.returns.push(AbiParam::new(types::I64));
+        inner.ctx.func.signature = sig;
+        let kernel_sig = translate::kernel_signature(ptr, cc);
+        let cfg = inner.module.target_config();
+        {
+            let mut b = FunctionBuilder::new(&mut inner.ctx.func, &mut inner.fctx);
+            let sig_ref = b.import_signature(kernel_sig);
+            let entry = b.create_block();
+            b.append_block_params_for_function_params(entry);
+            b.switch_to_block(entry);
+            b.seal_block(entry);
+            let p = b.block_params(entry).to_vec();
+            let regs = Regs {
+                sgpr: p[0],
+                vgpr: p[1],
+                scc: p[2],
+                arena: p[3],
+                ptr,
+            };
+            let fail = b.create_block();
+            b.append_block_param(fail, types::I64);
+            // The iteration loop: `*iters` holds the completed iterations at each start.
+            let max = b.ins().load(types::I64, flags(), p[5], 0);
+            let top = b.create_block();
+            b.append_block_param(top, types::I64);
+            let zero = b.ins().iconst(types::I64, 0);
+            b.ins().jump(top, &[zero.into()]);
+            b.switch_to_block(top);
+            let done = b.block_params(top)[0];
+            b.ins().store(flags(), done, p[5], 0);
+            for (index, inst) in spec.insts.iter().enumerate() {
+                emit_inst(&mut b, &regs, spec.lanes, index, inst, p[4], sig_ref, fail);
+            }
+            let done = b.ins().iadd_imm_s(done, 1);
+            let exit = b.create_block();
+            if let Some((head, pc_off)) = spec.loop_to {
+                use cranelift_codegen::ir::condcodes::IntCC;
+                let pc = b.ins().load(types::I64, flags(), regs.arena, pc_off as i32);
+                let back = b.ins().icmp_imm_u(IntCC::Equal, pc, head as i64);
+                let more = b.ins().icmp(IntCC::UnsignedLessThan, done, max);
+                let again = b.ins().band(back, more);
+                b.ins().brif(again, top, &[done.into()], exit, &[]);
+            } else {
+                b.ins().jump(exit, &[]);
+            }
+            b.seal_block(top);
+            b.switch_to_block(exit);
+            b.seal_block(exit);
+            b.ins().store(flags(), done, p[5], 0);
+            let zero = b.ins().iconst(types::I64, 0);
+            b.ins().return_(&[zero]);
+            b.switch_to_block(fail);
+            b.seal_block(fail);
+            let code = b.block_params(fail)[0];
+            b.ins().return_(&[code]);
+            b.finalize(cfg);
+        }
+        cranelift_codegen::verifier::verify_function(&inner.ctx.func, inner.module.isa())
+            .map_err(|e| JitError::Internal(format!("CLIF verifier (block): {e}")))?;
+        inner.counter += 1;
+        let name = format!("block{}", inner.counter);
+        let id = inner
+            .module
+            .declare_function(&name, Linkage::Export, &inner.ctx.func.signature)
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        inner
+            .module
+            .define_function(id, &mut inner.ctx)
+            .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+        let code_size = inner
+            .ctx
+            .compiled_code()
+            .map_or(0, |c| c.code_buffer().len());
+        inner.module.clear_context(&mut inner.ctx);
+        inner
+            .module
+            .finalize_definitions()
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        Ok(BlockFn {
+            ptr: inner.module.get_finalized_function(id),
+            arena_size: spec.arena_size,
+            code_size,
+            _owner: Arc::clone(&self.inner),
+        })
+    }
+}
+
+/// Checks every index of a block against the ABI's buffer sizes.
+fn check(spec: &BlockSpec) -> Result<(), JitError> {
+    let bad = |what: &str| Err(JitError::Internal(format!("block: {what} out of range")));
+    if spec.lanes != 32 && spec.lanes != 64 {
+        return bad("lane count");
+    }
+    let lanes = spec.lanes as usize;
+    let slot_ok = |off: u32, n: u32| (off as usize + n as usize * SLOT as usize) <= spec.arena_size;
+    let src_ok = |s: Src| !matches!(s, Src::Sgpr(c) if c as usize >= SGPR_WORDS);
+    for inst in &spec.insts {
+        if matches!(spec.loop_to, Some((_, off)) if !slot_ok(off, 1)) {
+            return bad("loop");
+        }
+        if inst.code == 0 || inst.slots as usize > spec.arena_size {
+            return bad("kernel");
+        }
+        for i in &inst.inputs {
+            let ok = match *i {
+                Input::Vgpr {
+                    row, pair, off, n, ..
+                } => (row as usize + pair as usize) < 256 && n as usize <= lanes && slot_ok(off, n),
+                Input::Scalar { lo, hi, off, n, .. } => {
+                    src_ok(lo) && src_ok(hi) && n as usize <= lanes && slot_ok(off, n)
+                }
+                Input::Const { off, n, .. } => n as usize <= lanes && slot_ok(off, n),
+            };
+            if !ok {
+                return bad("input");
+            }
+        }
+        for o in &inst.outputs {
+            let ok = match *o {
+                Output::Vgpr { row, off, .. } => row < 256 && slot_ok(off, spec.lanes),
+                Output::Sgpr { code, off, .. } => (code as usize) < SGPR_WORDS && slot_ok(off, 1),
+                Output::Scc { off } => slot_ok(off, 1),
+            };
+            if !ok {
+                return bad("output");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The function's buffer pointers.
+struct Regs {
+    sgpr: Value,
+    vgpr: Value,
+    scc: Value,
+    arena: Value,
+    ptr: Type,
+}
+
+fn flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+fn load_sgpr(b: &mut FunctionBuilder<'_>, r: &Regs, code: u32) -> Value {
+    let x = b.ins().load(types::I32, flags(), r.sgpr, (code * 4) as i32);
+    b.ins().uextend(types::I64, x)
+}
+
+fn load_src(b: &mut FunctionBuilder<'_>, r: &Regs, s: Src) -> Value {
+    match s {
+        Src::Zero => b.ins().iconst(types::I64, 0),
+        Src::Sgpr(code) => load_sgpr(b, r, code),
+        Src::Scc => {
+            let x = b.ins().load(types::I8, flags(), r.scc, 0);
+            b.ins().uextend(types::I64, x)
+        }
+    }
+}
+
+/// A VGPR word's address offset.
+fn vgpr_off(row: u32, lane: u32) -> i32 {
+    ((row * 64 + lane) * 4) as i32
+}
+
+/// Flushes a denormal f32 (`i32` value) to a zero of its sign.
+fn flush(b: &mut FunctionBuilder<'_>, x: Value) -> Value {
+    let exp = b.ins().band_imm_u(x, 0x7f80_0000);
+    let sign = b.ins().band_imm_u(x, 0x8000_0000u32 as i64);
+    let is_den = b
+        .ins()
+        .icmp_imm_u(cranelift_codegen::ir::condcodes::IntCC::Equal, exp, 0);
+    b.ins().select(is_den, sign, x)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emit_inst(
+    b: &mut FunctionBuilder<'_>,
+    r: &Regs,
+    lanes: u32,
+    index: usize,
+    inst: &BlockInst,
+    ctx: Value,
+    sig: cranelift_codegen::ir::SigRef,
+    fail: cranelift_codegen::ir::Block,
+) {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    // EXEC at issue, masked to the wave's lanes.
+    let mut exec = load_sgpr(b, r, EXEC_LO);
+    if lanes == 64 {
+        let hi = load_sgpr(b, r, EXEC_HI);
+        let hi = b.ins().ishl_imm_u(hi, 32);
+        exec = b.ins().bor(exec, hi);
+    }
+    for i in &inst.inputs {
+        match *i {
+            Input::Vgpr {
+                row,
+                pair,
+                shift,
+                mask,
+                ftz,
+                off,
+                n,
+            } => {
+                lane_loop(b, r, n, |b, vp, ap, _, k| {
+                    let lo = b.ins().load(types::I32, flags(), vp, vgpr_off(row, k));
+                    let lo = if ftz { flush(b, lo) } else { lo };
+                    let mut x = b.ins().uextend(types::I64, lo);
+                    if pair {
+                        let hi = b.ins().load(types::I32, flags(), vp, vgpr_off(row + 1, k));
+                        let hi = b.ins().uextend(types::I64, hi);
+                        let hi = b.ins().ishl_imm_u(hi, 32);
+                        x = b.ins().bor(x, hi);
+                    }
+                    if shift != 0 {
+                        x = b.ins().ushr_imm_u(x, shift as i64);
+                    }
+                    if mask != u64::MAX && (pair || mask != u32::MAX as u64) {
+                        x = b.ins().band_imm_u(x, mask as i64);
+                    }
+                    b.ins().store(flags(), x, ap, off as i32 + k as i32 * SLOT);
+                });
+            }
+            Input::Scalar {
+                lo,
+                hi,
+                mask,
+                off,
+                n,
+            } => {
+                let mut x = load_src(b, r, lo);
+                if hi != Src::Zero {
+                    let h = load_src(b, r, hi);
+                    let h = b.ins().ishl_imm_u(h, 32);
+                    x = b.ins().bor(x, h);
+                }
+                if mask != u64::MAX {
+                    x = b.ins().band_imm_u(x, mask as i64);
+                }
+                lane_loop(b, r, n, |b, _, ap, _, k| {
+                    b.ins().store(flags(), x, ap, off as i32 + k as i32 * SLOT);
+                });
+            }
+            Input::Const { value, off, n } => {
+                let x = b.ins().iconst(types::I64, value as i64);
+                lane_loop(b, r, n, |b, _, ap, _, k| {
+                    b.ins().store(flags(), x, ap, off as i32 + k as i32 * SLOT);
+                });
+            }
+        }
+    }
+    let slots = b.ins().iadd_imm_s(r.arena, inst.slots as i64);
+    let callee = b.ins().iconst(r.ptr, inst.code as i64);
+    let n_lanes = b.ins().iconst(types::I32, lanes as i64);
+    let call = b
+        .ins()
+        .call_indirect(sig, callee, &[slots, ctx, n_lanes, exec]);
+    let st = b.inst_results(call)[0];
+    let ok = b.create_block();
+    let st64 = b.ins().uextend(types::I64, st);
+    let code = b.ins().bor_imm_u(st64, (index as i64) << 32);
+    let failed = b.ins().icmp_imm_u(IntCC::NotEqual, st, status::OK as i64);
+    b.ins().brif(failed, fail, &[code.into()], ok, &[]);
+    b.switch_to_block(ok);
+    b.seal_block(ok);
+    for o in &inst.outputs {
+        match *o {
+            Output::Vgpr {
+                row,
+                shift,
+                ftz,
+                off,
+            } => emit_vgpr_out(b, r, lanes, exec, row, shift, ftz, off),
+            Output::Sgpr { code, shift, off } => {
+                let x = b.ins().load(types::I64, flags(), r.arena, off as i32);
+                let x = if shift != 0 {
+                    b.ins().ushr_imm_u(x, shift as i64)
+                } else {
+                    x
+                };
+                let x = b.ins().ireduce(types::I32, x);
+                b.ins().store(flags(), x, r.sgpr, (code * 4) as i32);
+            }
+            Output::Scc { off } => {
+                let x = b.ins().load(types::I8, flags(), r.arena, off as i32);
+                let x = b.ins().band_imm_u(x, 1);
+                b.ins().store(flags(), x, r.scc, 0);
+            }
+        }
+    }
+}
+
+/// Writes a VGPR result back: with every lane active, the slots' words straight into the row;
+/// otherwise each lane's word or its old value by its EXEC bit.
+#[allow(clippy::too_many_arguments)]
+fn emit_vgpr_out(
+    b: &mut FunctionBuilder<'_>,
+    r: &Regs,
+    lanes: u32,
+    exec: Value,
+    row: u32,
+    shift: u32,
+    ftz: bool,
+    off: u32,
+) {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    let full_mask = if lanes == 64 {
+        u64::MAX
+    } else {
+        (1u64 << lanes) - 1
+    };
+    let all = b.ins().icmp_imm_u(IntCC::Equal, exec, full_mask as i64);
+    let (fast, slow, join) = (b.create_block(), b.create_block(), b.create_block());
+    b.ins().brif(all, fast, &[], slow, &[]);
+    for (block, masked) in [(fast, false), (slow, true)] {
+        b.switch_to_block(block);
+        b.seal_block(block);
+        lane_loop(b, r, lanes, |b, vp, ap, lane, k| {
+            // Bits `shift + 31 : shift` of the slot's little-endian low word.
+            let at = off as i32 + k as i32 * SLOT + (shift / 8) as i32;
+            let x = b.ins().load(types::I32, flags(), ap, at);
+            let x = if ftz { flush(b, x) } else { x };
+            let v = if masked {
+                let old = b.ins().load(types::I32, flags(), vp, vgpr_off(row, k));
+                let bits = b.ins().ushr(exec, lane);
+                let bit = b.ins().band_imm_u(bits, 1 << k);
+                let on = b.ins().icmp_imm_u(IntCC::NotEqual, bit, 0);
+                b.ins().select(on, x, old)
+            } else {
+                x
+            };
+            b.ins().store(flags(), v, vp, vgpr_off(row, k));
+        });
+        b.ins().jump(join, &[]);
+    }
+    b.switch_to_block(join);
+    b.seal_block(join);
+}
+
+/// Lanes per trip of a lane loop.
+const UNROLL: u32 = 4;
+
+/// Emits `body(b, vgpr_lane, arena_lane, lane, k)` for lanes `lane + k` in `0..n`, as a loop
+/// unrolled [`UNROLL`] times (`k` in `0..UNROLL`): `vgpr_lane` is the VGPR file advanced to
+/// `lane`'s word (`vgpr + 4 * lane`), `arena_lane` the arena advanced to `lane`'s slot
+/// (`arena + 16 * lane`), `lane` the index (`i64`); the body adds `k`'s offsets. A count that is
+/// not a multiple of [`UNROLL`] (one lane) runs inline.
+fn lane_loop(
+    b: &mut FunctionBuilder<'_>,
+    r: &Regs,
+    n: u32,
+    mut body: impl FnMut(&mut FunctionBuilder<'_>, Value, Value, Value, u32),
+) {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    if !n.is_multiple_of(UNROLL) {
+        let zero = b.ins().iconst(types::I64, 0);
+        for k in 0..n {
+            body(b, r.vgpr, r.arena, zero, k);
+        }
+        return;
+    }
+    let header = b.create_block();
+    b.append_block_param(header, types::I64);
+    let exit = b.create_block();
+    let zero = b.ins().iconst(types::I64, 0);
+    b.ins().jump(header, &[zero.into()]);
+    b.switch_to_block(header);
+    let lane = b.block_params(header)[0];
+    let v = b.ins().ishl_imm_u(lane, 2);
+    let vp = b.ins().iadd(r.vgpr, v);
+    let a = b.ins().ishl_imm_u(lane, 4);
+    let ap = b.ins().iadd(r.arena, a);
+    for k in 0..UNROLL {
+        body(b, vp, ap, lane, k);
+    }
+    let next = b.ins().iadd_imm_s(lane, UNROLL as i64);
+    let more = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, next, n as i64);
+    b.ins().brif(more, header, &[next.into()], exit, &[]);
+    b.seal_block(header);
+    b.switch_to_block(exit);
+    b.seal_block(exit);
+}

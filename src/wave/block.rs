@@ -1,0 +1,235 @@
+//! Block execution under the JIT engine (issue 14): straight-line runs of fast-path
+//! instructions compiled into one native function (`jit::block`) that works on the wave's
+//! register files in place, instead of one executor step per instruction.
+//!
+//! A block starts at an instruction the wave reached by a branch or after a step, and runs
+//! through the instructions after it whose binding plans lower to the block ABI
+//! (`fetch::block`), ending before the first that does not (memory, DPP, VOPD, register-file
+//! addressing, outputs through `write_back`, `s_endpgm`, barriers) and after a branch or an
+//! EXEC write. No-ops (`s_nop`, `s_waitcnt`, ...) inside it count as steps and emit no code.
+//!
+//! Tiering: each instruction index counts the times the executor loop arrives at it; at
+//! [`DEFAULT_BLOCK_THRESHOLD`] arrivals a block is built from the plans the per-instruction
+//! path has already made (so its instructions have all run at least once) and compiled. A
+//! block holds for the MODE and wave size it was built for; another falls back to stepping.
+//! Blocks are keyed by the program's id and instruction index, like the plans: a program is
+//! immutable once decoded, and running another program drops them.
+
+use crate::jit::block::{BlockFn, BlockSpec, SGPR_WORDS, VGPR_WORDS};
+
+use super::fetch;
+use super::{Class, Executor, Program, WaveError, WaveState};
+
+/// Arrivals at an instruction before a block starting there is compiled.
+pub const DEFAULT_BLOCK_THRESHOLD: u32 = 1000;
+/// The most instructions one block holds.
+const MAX_BLOCK: usize = 256;
+
+/// The block state of one instruction index.
+pub(super) enum Tier {
+    /// Not compiled yet: arrivals so far.
+    Count(u32),
+    /// Compiled.
+    Ready(Box<Block>),
+    /// No block starts here (its first instruction cannot be lowered).
+    Never,
+}
+
+/// A compiled block with its slot arena.
+pub(super) struct Block {
+    code: BlockFn,
+    arena: Vec<u128>,
+    /// The compiled instructions' addresses and names, in block order (a fault names one).
+    insts: Vec<(u64, String)>,
+    /// Instructions it executes, no-ops included.
+    steps: u64,
+    mode: u32,
+    wave_size: u32,
+    /// The arena byte offset of the last instruction's PC output, when it branches.
+    pc_off: Option<usize>,
+    /// The last instruction's address.
+    last: u64,
+    /// The address after the last instruction.
+    fall_through: u64,
+}
+
+impl Executor {
+    /// Runs the block starting at `wave.pc` if one is compiled (compiling it when the
+    /// instruction has become hot) and it executes at most `budget` instructions. Returns the
+    /// instructions executed, or `None` when no block ran (the caller steps instead).
+    ///
+    /// # Errors
+    /// As [`Executor::step`]: a faulting instruction leaves the state as it was before it,
+    /// with PC at it.
+    pub(super) fn run_block(
+        &mut self,
+        program: &Program,
+        wave: &mut WaveState,
+        budget: u64,
+    ) -> Result<Option<u64>, WaveError> {
+        if self.jit.is_none()
+            || !self.block_compile
+            || self.plans_of != (program.id, program.insts.len())
+        {
+            return Ok(None);
+        }
+        let Some(idx) = program.position(wave.pc) else {
+            return Ok(None);
+        };
+        if self.blocks.len() < program.insts.len() {
+            self.blocks
+                .resize_with(program.insts.len(), || Tier::Count(0));
+        }
+        if let Tier::Count(c) = &mut self.blocks[idx] {
+            *c += 1;
+            if *c < self.block_threshold {
+                return Ok(None);
+            }
+            let start = std::time::Instant::now();
+            let built = self.build_block(program, idx, wave);
+            self.block_compile_time += start.elapsed();
+            self.blocks[idx] = match built {
+                Some(b) => Tier::Ready(Box::new(b)),
+                None => Tier::Never,
+            };
+        }
+        let Tier::Ready(b) = &mut self.blocks[idx] else {
+            return Ok(None);
+        };
+        // (A state whose register files were shrunk through its public fields steps instead.)
+        if b.mode != wave.mode
+            || b.wave_size != wave.wave_size
+            || b.steps > budget
+            || wave.sgpr.len() < SGPR_WORDS
+            || wave.vgpr.len() < VGPR_WORDS
+        {
+            return Ok(None);
+        }
+        let max_iters = budget / b.steps;
+        let iters = match b.code.run(
+            &mut wave.sgpr,
+            &mut wave.vgpr,
+            &mut wave.scc,
+            &mut b.arena,
+            max_iters,
+        ) {
+            Ok(n) => n,
+            Err((i, e)) => {
+                let (addr, inst) = b.insts[i].clone();
+                wave.pc = addr;
+                return Err(WaveError::Exec {
+                    addr,
+                    inst,
+                    message: e.to_string(),
+                });
+            }
+        };
+        let target = match b.pc_off {
+            Some(off) => b.arena[off / 16] as u64,
+            None => b.fall_through,
+        };
+        if target != program.end() && program.at(target).is_none() {
+            wave.pc = b.last;
+            return Err(WaveError::PcOutOfProgram {
+                from: b.last,
+                target,
+            });
+        }
+        wave.pc = target;
+        Ok(Some(iters * b.steps))
+    }
+
+    /// Builds and compiles the block starting at instruction `idx` from the cached plans;
+    /// `None` when its first instruction cannot be lowered or compiling fails.
+    fn build_block(&self, program: &Program, idx: usize, wave: &WaveState) -> Option<Block> {
+        let jit = self.jit.as_ref()?;
+        let lanes = wave.wave_size;
+        let mut arena = Vec::new();
+        let mut spec = BlockSpec {
+            lanes,
+            insts: Vec::new(),
+            arena_size: 0,
+            loop_to: None,
+        };
+        let mut insts = Vec::new();
+        let mut steps = 0u64;
+        let mut pc_off = None;
+        let mut last = None;
+        for (i, d) in program.insts.iter().enumerate().skip(idx).take(MAX_BLOCK) {
+            match d.class {
+                Class::Noop => {
+                    steps += 1;
+                    last = Some(d);
+                    continue;
+                }
+                Class::End | Class::Barrier(_) | Class::AgprMove => break,
+                Class::Execute => {}
+            }
+            let Some(Some((e, p))) = self.plans.get(i) else {
+                break;
+            };
+            if p.mode != wave.mode || p.addr != d.addr || p.name != d.inst.name {
+                break;
+            }
+            let Some(l) = fetch::block::lower(e, p, d, wave.arch, lanes, &mut arena) else {
+                break;
+            };
+            spec.insts.push(l.inst);
+            insts.push((d.addr, d.inst.name.clone()));
+            steps += 1;
+            last = Some(d);
+            if l.pc_off.is_some() || l.writes_exec {
+                pc_off = l.pc_off;
+                break;
+            }
+        }
+        let last = last?;
+        if spec.insts.is_empty() {
+            return None;
+        }
+        spec.arena_size = arena.len();
+        spec.loop_to = pc_off.map(|off| (program.insts[idx].addr, off));
+        let code = jit.compile_block(&spec).ok()?;
+        let arena = arena
+            .chunks_exact(16)
+            .map(|c| u128::from_le_bytes(c.try_into().unwrap_or([0; 16])))
+            .collect();
+        Some(Block {
+            code,
+            arena,
+            insts,
+            steps,
+            mode: wave.mode,
+            wave_size: lanes,
+            pc_off: pc_off.map(|o| o as usize),
+            last: last.addr,
+            fall_through: last.addr + last.size as u64,
+        })
+    }
+}
+
+impl Executor {
+    /// Time spent building and compiling blocks since the executor was made.
+    pub fn block_compile_time(&self) -> std::time::Duration {
+        self.block_compile_time
+    }
+
+    /// The compiled blocks of the program last run: first address and instructions.
+    pub fn blocks(&self) -> Vec<(u64, u64)> {
+        self.blocks
+            .iter()
+            .filter_map(|t| match t {
+                Tier::Ready(b) => Some((b.insts.first().map_or(b.last, |i| i.0), b.steps)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The number of blocks compiled for the program last run.
+    pub fn blocks_compiled(&self) -> usize {
+        self.blocks
+            .iter()
+            .filter(|t| matches!(t, Tier::Ready(_)))
+            .count()
+    }
+}

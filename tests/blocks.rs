@@ -1,0 +1,229 @@
+//! Block compilation (issue 14): programs run with hot straight-line runs compiled into
+//! blocks give the same final state, bit for bit, as per-instruction JIT steps and as the
+//! interpreter, from random initial states (denormals, random EXEC), in wave32 and wave64.
+
+mod common;
+
+use amdpcode::exec::Rng;
+use amdpcode::spec::Arch;
+use amdpcode::wave::{code, Engine, Executor, Program, WaveState};
+
+/// ALU mix in a loop (RDNA): SGPR pairs and carries, literals, inline constants, VOP3,
+/// 16-bit and 64-bit VALU, no-ops, EXEC written in the middle of a block (`EXEC_OP` is
+/// replaced per wave size), VCC (a block boundary), `s_getpc`, SCC selects.
+const RDNA_MIX: &str = "
+s_mov_b32 s10, 8
+loop:
+s_add_u32 s2, s2, s3
+s_addc_u32 s4, s4, s5
+s_mov_b64 s[6:7], s[2:3]
+s_lshl_b64 s[8:9], s[6:7], 3
+v_mul_f32 v2, v1, v3
+v_add_nc_u32 v4, s2, v4
+v_mov_b32 v5, 0x12345678
+v_xor_b32 v6, v2, v5
+v_fma_f32 v7, v1, v3, v2
+v_add_f16 v8, v1, v3
+v_cvt_f32_u32 v9, v4
+s_nop 0
+EXEC_AND
+v_sub_f32 v10, v1, v2
+EXEC_OR
+v_add_f64 v[12:13], v[0:1], v[2:3]
+v_cmp_gt_u32 vcc_lo, v4, v6
+v_cndmask_b32 v14, v4, v6, vcc_lo
+s_cselect_b32 s15, s2, s4
+s_getpc_b64 s[16:17]
+s_waitcnt 0
+v_add_f32 v1, 1.0, v1
+s_sub_u32 s10, s10, 1
+s_cmp_lg_u32 s10, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+/// The same kind of loop in CDNA syntax (wave64).
+const CDNA_MIX: &str = "
+s_mov_b32 s10, 8
+loop:
+v_add_f32 v1, 1.0, v1
+v_mul_f32 v2, v1, v3
+v_add_u32 v4, s2, v4
+s_add_u32 s2, s2, s3
+s_addc_u32 s4, s4, s5
+s_and_b64 exec, exec, s[12:13]
+v_mov_b32 v5, s2
+v_fma_f32 v7, v1, v3, v2
+s_or_b64 exec, exec, s[14:15]
+v_add_f64 v[12:13], v[0:1], v[2:3]
+s_sub_u32 s10, s10, 1
+s_cmp_lg_u32 s10, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+/// The loop of `benches/wave.rs`.
+const BENCH_LOOP: &str = "
+s_mov_b32 s0, 50
+loop:
+v_add_f32 v1, 1.0, v1
+s_sub_u32 s0, s0, 1
+s_cmp_lg_u32 s0, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+fn random_wave(arch: Arch, wave_size: u32, rng: &mut Rng) -> WaveState {
+    let mut w = WaveState::new(arch, wave_size);
+    let exec = rng.next_u64() & w.full_mask();
+    w.set_exec(exec | 1);
+    for reg in 0..16 {
+        for lane in 0..wave_size {
+            let x = rng.next_u64() as u32;
+            // Every fourth value an f32 denormal (flushed on input and output by default).
+            let x = if x & 3 == 0 { x & 0x807f_ffff } else { x };
+            w.set_vgpr(lane, reg, x);
+        }
+    }
+    for c in 0..20 {
+        w.write_sgpr(c, rng.next_u64() as u32);
+    }
+    w.scc = rng.next_u64() & 1 == 1;
+    w.write_sgpr(code::VCC_LO, rng.next_u64() as u32);
+    w
+}
+
+/// Runs `text` from `init` under `engine` (blocks on with `threshold`, or off).
+fn run(
+    arch: Arch,
+    text: &str,
+    init: &WaveState,
+    engine: Engine,
+    blocks: Option<u32>,
+) -> (WaveState, u64, usize) {
+    let db = common::spec().db(arch);
+    let mut ex = Executor::new(db, engine).unwrap();
+    ex.block_compile = blocks.is_some();
+    ex.block_threshold = blocks.unwrap_or(1);
+    let program = Program::assemble(ex.isa(), text).unwrap();
+    let mut w = init.clone();
+    let steps = ex.run_fast(&program, &mut w).unwrap();
+    // A second run on the same executor reuses the compiled blocks from the start.
+    let mut w2 = init.clone();
+    let steps2 = ex.run_fast(&program, &mut w2).unwrap();
+    assert_eq!((steps, &w), (steps2, &w2), "{arch:?}: rerun differs");
+    (w, steps, ex.blocks_compiled())
+}
+
+fn agree(arch: Arch, wave_size: u32, text: &str, seeds: u64) {
+    let mut compiled = 0;
+    for seed in 0..seeds {
+        let mut rng = Rng::new(0x14_0000 + seed);
+        let init = random_wave(arch, wave_size, &mut rng);
+        let (interp, n0, _) = run(arch, text, &init, Engine::Interp, None);
+        let (step, n1, none) = run(arch, text, &init, Engine::Jit, None);
+        assert_eq!(none, 0, "blocks compiled with block_compile off");
+        for threshold in [1, 3] {
+            let (block, n2, k) = run(arch, text, &init, Engine::Jit, Some(threshold));
+            compiled += k;
+            assert_eq!(n1, n2, "{arch:?} wave{wave_size} seed {seed}: step counts");
+            assert!(
+                step == block,
+                "{arch:?} wave{wave_size} seed {seed} threshold {threshold}: blocks differ \
+                 from per-instruction JIT steps"
+            );
+        }
+        assert_eq!(n0, n1, "{arch:?} wave{wave_size} seed {seed}: step counts");
+        assert!(
+            interp == step,
+            "{arch:?} wave{wave_size} seed {seed}: interpreter and JIT differ"
+        );
+    }
+    assert!(compiled > 0, "no block was compiled");
+}
+
+#[test]
+fn issue_14_blocks_agree_rdna3_wave32() {
+    let text = RDNA_MIX
+        .replace("EXEC_AND", "s_and_b32 exec_lo, exec_lo, s11")
+        .replace("EXEC_OR", "s_or_b32 exec_lo, exec_lo, s14");
+    agree(Arch::Rdna3, 32, &text, 6);
+    agree(Arch::Rdna3, 32, BENCH_LOOP, 2);
+}
+
+#[test]
+fn issue_14_blocks_agree_rdna3_wave64() {
+    let text = RDNA_MIX
+        .replace("EXEC_AND", "s_and_b64 exec, exec, s[12:13]")
+        .replace("EXEC_OR", "s_or_b64 exec, exec, s[14:15]");
+    agree(Arch::Rdna3, 64, &text, 4);
+    agree(Arch::Rdna3, 64, BENCH_LOOP, 2);
+}
+
+#[test]
+fn issue_14_blocks_agree_rdna4_wave32() {
+    let text = RDNA_MIX
+        .replace("EXEC_AND", "s_and_b32 exec_lo, exec_lo, s11")
+        .replace("EXEC_OR", "s_or_b32 exec_lo, exec_lo, s14");
+    agree(Arch::Rdna4, 32, &text, 3);
+}
+
+#[test]
+fn issue_14_blocks_agree_cdna_wave64() {
+    agree(Arch::Cdna, 64, CDNA_MIX, 4);
+}
+
+/// The bench loop compiles into one block (four instructions, ending at the branch), which
+/// runs once per iteration after the threshold.
+#[test]
+fn issue_14_loop_is_one_block() {
+    let db = common::spec().db(Arch::Rdna3);
+    let mut ex = Executor::new(db, Engine::Jit).unwrap();
+    ex.block_threshold = 2;
+    let program = Program::assemble(ex.isa(), BENCH_LOOP).unwrap();
+    let mut w = WaveState::new(Arch::Rdna3, 32);
+    assert_eq!(ex.run_fast(&program, &mut w).unwrap(), 4 * 50 + 2);
+    assert_eq!(ex.blocks_compiled(), 1);
+    // 1.0 added 50 times.
+    assert_eq!(w.vgpr(31, 1), 50f32.to_bits());
+    assert_eq!(w.read_sgpr(0), 0);
+}
+
+/// The step budget still stops a runaway loop at exactly the budget, blocks or not.
+#[test]
+fn issue_14_step_budget_is_exact_with_blocks() {
+    let db = common::spec().db(Arch::Rdna3);
+    let mut ex = Executor::new(db, Engine::Jit).unwrap();
+    ex.block_threshold = 1;
+    ex.step_budget = 103;
+    let program = Program::assemble(ex.isa(), "loop:\ns_add_u32 s1, s1, 1\ns_branch loop").unwrap();
+    let mut w = WaveState::new(Arch::Rdna3, 32);
+    let e = ex.run_fast(&program, &mut w).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "step budget exhausted after 103 instructions (runaway program?)"
+    );
+    assert_eq!(w.read_sgpr(1), 52);
+}
+
+/// A state whose register files were cut short through the public fields runs by steps (no
+/// panic in the block's buffer check), with the same result as without blocks.
+#[test]
+fn issue_14_short_register_file_steps_instead() {
+    let db = common::spec().db(Arch::Rdna3);
+    let program_text =
+        "loop:\ns_add_u32 s1, s1, 1\ns_cmp_lg_u32 s1, 40\ns_cbranch_scc1 loop\ns_endpgm";
+    let mut results = Vec::new();
+    for blocks in [false, true] {
+        let mut ex = Executor::new(db, Engine::Jit).unwrap();
+        ex.block_compile = blocks;
+        ex.block_threshold = 1;
+        let program = Program::assemble(ex.isa(), program_text).unwrap();
+        let mut w = WaveState::new(Arch::Rdna3, 32);
+        w.vgpr.truncate(64);
+        let steps = ex.run_fast(&program, &mut w).unwrap();
+        assert_eq!(w.read_sgpr(1), 40);
+        results.push((steps, w));
+    }
+    assert_eq!(results[0], results[1]);
+}
