@@ -253,15 +253,28 @@ pub fn compare(
             }
         }
     }
+    // A register only one text names is left unchanged by the other: its output there is
+    // the input (the same declared constant). This decides, for example, CDNA's `v_cmpx_*`
+    // (writes EXEC and D0, which is VCC) against RDNA's (writes only EXEC).
+    let unchanged = |x: &AluFormula, p: &Prepared, n: &str| {
+        p.function.reg(n).map(|r| vals(&x.inputs[r.0 as usize]))
+    };
     let mut diffs = Vec::new();
     for n in &names {
-        match (output(&xa, &pa, n), output(&xb, &pb, n)) {
-            (Some(x), Some(y)) => {
-                for (s, t) in x.iter().zip(&y) {
-                    diffs.push(term::not(&term::eq(s, t)));
-                }
-            }
-            _ => return Kind::Unknown(format!("{n} exists on one arch only")),
+        let pair = match (output(&xa, &pa, n), output(&xb, &pb, n)) {
+            (Some(x), Some(y)) => Some((x, y)),
+            (Some(x), None) => unchanged(&xa, &pa, n).map(|y| (x, y)),
+            (None, Some(y)) => unchanged(&xb, &pb, n).map(|x| (x, y)),
+            (None, None) => None,
+        };
+        let Some((x, y)) = pair else {
+            return Kind::Unknown(format!("{n} has no value on either arch"));
+        };
+        if x.len() != y.len() {
+            return Kind::Unknown(format!("{n} is per-lane on one arch only"));
+        }
+        for (s, t) in x.iter().zip(&y) {
+            diffs.push(term::not(&term::eq(s, t)));
         }
     }
     let differs = diffs
@@ -272,6 +285,7 @@ pub fn compare(
     }
     let mut roots = vec![differs.clone(), xa.exec.clone(), xb.exec.clone()];
     roots.extend(xa.inputs.iter().flat_map(vals));
+    roots.extend(xb.inputs.iter().flat_map(vals));
     let vars = collect_vars(&roots);
     let mut script = String::new();
     for (n, s) in &vars {
@@ -339,6 +353,18 @@ fn replay(
         m
     };
     let (mut ma, mut mb) = (machine(pa), machine(pb));
+    // A register only one side names starts with the same value on the other.
+    for n in outs {
+        match (ma.values.get(n).cloned(), mb.values.get(n).cloned()) {
+            (Some(v), None) => {
+                mb.values.insert(n.clone(), v);
+            }
+            (None, Some(v)) => {
+                ma.values.insert(n.clone(), v);
+            }
+            _ => {}
+        }
+    }
     let input: BTreeMap<String, String> = ma
         .values
         .iter()
