@@ -113,7 +113,7 @@ impl SymMem {
     /// # Errors
     /// A width that is not whole bytes.
     pub fn load(&mut self, addr: &Val, width: u32) -> Result<Val, Unsupported> {
-        if width % 8 != 0 || width == 0 {
+        if !width.is_multiple_of(8) || width == 0 {
             return Err(Unsupported(format!("a {width}-bit memory access")));
         }
         let a = self.address(addr);
@@ -134,7 +134,7 @@ impl SymMem {
     /// A width that is not whole bytes.
     pub fn store(&mut self, addr: &Val, value: &Val, guard: &Term) -> Result<(), Unsupported> {
         let width = value.width();
-        if width % 8 != 0 || width == 0 {
+        if !width.is_multiple_of(8) || width == 0 {
             return Err(Unsupported(format!("a {width}-bit memory access")));
         }
         if guard.as_bool() == Some(false) {
