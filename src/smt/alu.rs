@@ -64,6 +64,7 @@ pub fn translate_prepared(p: &Prepared, wave: u32) -> Result<AluFormula, Unsuppo
         sgpr_count: 128,
         vgpr_default: Box::new(|_, _| Val::C(Bits::zero(32))),
         sgpr_default: Box::new(|_| Val::C(Bits::zero(32))),
+        mem: None,
     };
     let mut inputs = inputs;
     let uses_numbers = p.wave_level || f.regs.iter().any(|r| r.name == "VDST" || r.name == "SRC0");

@@ -7,6 +7,7 @@ use crate::ir::{Builtin, FloatTy, Ty};
 use crate::value::Bits;
 
 use super::fp;
+use super::narrow;
 use super::term::{self, bool_to_bv, bvop, bvpred, eq, extract, ite, Term};
 use super::translate::Unsupported;
 
@@ -160,6 +161,10 @@ pub fn call(b: &Builtin, args: &[Term], ret: Ty, rm: &Term) -> R<Term> {
             scaled: false,
         }
         | Func::CvtHelper => convert(b, args, rm, w)?,
+        Func::Convert {
+            stochastic: false,
+            scaled: true,
+        } => scaled_widen(b, args, rm)?,
         Func::Min
         | Func::Max
         | Func::Min3
@@ -297,10 +302,38 @@ fn min_max(b: &Builtin, args: &[Term]) -> R<Term> {
     Ok(acc)
 }
 
+/// A scaled widening of a narrow format (`fp8_to_f32_scale` and friends): the exact widening,
+/// then `ldexp` by the E8M0 scale minus 127, rounded once, as `builtins::convert` does.
+fn scaled_widen(b: &Builtin, args: &[Term], rm: &Term) -> R<Term> {
+    let (Ty::F(f), Ty::F(g)) = (b.aux, b.ty) else {
+        return Err(Unsupported("a scaled conversion between non-floats".into()));
+    };
+    fp::check(g)?;
+    let wide = narrow::widen(f, g, arg(args, 0)?).ok_or_else(|| {
+        Unsupported(format!(
+            "scaled {} to {} (only exact widenings of the narrow formats are modelled)",
+            f.name(),
+            g.name()
+        ))
+    })?;
+    let scale = term::zext(&extract(arg(args, 1)?, 0, 8), 32);
+    let n = bvop("bvsub", &[&scale, &Term::bv_u64(32, 127)]);
+    Ok(fp::ldexp(g, rm, &wide, &n))
+}
+
 fn convert(b: &Builtin, args: &[Term], rm: &Term, w: u32) -> R<Term> {
     let (from, to) = (b.aux, b.ty);
     let x = arg(args, 0)?;
     Ok(match (from, to) {
+        (Ty::F(f), Ty::F(g)) if narrow::is_narrow(f) => {
+            narrow::widen(f, g, x).ok_or_else(|| {
+                Unsupported(format!(
+                    "{} to {} (only exact widenings of the narrow formats are modelled)",
+                    f.name(),
+                    g.name()
+                ))
+            })?
+        }
         (Ty::F(f), Ty::F(g)) => {
             fp::check(f)?;
             fp::check(g)?;

@@ -169,7 +169,7 @@ pub fn equiv(spec: &Spec, args: &EquivArgs) -> CliResult {
         if let Some(c) = &r.counterexample {
             s.push_str("counterexample (STATE.json; replay with `amdpcode run --state`):\n");
             s.push_str(
-                &serde_json::to_string_pretty(&crate::wave::json::to_json(c)).unwrap_or_default(),
+                &serde_json::to_string_pretty(&super::memdiff::state_json(c)).unwrap_or_default(),
             );
             s.push('\n');
         }

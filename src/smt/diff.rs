@@ -8,15 +8,18 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::exec::{self, Machine, Prepared, ALU_ENCODINGS};
+use crate::exec::{self, Machine, Prepared, Rng, ALU_ENCODINGS};
 use crate::interp::RegValue;
 use crate::spec::{Arch, Instruction, SpecDb};
 use crate::value::Bits;
 
 use super::alu::{input_name, translate_prepared, AluFormula};
 use super::solver::{value_of, Sexp, Solver};
-use super::term::{self, collect_vars, Term};
+use super::term::{self, collect_vars, Sort, Term};
 use super::translate::{SymReg, Val};
+
+/// Random inputs each pair of entries runs on before the solver is asked.
+const RANDOM_INPUTS: usize = 16;
 
 /// How one instruction compares.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -253,15 +256,28 @@ pub fn compare(
             }
         }
     }
+    // A register only one text names is left unchanged by the other: its output there is
+    // the input (the same declared constant). This decides, for example, CDNA's `v_cmpx_*`
+    // (writes EXEC and D0, which is VCC) against RDNA's (writes only EXEC).
+    let unchanged = |x: &AluFormula, p: &Prepared, n: &str| {
+        p.function.reg(n).map(|r| vals(&x.inputs[r.0 as usize]))
+    };
     let mut diffs = Vec::new();
     for n in &names {
-        match (output(&xa, &pa, n), output(&xb, &pb, n)) {
-            (Some(x), Some(y)) => {
-                for (s, t) in x.iter().zip(&y) {
-                    diffs.push(term::not(&term::eq(s, t)));
-                }
-            }
-            _ => return Kind::Unknown(format!("{n} exists on one arch only")),
+        let pair = match (output(&xa, &pa, n), output(&xb, &pb, n)) {
+            (Some(x), Some(y)) => Some((x, y)),
+            (Some(x), None) => unchanged(&xa, &pa, n).map(|y| (x, y)),
+            (None, Some(y)) => unchanged(&xb, &pb, n).map(|x| (x, y)),
+            (None, None) => None,
+        };
+        let Some((x, y)) = pair else {
+            return Kind::Unknown(format!("{n} has no value on either arch"));
+        };
+        if x.len() != y.len() {
+            return Kind::Unknown(format!("{n} is per-lane on one arch only"));
+        }
+        for (s, t) in x.iter().zip(&y) {
+            diffs.push(term::not(&term::eq(s, t)));
         }
     }
     let differs = diffs
@@ -272,7 +288,27 @@ pub fn compare(
     }
     let mut roots = vec![differs.clone(), xa.exec.clone(), xb.exec.clone()];
     roots.extend(xa.inputs.iter().flat_map(vals));
+    roots.extend(xb.inputs.iter().flat_map(vals));
     let vars = collect_vars(&roots);
+    // A few edge-biased random inputs through the interpreter first: most differences show
+    // on one of them, and a replayed difference needs no solver.
+    let seed = a
+        .name
+        .bytes()
+        .fold(0x5eed_u64, |h, b| h.rotate_left(5) ^ u64::from(b));
+    let mut rng = Rng::new(seed);
+    for _ in 0..RANDOM_INPUTS {
+        let values: BTreeMap<String, Bits> = vars
+            .iter()
+            .filter_map(|(n, s)| match s {
+                Sort::Bv(w) => Some((n.clone(), rng.edge_value(*w))),
+                _ => None,
+            })
+            .collect();
+        if let k @ Kind::Different { .. } = replay(&pa, &pb, &values, &names, wave) {
+            return k;
+        }
+    }
     let mut script = String::new();
     for (n, s) in &vars {
         script.push_str(&format!("(declare-const {n} {})\n", s.smt()));
@@ -339,17 +375,31 @@ fn replay(
         m
     };
     let (mut ma, mut mb) = (machine(pa), machine(pb));
-    let input: BTreeMap<String, String> = ma
-        .values
-        .iter()
-        .filter(|(n, _)| {
-            pa.function
+    // A register only one side names starts with the same value on the other.
+    for n in outs {
+        match (ma.values.get(n).cloned(), mb.values.get(n).cloned()) {
+            (Some(v), None) => {
+                mb.values.insert(n.clone(), v);
+            }
+            (None, Some(v)) => {
+                ma.values.insert(n.clone(), v);
+            }
+            _ => {}
+        }
+    }
+    // The input: every register either text reads (and EXEC).
+    let mut input: BTreeMap<String, String> = BTreeMap::new();
+    for (p, m) in [(pa, &ma), (pb, &mb)] {
+        for (n, v) in &m.values {
+            let read = p
+                .function
                 .reg(n)
-                .is_some_and(|r| pa.function.regs[r.0 as usize].read)
-                || *n == "EXEC"
-        })
-        .map(|(n, v)| (n.clone(), show(v)))
-        .collect();
+                .is_some_and(|r| p.function.regs[r.0 as usize].read);
+            if read || n == "EXEC" {
+                input.entry(n.clone()).or_insert_with(|| show(v));
+            }
+        }
+    }
     let (ra, rb) = match (exec::run_interp(pa, &mut ma), exec::run_interp(pb, &mut mb)) {
         (Ok(x), Ok(y)) => (x, y),
         (Err(e), _) | (_, Err(e)) => return Kind::Unknown(format!("the input faults: {e}")),

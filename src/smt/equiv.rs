@@ -11,6 +11,7 @@ use crate::exec::Rng;
 use crate::spec::{Arch, SpecDb};
 use crate::wave::{self, code, m0_code, n_sgprs, Engine, Executor, Program, WaveState};
 
+use super::memory::MemState;
 use super::solver::{value_of, Sexp, Solver};
 use super::term::{self, collect_vars, Term};
 use super::translate::Val;
@@ -171,7 +172,7 @@ impl Report {
             "verdict": verdict,
             "method": self.method,
             "outputs": self.outputs.iter().map(|o| o.name()).collect::<Vec<_>>(),
-            "counterexample": self.counterexample.as_ref().map(wave::json::to_json),
+            "counterexample": self.counterexample.as_ref().map(super::memdiff::state_json),
             "differences": diffs,
             "reason": self.reason,
         })
@@ -231,7 +232,7 @@ fn changed(before: &WaveState, after: &WaveState, into: &mut BTreeSet<Out>) {
             into.insert(Out::V(r));
         }
     }
-    if !after.written.is_empty() {
+    if !after.written.is_empty() || !super::memdiff::same(&before.lds, &after.lds) {
         into.insert(Out::Memory);
     }
 }
@@ -316,17 +317,25 @@ fn same_outputs(a: &WaveState, b: &WaveState, outs: &[Out]) -> bool {
                 _ => true,
             }
         }
-        Out::Memory => a.written == b.written,
+        Out::Memory => {
+            super::memdiff::same(&a.memory, &b.memory) && super::memdiff::same(&a.lds, &b.lds)
+        }
     })
 }
 
 fn differences(a: &WaveState, b: &WaveState, outs: &[Out]) -> BTreeMap<String, (Value, Value)> {
-    outs.iter()
+    let mut out: BTreeMap<String, (Value, Value)> = outs
+        .iter()
+        .filter(|&&o| o != Out::Memory)
         .filter_map(|&o| {
             let (x, y) = (observe(a, o), observe(b, o));
             (x != y).then(|| (o.name(), (x, y)))
         })
-        .collect()
+        .collect();
+    if outs.contains(&Out::Memory) {
+        out.extend(super::memdiff::differences(a, b));
+    }
+    out
 }
 
 fn select_outputs(opts: &Options, written: &BTreeSet<Out>) -> Vec<Out> {
@@ -483,6 +492,9 @@ pub(super) fn sym_written(p: &Paths, arch: Arch, into: &mut BTreeSet<Out>) {
         if !input(&w.scc, SCC_VAR) {
             into.insert(Out::Scc);
         }
+        if !w.mem.untouched() || !w.lds.untouched() {
+            into.insert(Out::Memory);
+        }
         for (r, lanes) in &w.vgpr {
             if lanes
                 .iter()
@@ -514,7 +526,13 @@ fn out_terms(w: &SymWave, o: Out, arch: Arch) -> Vec<Term> {
             let mut w = w.clone();
             (0..w.wave_size).map(|l| w.vgpr(r, l).term()).collect()
         }
-        Out::Memory => vec![],
+        // The contents at one arbitrary address per space: the memories differ iff they
+        // differ there for some value of the probe (easier for the solver than extensional
+        // array equality).
+        Out::Memory => [(&w.mem, "|probe:mem|"), (&w.lds, "|probe:lds|")]
+            .into_iter()
+            .map(|(m, probe)| m.byte(&Term::var(probe, term::Sort::Bv(m.addr_bits))))
+            .collect(),
     }
 }
 
@@ -548,10 +566,6 @@ fn prove(
     mut report: Report,
 ) -> Report {
     let arch = db.arch();
-    if outs.contains(&Out::Memory) {
-        report.reason = "memory is not modelled by the proof".into();
-        return report;
-    }
     // The unwinding check: no path may run past the bound; loops that run in lockstep are
     // proved by induction first, with no bound.
     let cuts: Vec<Term> = pa.cut.iter().chain(&pb.cut).cloned().collect();
@@ -600,13 +614,28 @@ fn prove(
         return report;
     }
     let vars = collect_vars(std::slice::from_ref(&differs));
-    match sat(solver, &[differs], &vars) {
-        Ok((false, _)) => {
+    // The initial memory bytes a counterexample needs: at every address a path loads from
+    // or stores to, evaluated in the model (not asserted: more applications of the initial
+    // memory would cost the solver a quadratic number of congruence cases).
+    let mut extra: Vec<Term> = Vec::new();
+    let mut spaces: Vec<bool> = Vec::new();
+    for f in pa.finals.iter().chain(&pb.finals) {
+        for (lds, list) in [(false, &f.state.mem_touched), (true, &f.state.lds_touched)] {
+            let bits = if lds { 32 } else { 64 };
+            for a in list {
+                extra.push(a.clone());
+                extra.push(MemState::initial_byte(bits, a));
+                spaces.push(lds);
+            }
+        }
+    }
+    match sat_with(solver, &[differs], &vars, &extra) {
+        Ok((false, _, _)) => {
             report.verdict = Verdict::Equivalent;
             report.reason = "proved for every input".into();
             report
         }
-        Ok((true, model)) => {
+        Ok((true, model, bytes)) => {
             let mut w = WaveState::new(arch, opts.wave);
             for (name, v) in &model {
                 let x = v.low_u64();
@@ -626,6 +655,12 @@ fn prove(
                     w.scc = x & 1 == 1;
                 }
             }
+            for (k, lds) in spaces.iter().enumerate() {
+                if let (Some(Some(a)), Some(Some(b))) = (bytes.get(2 * k), bytes.get(2 * k + 1)) {
+                    let m = if *lds { &mut w.lds } else { &mut w.memory };
+                    m.set(a.low_u64(), b.low_u64() as u8);
+                }
+            }
             replay(db, a, b, w, outs, report, "proof")
         }
         Err(e) => {
@@ -641,6 +676,19 @@ pub(super) fn sat(
     facts: &[Term],
     vars: &[(String, term::Sort)],
 ) -> Result<(bool, Vec<(String, crate::value::Bits)>), String> {
+    sat_with(solver, facts, vars, &[]).map(|(s, m, _)| (s, m))
+}
+
+type Model = Vec<(String, crate::value::Bits)>;
+
+/// As [`sat`], and the model's values of the terms `extra` (in order; `None` where the
+/// solver gave no bit-vector).
+pub(super) fn sat_with(
+    solver: &Solver,
+    facts: &[Term],
+    vars: &[(String, term::Sort)],
+    extra: &[Term],
+) -> Result<(bool, Model, Vec<Option<crate::value::Bits>>), String> {
     let mut script = String::new();
     let all = collect_vars(facts);
     for (n, s) in &all {
@@ -653,24 +701,46 @@ pub(super) fn sat(
             format!("(and {})", r.join(" "))
         }
     });
+    for bits in [64, 32] {
+        let probe = MemState::initial_byte(bits, &Term::bv_u64(bits, 0));
+        if let term::Head::App(f) = probe.head() {
+            if body.contains(&format!("({f} ")) {
+                script.push_str(&MemState::declaration(bits));
+            }
+        }
+    }
     script.push_str(&format!("(assert {body})\n(check-sat)\n"));
     if !vars.is_empty() {
         let names: Vec<&str> = vars.iter().map(|(n, _)| n.as_str()).collect();
         script.push_str(&format!("(get-value ({}))\n", names.join(" ")));
     }
+    if !extra.is_empty() {
+        let texts: Vec<String> = extra
+            .iter()
+            .map(|t| term::let_expr(std::slice::from_ref(t), &|r| r[0].clone()))
+            .collect();
+        script.push_str(&format!("(get-value ({}))\n", texts.join(" ")));
+    }
     let answers = solver.run(&script).map_err(|e| e.to_string())?;
     match answers.first() {
-        Some(Sexp::Atom(a)) if a == "unsat" => Ok((false, vec![])),
+        Some(Sexp::Atom(a)) if a == "unsat" => Ok((false, vec![], vec![])),
         Some(Sexp::Atom(a)) if a == "sat" => {
             let mut model = Vec::new();
-            if let Some(vals) = answers.get(1) {
+            if let (Some(vals), false) = (answers.get(1), vars.is_empty()) {
                 for (i, (n, _)) in vars.iter().enumerate() {
                     if let Some(v) = value_of(vals, i) {
                         model.push((n.clone(), v));
                     }
                 }
             }
-            Ok((true, model))
+            let at = 1 + usize::from(!vars.is_empty());
+            let values = match answers.get(at) {
+                Some(vals) if !extra.is_empty() => {
+                    (0..extra.len()).map(|i| value_of(vals, i)).collect()
+                }
+                _ => Vec::new(),
+            };
+            Ok((true, model, values))
         }
         Some(Sexp::Atom(a)) if a == "unknown" => {
             Err("the solver answered unknown (timeout or resource limit)".into())

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use crate::ir::Space;
 use crate::value::Bits;
 
+use super::memory::SymMem;
 use super::term::{self, and, eq, Term};
 use super::translate::{select, SymMemory, Unsupported, Val};
 
@@ -25,6 +26,8 @@ pub struct RegFiles {
     pub vgpr_default: Box<dyn Fn(u32, u32) -> Val>,
     /// The value of an SGPR word never written.
     pub sgpr_default: Box<dyn Fn(u32) -> Val>,
+    /// The memory `MEM[ADDR]` addresses, when the instruction is a memory instruction.
+    pub mem: Option<SymMem>,
 }
 
 type R<T> = Result<T, Unsupported>;
@@ -158,8 +161,14 @@ impl SymMemory for RegFiles {
                     .collect();
                 Ok(choose(cands))
             }
+            Space::Mem => match self.mem.as_mut() {
+                Some(m) => m.load(addr, width),
+                None => Err(Unsupported(
+                    "reads Mem (an ALU entry addressing memory)".into(),
+                )),
+            },
             other => Err(Unsupported(format!(
-                "reads {other:?} (memory and hardware registers are not modelled)"
+                "reads {other:?} (hardware registers are not modelled)"
             ))),
         }
     }
@@ -209,8 +218,14 @@ impl SymMemory for RegFiles {
                 }
                 Ok(())
             }
+            Space::Mem => match self.mem.as_mut() {
+                Some(m) => m.store(addr, value, guard),
+                None => Err(Unsupported(
+                    "writes Mem (an ALU entry addressing memory)".into(),
+                )),
+            },
             other => Err(Unsupported(format!(
-                "writes {other:?} (memory and hardware registers are not modelled)"
+                "writes {other:?} (hardware registers are not modelled)"
             ))),
         }
     }

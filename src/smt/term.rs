@@ -247,6 +247,34 @@ pub fn ite(c: &Term, a: &Term, b: &Term) -> Term {
     Term::app(a.sort(), "ite", vec![c.clone(), a.clone(), b.clone()])
 }
 
+/// `t` where `cond` is known to hold: each `(ite cond x y)` inside (down to a small depth)
+/// is `x`. Used on memory addresses, which are only formed in the lanes that run.
+pub fn assuming(t: &Term, cond: &Term) -> Term {
+    fn go(t: &Term, cond: &Term, depth: u32) -> Term {
+        if depth == 0 || t.args().is_empty() {
+            return t.clone();
+        }
+        if let (Head::App(op), [c, x, _]) = (t.head(), t.args()) {
+            if op == "ite" && c == cond {
+                return go(x, cond, depth - 1);
+            }
+        }
+        let args: Vec<Term> = t.args().iter().map(|a| go(a, cond, depth - 1)).collect();
+        if args.iter().zip(t.args()).all(|(a, b)| a == b) {
+            return t.clone();
+        }
+        let Head::App(op) = t.head() else {
+            return t.clone();
+        };
+        match (op.as_str(), args.as_slice()) {
+            ("bvadd", [a, b]) => bvop("bvadd", &[a, b]),
+            ("concat", _) => concat(&args),
+            _ => Term::app(t.sort(), op.clone(), args),
+        }
+    }
+    go(t, cond, 6)
+}
+
 /// `(= a b)`.
 pub fn eq(a: &Term, b: &Term) -> Term {
     if let (Some(x), Some(y)) = (a.as_bv(), b.as_bv()) {
@@ -261,8 +289,27 @@ pub fn eq(a: &Term, b: &Term) -> Term {
 // ----- bit-vector builders -----
 
 /// A bit-vector operation whose result has the first argument's width.
+///
+/// Additions are kept in one shape, constants last and folded (`(x + 4) + 12` is `x + 16`,
+/// `16 + x` is `x + 16`), so addresses formed in different orders are one term.
 pub fn bvop(op: &str, args: &[&Term]) -> Term {
     let w = args[0].width();
+    if let ("bvadd", [a, b]) = (op, args) {
+        match (a.as_bv(), b.as_bv()) {
+            (Some(x), Some(y)) => return Term::bv(&x.add(y)),
+            (Some(x), None) if x.is_zero() => return (*b).clone(),
+            (None, Some(y)) if y.is_zero() => return (*a).clone(),
+            (Some(_), None) => return bvop(op, &[b, a]),
+            (None, Some(y)) => {
+                if let (Head::App(inner), [p, q]) = (a.head(), a.args()) {
+                    if let (true, Some(c)) = (inner == "bvadd", q.as_bv()) {
+                        return bvop(op, &[p, &Term::bv(&c.add(y))]);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
     Term::app(Sort::Bv(w), op, args.iter().map(|t| (*t).clone()).collect())
 }
 
@@ -279,6 +326,19 @@ pub fn extract(a: &Term, lo: u32, width: u32) -> Term {
     }
     if let Some(b) = a.as_bv() {
         return Term::bv(&b.extract(lo as u64, width));
+    }
+    // The low bits of a sum are the sum of the low bits; the low bits of an extension are
+    // the value (so `extract(zext(x) + 16)` is `x + 16`, one term with the narrow form).
+    if let (0, Head::App(op)) = (lo, a.head()) {
+        match a.args() {
+            [p, q] if op == "bvadd" => {
+                return bvop("bvadd", &[&extract(p, 0, width), &extract(q, 0, width)])
+            }
+            [x] if op.starts_with("(_ zero_extend") && x.width() >= width => {
+                return extract(x, 0, width)
+            }
+            _ => {}
+        }
     }
     Term::app(
         Sort::Bv(width),

@@ -11,8 +11,9 @@
 //!
 //! Modelled: SOP1/SOP2/SOPC/SOPK/SOPP and VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P without DPP/SDWA,
 //! VOP3 `abs`/`neg`/`op_sel`, VOP3P packed selection, entries addressing the register files
-//! (readlane, writelane, relative moves). Not modelled (the program is refused with the
-//! reason): memory instructions, VOPD, DPP/SDWA, output modifiers (clamp, omod).
+//! (readlane, writelane, relative moves), GLOBAL and DS loads and stores on memory arrays
+//! ([`crate::smt::memory`]). Not modelled (the program is refused with the reason): FLAT,
+//! SCRATCH and SMEM, DS atomics, VOPD, DPP/SDWA, output modifiers (clamp, omod).
 
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -23,6 +24,7 @@ use crate::spec::{Arch, Instruction, Operand, SpecDb};
 use crate::value::Bits;
 use crate::wave::{code, m0_code, null_code, Decoded, Program};
 
+use super::memory::MemState;
 use super::regfile::RegFiles;
 use super::term::{self, and, bvop, eq, extract, not, Sort, Term};
 use super::translate::{run_lane, select, Limits, SymReg, Unsupported, Val};
@@ -44,6 +46,14 @@ pub struct SymWave {
     pub pc: u64,
     /// The path condition.
     pub cond: Term,
+    /// Global memory (bytes by 64-bit address).
+    pub mem: MemState,
+    /// LDS (bytes by 32-bit address).
+    pub lds: MemState,
+    /// Byte addresses global loads and stores touched on this path.
+    pub mem_touched: Vec<Term>,
+    /// Byte addresses LDS loads and stores touched on this path.
+    pub lds_touched: Vec<Term>,
     /// Times each instruction address was executed on this path.
     visits: HashMap<u64, u32>,
 }
@@ -80,6 +90,10 @@ impl SymWave {
             vgpr: BTreeMap::new(),
             pc: 0,
             cond: Term::bool(true),
+            mem: MemState::initial(64),
+            lds: MemState::initial(32),
+            mem_touched: Vec::new(),
+            lds_touched: Vec::new(),
             visits: HashMap::new(),
         }
     }
@@ -596,4 +610,5 @@ fn first(v: &SymReg) -> Val {
     }
 }
 
+mod mem;
 mod step;

@@ -79,6 +79,10 @@ impl SymExec {
         if d.ext.is_some() || d.inst.format.contains("DPP") || d.inst.format.contains("SDWA") {
             return Err(at("DPP/SDWA forms are not modelled".into()));
         }
+        if mem::is_modelled(family) {
+            let e = self.entry(d)?;
+            return self.step_memory(d, &e, w);
+        }
         if !matches!(
             family,
             "SOP1"
@@ -131,6 +135,7 @@ impl SymExec {
             sgpr_count: 128,
             vgpr_default: Box::new(|_, _| Val::C(Bits::zero(32))),
             sgpr_default: Box::new(|_| Val::C(Bits::zero(32))),
+            mem: None,
         };
         let vgpr_space = text.contains("VGPR[");
         let sgpr_space = text.contains("SGPR[");
