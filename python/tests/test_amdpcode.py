@@ -139,3 +139,57 @@ def test_issue_13_fma_mixhi_writes_the_high_half(engine):
   mix = bytes.fromhex("000022cc020f0002")  # v_fma_mixhi_f16 v0, v2, s7, 0
   out = amdpcode.run((code[:-4] + mix + code[-4:]).hex(), "rdna3", engine_name=engine, hex=True)
   assert out["vgpr"]["v0"][0] == "0x42005555"
+
+
+def _remu_program(text, out):
+  """A Remu on rdna3 running `text` (argument pointer in s[0:1]) over 32 work-items."""
+  from amdpcode.tinygrad import Remu
+  code = amdpcode.engine("rdna3").assemble(text)
+  buf = (ctypes.c_char * len(code)).from_buffer_copy(code)
+  remu = Remu()
+  remu.arch = "rdna3"
+  remu.rsrc2 = 2 << 1
+  remu.user_data = []
+  remu.valid_mem_ranges = {(ctypes.addressof(buf), len(code)), (out.ctypes.data, out.nbytes)}
+  return remu, buf
+
+
+def test_tinygrad_remu_starts_waves_with_the_mode_of_rsrc1():
+  # 2^-7 * 2^-8 = 2^-15 is an f16 denormal (0x0200): kept when RSRC1's FLOAT_MODE keeps f16
+  # denormals (0xc0: LLVM's default), flushed to +0 with FLOAT_MODE 0.
+  text = ("v_mov_b32 v1, 0x2000\nv_mov_b32 v2, 0x1c00\nv_mul_f16 v3, v1, v2\n"
+          "v_lshlrev_b32 v1, 2, v0\nglobal_store_b32 v1, v3, s[0:1]\ns_endpgm")
+  out = np.zeros(32, dtype=np.uint32)
+  remu, buf = _remu_program(text, out)
+  for rsrc1, want in [(0xc0 << 12, 0x0200), (0, 0)]:
+    remu.rsrc1 = rsrc1
+    out[:] = 7
+    remu.run_asm(ctypes.addressof(buf), len(buf), 1, 1, 1, 32, 1, 1, out.ctypes.data)
+    np.testing.assert_array_equal(out, np.full(32, want, dtype=np.uint32))
+
+
+def test_tinygrad_capture_replays_through_dispatch_batch(tmp_path, monkeypatch):
+  import json
+  import subprocess
+  import amdpcode.tinygrad as plugin
+  capture = tmp_path / "launches.jsonl"
+  monkeypatch.setattr(plugin, "_CAPTURE", str(capture))
+  out = np.zeros(32, dtype=np.uint32)
+  out[5] = 0x1234  # input bytes the capture must carry
+  remu, buf = _remu_program("v_lshlrev_b32 v1, 2, v0\nglobal_load_b32 v2, v1, s[0:1]\ns_waitcnt vmcnt(0)\n"
+                            "v_add_nc_u32 v2, v2, v0\nglobal_store_b32 v1, v2, s[0:1]\ns_endpgm", out)
+  remu.run_asm(ctypes.addressof(buf), len(buf), 1, 1, 1, 32, 1, 1, out.ctypes.data)
+  want = np.arange(32, dtype=np.uint32)
+  want[5] += 0x1234
+  np.testing.assert_array_equal(out, want)
+  launch = json.loads(capture.read_text())
+  assert launch["arch"] == "rdna3" and launch["grid"] == [1, 1, 1] and launch["block"] == [32, 1, 1]
+  binary = ROOT / "target" / "release" / "amdpcode"
+  if not binary.exists(): pytest.skip(f"{binary} not built (cargo build --release)")
+  r = subprocess.run([str(binary), "dispatch", "--batch", str(capture), "--json"], capture_output=True, text=True)
+  assert r.returncode == 0, r.stderr
+  result = json.loads(r.stdout.splitlines()[0])
+  mem = {int(m["addr"], 16): bytes.fromhex(m["hex"]) for m in result["memory"] if "hex" in m}
+  base = out.ctypes.data
+  got = b"".join(mem[a] for a in sorted(mem) if base <= a < base + out.nbytes)
+  np.testing.assert_array_equal(np.frombuffer(got[:out.nbytes], dtype=np.uint32), want)
