@@ -175,6 +175,10 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
         .check
         .map(|o| crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o));
     let outcome = if let Some(san) = checker.as_mut() {
+        let codes = d
+            .initial_sgpr_codes(&launch)
+            .map_err(|e| err(format!("{}: {e}", input.display())))?;
+        san.set_initial(crate::sanitizer::Initial::Launch(codes));
         let trace = opts.trace;
         // The sanitizer reads only the state after each step: no clone per step.
         d.executor_mut().trace_after_only = !trace;
