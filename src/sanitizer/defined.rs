@@ -18,7 +18,7 @@
 //! Loads take the definedness of the bytes they read (global memory counts as defined: the host
 //! wrote it), stores give theirs to the bytes written.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::{Opnd, Regs};
 use crate::spec::Arch;
@@ -77,12 +77,14 @@ pub(super) struct WaveDef {
     sorigin: Vec<Option<u64>>,
     vorigin: Vec<Option<u64>>,
     scc_origin: Option<u64>,
-    /// Defined scratch bytes, per lane.
-    scratch: HashSet<(u32, u64)>,
+    /// Defined bits of scratch bytes, per lane (absent: undefined).
+    scratch: HashMap<(u32, u64), u8>,
     /// EXEC when the current instruction issued (EXEC after the previous one).
     exec: u64,
     wave_size: u32,
     arch: Arch,
+    /// The scalar file before the current instruction (the state after the previous one).
+    prev_sgpr: Vec<u32>,
 }
 
 /// A use of undefined bits: the register, the instruction that left them undefined (if any),
@@ -109,6 +111,8 @@ pub(super) struct Step<'a> {
     pub access: &'a [MemAccess],
     /// The decoded fields (constants of scalar sources).
     pub inst: &'a crate::isa::Inst,
+    /// An atomic read-modify-write.
+    pub atomic: bool,
 }
 
 const N_CODES: usize = 256;
@@ -152,10 +156,11 @@ impl WaveDef {
             sorigin: vec![None; N_CODES],
             vorigin: vec![None; N_VGPRS],
             scc_origin: None,
-            scratch: HashSet::new(),
+            scratch: HashMap::new(),
             exec: after.exec(),
             wave_size: after.wave_size,
             arch,
+            prev_sgpr: after.sgpr.clone(),
         }
     }
 
@@ -270,7 +275,7 @@ const DATA_FIELDS: [&str; 5] = ["data", "vdata", "vsrc", "data0", "data1"];
 const ADDR_FIELDS: [&str; 6] = ["addr", "vaddr", "saddr", "sbase", "soffset", "offset"];
 
 /// Runs the definedness step of one executed instruction; returns the uses of undefined bits.
-pub(super) fn step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashSet<u64>) -> Vec<Use> {
+pub(super) fn step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashMap<u64, u8>) -> Vec<Use> {
     let mut uses = Vec::new();
     let family = s.family;
     let memory = super::is_memory_family(family);
@@ -301,6 +306,8 @@ pub(super) fn step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashSet<u64>) -> Vec
         }
     }
     w.exec = s.after.exec();
+    w.prev_sgpr.clear();
+    w.prev_sgpr.extend_from_slice(&s.after.sgpr);
     uses
 }
 
@@ -390,14 +397,8 @@ fn scalar_step(w: &mut WaveDef, s: &Step<'_>, uses: &mut Vec<Use>) {
         Some((r.first..r.first + r.count).map(|c| w.sdef(c)).collect())
     } else if s.name.starts_with("S_MOV_B") && srcs.is_empty() {
         Some(vec![u32::MAX; 2])
-    } else if (s.name == "S_AND_B32" || s.name == "S_OR_B32") && srcs.len() == 1 {
-        let k = constant_of(s);
-        k.map(|k| {
-            let d = w.sdef(srcs[0].r.first);
-            vec![if s.name == "S_AND_B32" { d | !k } else { d | k }]
-        })
     } else {
-        None
+        bitwise_exact(w, s)
     };
     let smear = (!ok && exact.is_none() && smears_left(s.name))
         .then(|| lane_undef(w, s, 0, &|_: &Opnd| true).0);
@@ -418,9 +419,9 @@ fn scalar_step(w: &mut WaveDef, s: &Step<'_>, uses: &mut Vec<Use>) {
     if imp.writes_scc {
         // SCC of and/or is "result != 0": defined when a defined result bit is 1.
         let scc = match (&exact, dsts.first()) {
-            (Some(v), Some(d)) if s.name.starts_with("S_AND") || s.name.starts_with("S_OR") => {
-                let val = s.after.read_sgpr(d.r.first);
-                v[0] == u32::MAX || val & v[0] != 0
+            (Some(v), Some(d)) if !s.name.starts_with("S_MOV") => {
+                let vals = (d.r.first..d.r.first + v.len() as u32).map(|c| s.after.read_sgpr(c));
+                v.iter().all(|&x| x == u32::MAX) || vals.zip(v).any(|(val, &x)| val & x != 0)
             }
             _ => ok,
         };
@@ -435,20 +436,74 @@ fn scalar_step(w: &mut WaveDef, s: &Step<'_>, uses: &mut Vec<Use>) {
     }
 }
 
-/// The constant source of a scalar instruction (inline or literal), as 32 bits.
-fn constant_of(s: &Step<'_>) -> Option<u32> {
-    for f in ["ssrc0", "ssrc1"] {
-        if let Some(code) = s.inst.field(f) {
-            let code = code as u32;
-            match code {
-                128..=192 => return Some(code - 128),
-                193..=208 => return Some((-((code - 192) as i32)) as u32),
-                255 => return s.inst.literal,
-                _ => {}
+/// A scalar source as (value, defined bits) per 32-bit word, from the state before the
+/// instruction (constants are defined).
+fn scalar_source(w: &WaveDef, s: &Step<'_>, field: &str, words: u32) -> Option<Vec<(u32, u32)>> {
+    let o = s.inst.operands.iter().find(|o| o.field == field)?;
+    let v = match o.value {
+        crate::isa::Value::InlineInt(i) => (0..words)
+            .map(|k| ((i as u64) >> (32 * k) as u64) as u32)
+            .map(|x| (x, u32::MAX))
+            .collect(),
+        crate::isa::Value::Literal(l) => (0..words)
+            .map(|k| if k == 0 { l } else { 0 })
+            .map(|x| (x, u32::MAX))
+            .collect(),
+        _ => {
+            let r = super::value_regs(&o.value)?;
+            if r.file != 's' {
+                return None;
             }
+            (r.first..r.first + words)
+                .map(|c| {
+                    let val = w.prev_sgpr.get(c as usize).copied().unwrap_or(0);
+                    (val, w.sdef(c))
+                })
+                .collect()
         }
-    }
-    None
+    };
+    Some(v)
+}
+
+/// Exact definedness of scalar bitwise and/or (and their negated-operand forms), xor and not:
+/// a defined 0 decides an and, a defined 1 an or (Memcheck's rule), whatever the other input.
+fn bitwise_exact(w: &WaveDef, s: &Step<'_>) -> Option<Vec<u32>> {
+    let name = s.name;
+    let words = if name.ends_with("_B64") {
+        2
+    } else if name.ends_with("_B32") {
+        1
+    } else {
+        return None;
+    };
+    let op = name.strip_prefix("S_")?.rsplit_once('_')?.0;
+    let negate_b = matches!(op, "ANDN2" | "AND_NOT1" | "ORN2" | "OR_NOT1");
+    let a = scalar_source(w, s, "ssrc0", words)?;
+    let unary = matches!(op, "NOT");
+    let b = if unary {
+        a.clone()
+    } else {
+        scalar_source(w, s, "ssrc1", words)?
+    };
+    let out = a
+        .iter()
+        .zip(&b)
+        .map(|(&(va, da), &(vb, db))| {
+            let vb = if negate_b { !vb } else { vb };
+            match op {
+                "AND" | "ANDN2" | "AND_NOT1" => (da & db) | (da & !va) | (db & !vb),
+                "OR" | "ORN2" | "OR_NOT1" => (da & db) | (da & va) | (db & vb),
+                "XOR" | "XNOR" => da & db,
+                "NOT" => da,
+                _ => da & db & 0,
+            }
+        })
+        .collect::<Vec<u32>>();
+    matches!(
+        op,
+        "AND" | "ANDN2" | "AND_NOT1" | "OR" | "ORN2" | "OR_NOT1" | "XOR" | "XNOR" | "NOT"
+    )
+    .then_some(out)
 }
 
 /// Per-lane definedness of one vector instruction's inputs: `true` where every bit it reads
@@ -641,14 +696,21 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
         for o in s.ops.iter().filter(|o| o.written && filter(o)) {
             match o.r.file {
                 'v' if name.starts_with("V_WRITELANE") => {
-                    let lane = s
+                    let lane = lane_select(w, s);
+                    // A move of the scalar source into one lane: its bits exactly (all
+                    // undefined when an SGPR lane select is).
+                    let src = s.ops.iter().find(|x| x.read && x.field.ends_with("src0"));
+                    let sel_ok = s
                         .ops
                         .iter()
-                        .find(|x| x.field == "src1" || x.field == "ssrc1")
-                        .map_or(0, |x| s.after.read_sgpr(x.r.first))
-                        % ws;
-                    let (ok, org) = lane_inputs(w, s, lane, &|x: &Opnd| x.r.file == 's');
-                    let def = if ok { u32::MAX } else { 0 };
+                        .filter(|x| x.read && x.field.ends_with("src1"))
+                        .all(|x| scalar_defined(w, &x.r));
+                    let def = match src {
+                        _ if !sel_ok => 0,
+                        Some(x) if x.r.file == 's' => w.sdef(x.r.first),
+                        _ => u32::MAX,
+                    };
+                    let org = src.and_then(|x| w.origin_of(&x.r));
                     w.set_v(o.r.first, lane, 0, def, org.or(Some(s.pc)));
                 }
                 'v' => {
@@ -691,11 +753,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
                 's' => {
                     // A scalar result of a vector instruction: one lane's value.
                     let lane = if name.starts_with("V_READLANE") {
-                        s.ops
-                            .iter()
-                            .find(|x| x.read && x.r.file == 's')
-                            .map_or(0, |x| s.after.read_sgpr(x.r.first))
-                            % ws
+                        lane_select(w, s)
                     } else {
                         lanes(exec, ws).next().unwrap_or(0)
                     };
@@ -732,6 +790,24 @@ impl WaveDef {
     }
 }
 
+/// The lane `v_readlane`/`v_writelane` selects (its `src1`/`ssrc1`: an SGPR or a constant),
+/// modulo the wave size.
+fn lane_select(w: &WaveDef, s: &Step<'_>) -> u32 {
+    let v = s
+        .inst
+        .operands
+        .iter()
+        .find(|o| matches!(o.field.as_str(), "src1" | "ssrc1"))
+        .map_or(0, |o| match o.value {
+            crate::isa::Value::InlineInt(i) => i as u32,
+            crate::isa::Value::Literal(l) => l,
+            _ => super::value_regs(&o.value).map_or(0, |r| {
+                w.prev_sgpr.get(r.first as usize).copied().unwrap_or(0)
+            }),
+        });
+    v % w.wave_size
+}
+
 /// A lane mask written by a vector instruction: bit `l` is defined where lane `l`'s inputs
 /// are; lanes off in EXEC write 0 (defined).
 fn write_lane_mask(
@@ -755,7 +831,7 @@ fn write_lane_mask(
 
 /// Memory instructions: addresses must be defined; loads take the definedness of the bytes
 /// read, stores give theirs to the bytes written.
-fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashSet<u64>, uses: &mut Vec<Use>) {
+fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashMap<u64, u8>, uses: &mut Vec<Use>) {
     let exec = w.exec & s.after.full_mask();
     let ws = w.wave_size;
     // Addresses.
@@ -797,7 +873,7 @@ fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashSet<u64>, uses: &mut
         return;
     }
     let name = s.name;
-    let atomic = name.contains("ATOMIC");
+    let atomic = s.atomic;
     let data: Vec<&Opnd> = s
         .ops
         .iter()
@@ -812,21 +888,22 @@ fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashSet<u64>, uses: &mut
             continue;
         }
         // The definedness of the bytes read, in access order.
-        let mem: Vec<bool> = acc
+        let mem: Vec<u8> = acc
             .iter()
             .flat_map(|a| (a.addr..a.addr + a.bytes).map(move |b| (a.space, b)))
             .map(|(space, b)| match space {
-                MemSpace::Global => true,
-                MemSpace::Lds => lds.contains(&b),
-                MemSpace::Scratch => w.scratch.contains(&(lane, b)),
+                MemSpace::Global => 0xff,
+                MemSpace::Lds => lds.get(&b).copied().unwrap_or(0),
+                MemSpace::Scratch => w.scratch.get(&(lane, b)).copied().unwrap_or(0),
             })
             .collect();
-        // The data bytes' definedness (stores, atomics), in register order.
-        let mut data_bytes: Vec<bool> = Vec::new();
+        let mem_all = mem.iter().all(|&b| b == 0xff);
+        // The data bytes' defined bits (stores, atomics), in register order.
+        let mut data_bytes: Vec<u8> = Vec::new();
         for o in &data {
             for reg in o.r.first..o.r.first + o.r.count {
                 let d = w.vdef(reg, lane);
-                data_bytes.extend((0..4).map(|b| d >> (8 * b) & 0xff == 0xff));
+                data_bytes.extend((0..4).map(|b| (d >> (8 * b)) as u8));
             }
         }
         let data_org = data.iter().find_map(|o| w.origin_of(&o.r));
@@ -835,7 +912,7 @@ fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashSet<u64>, uses: &mut
             let n = dst.r.count as usize * 4;
             let origin = data_org.or(Some(s.pc));
             if d16 {
-                let def = if mem.iter().all(|&b| b) { u32::MAX } else { 0 };
+                let def = if mem_all { u32::MAX } else { 0 };
                 let (keep, part) = if d16_hi {
                     (0xffff, 0xffff_0000)
                 } else {
@@ -846,14 +923,12 @@ fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashSet<u64>, uses: &mut
                 for (k, reg) in (dst.r.first..dst.r.first + dst.r.count).enumerate() {
                     let mut def = 0u32;
                     for b in 0..4 {
-                        if mem[k * 4 + b] {
-                            def |= 0xff << (8 * b);
-                        }
+                        def |= (mem[k * 4 + b] as u32) << (8 * b);
                     }
                     w.set_v(reg, lane, 0, def, origin);
                 }
             } else {
-                let def = if mem.iter().all(|&b| b) { u32::MAX } else { 0 };
+                let def = if mem_all { u32::MAX } else { 0 };
                 for reg in dst.r.first..dst.r.first + dst.r.count {
                     w.set_v(reg, lane, 0, def, origin);
                 }
@@ -869,12 +944,16 @@ fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashSet<u64>, uses: &mut
         let offset = if d16_hi { 2 } else { 0 };
         let exact = !atomic
             && (data_bytes.len() == total || data.len() == 1 && total + offset <= data_bytes.len());
-        let whole = data_bytes.iter().all(|&b| b) && (!atomic || mem.iter().all(|&b| b));
+        let whole = if data_bytes.iter().all(|&b| b == 0xff) && (!atomic || mem_all) {
+            0xff
+        } else {
+            0
+        };
         let mut i = 0usize;
         for a in &acc {
             for b in a.addr..a.addr + a.bytes {
                 let def = if exact {
-                    data_bytes.get(i + offset).copied().unwrap_or(false)
+                    data_bytes.get(i + offset).copied().unwrap_or(0)
                 } else {
                     whole
                 };
@@ -882,18 +961,10 @@ fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashSet<u64>, uses: &mut
                 match a.space {
                     MemSpace::Global => {}
                     MemSpace::Lds => {
-                        if def {
-                            lds.insert(b);
-                        } else {
-                            lds.remove(&b);
-                        }
+                        lds.insert(b, def);
                     }
                     MemSpace::Scratch => {
-                        if def {
-                            w.scratch.insert((lane, b));
-                        } else {
-                            w.scratch.remove(&(lane, b));
-                        }
+                        w.scratch.insert((lane, b), def);
                     }
                 }
             }

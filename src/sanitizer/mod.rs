@@ -13,8 +13,9 @@
 //! mnemonics. See docs/sanitizer.md for the model per arch.
 
 mod defined;
+mod hazards;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::rc::Rc;
 
@@ -272,8 +273,8 @@ pub struct Sanitizer {
     info: HashMap<(String, String), Rc<defined::InstInfo>>,
     /// Which registers count as written when a wave starts.
     initial: Initial,
-    /// Defined LDS bytes of the current workgroup.
-    lds_def: HashSet<u64>,
+    /// Defined bits of the current workgroup's LDS bytes (absent: undefined).
+    lds_def: HashMap<u64, u8>,
     /// Instructions observed.
     pub instructions: u64,
 }
@@ -298,7 +299,7 @@ impl Sanitizer {
             findings: Vec::new(),
             info: HashMap::new(),
             initial: Initial::All,
-            lds_def: HashSet::new(),
+            lds_def: HashMap::new(),
             instructions: 0,
         }
     }
@@ -507,7 +508,7 @@ impl Sanitizer {
                 pc: d.addr,
                 text: text.clone(),
                 writes: returns,
-                store: name.contains("STORE") || name.contains("WRITE") || name.contains("ATOMIC"),
+                store: name.contains("STORE") || name.contains("WRITE") || is_atomic(d),
             });
         }
 
@@ -517,7 +518,7 @@ impl Sanitizer {
             .as_ref()
             .filter(|_| is_memory_family(family) && d.class == Class::Execute)
         {
-            let atomic = name.contains("ATOMIC");
+            let atomic = is_atomic(d);
             let store = name.contains("STORE") || name.contains("WRITE") || atomic;
             let load = !name.contains("STORE") && !name.contains("WRITE") || atomic;
             let now = Access {
@@ -603,6 +604,7 @@ impl Sanitizer {
                 after,
                 access,
                 inst: &d.inst,
+                atomic: is_atomic(d),
             };
             for u in defined::step(def, &step, &mut self.lds_def) {
                 let earlier = u.origin.map(|pc| {
@@ -662,108 +664,6 @@ impl Sanitizer {
             self.report(f);
         }
     }
-
-    /// CDNA hazards the manual requires software to separate by wait states (CDNA 3 ISA,
-    /// section 4.5 "Manually Inserted Wait States (NOPs)").
-    #[allow(clippy::too_many_arguments)]
-    fn hazards(
-        &mut self,
-        track: &mut WaveTrack,
-        wg: [u32; 3],
-        wave: u32,
-        d: &Decoded,
-        text: &str,
-        reads: &[Regs],
-        writes: &[Regs],
-        found: &mut Vec<Finding>,
-    ) {
-        let family = d.inst.family.as_str();
-        let valu = family.starts_with("VOP");
-        let vmem = matches!(family, "GLOBAL" | "FLAT" | "SCRATCH" | "MUBUF" | "MTBUF");
-        let dpp = d.ext.is_some() || d.inst.format.contains("DPP");
-        let mut between = 0u32;
-        let mut hit = None;
-        for past in track.history.iter().rev() {
-            // VALU writes an SGPR, then a VMEM instruction reads it: 5 wait states.
-            if vmem && past.valu && between < 5 {
-                for r in reads.iter().filter(|r| r.file == 's') {
-                    if let Some(at) = past.writes.iter().find_map(|w| w.overlaps(r)) {
-                        hit = Some((
-                            past.pc,
-                            past.text.clone(),
-                            reg_name('s', at),
-                            5,
-                            "a VMEM instruction reads an SGPR a VALU instruction wrote",
-                        ));
-                    }
-                }
-            }
-            // VALU writes a VGPR, then a DPP instruction reads it: 2 wait states.
-            if dpp && past.valu && between < 2 && hit.is_none() {
-                for r in reads.iter().filter(|r| r.file == 'v') {
-                    if let Some(at) = past.writes.iter().find_map(|w| w.overlaps(r)) {
-                        hit = Some((
-                            past.pc,
-                            past.text.clone(),
-                            reg_name('v', at),
-                            2,
-                            "a DPP instruction reads a VGPR a VALU instruction wrote",
-                        ));
-                    }
-                }
-            }
-            // A store with more than 64 bits of data, then a VALU write of its data VGPRs:
-            // 2 wait states (gfx940 and later).
-            if valu && between < 2 && hit.is_none() {
-                for w in writes.iter().filter(|r| r.file == 'v') {
-                    if let Some(at) = past.wide_store_data.iter().find_map(|s| s.overlaps(w)) {
-                        hit = Some((past.pc, past.text.clone(), reg_name('v', at), 2, "a VALU instruction overwrites the data VGPRs of a store of more than 64 bits"));
-                    }
-                }
-            }
-            if hit.is_some() {
-                break;
-            }
-            between += past.wait_states;
-            if between >= 5 {
-                break;
-            }
-        }
-        if let Some((pc, earlier, location, needed, what)) = hit {
-            found.push(Finding {
-                kind: Kind::Hazard,
-                workgroup: wg,
-                wave,
-                pc: d.addr,
-                inst: text.to_string(),
-                earlier: Some((wave, pc, earlier)),
-                location,
-                detail: format!("{what}: {needed} wait states required, {between} given"),
-            });
-        }
-        let name = d.inst.name.as_str();
-        let wide_store_data = if vmem && (name.contains("STORE") || name.contains("ATOMIC")) {
-            data_regs(d).into_iter().filter(|r| r.count > 2).collect()
-        } else {
-            Vec::new()
-        };
-        let wait_states = if name == "S_NOP" {
-            d.inst.field("simm16").unwrap_or(0) as u32 % 16 + 1
-        } else {
-            1
-        };
-        track.history.push_back(Past {
-            pc: d.addr,
-            text: text.to_string(),
-            valu,
-            writes: writes.to_vec(),
-            wide_store_data,
-            wait_states,
-        });
-        if track.history.len() > 6 {
-            track.history.pop_front();
-        }
-    }
 }
 
 /// Records one access in a shadow map; the first conflicting earlier access goes to `hit`.
@@ -777,7 +677,7 @@ fn shadow_access(
 ) {
     // Ordered: the earlier access's wave arrived at a barrier this wave has since passed.
     let ordered = |e: &Access| {
-        e.wg == now.wg && (e.wave == now.wave || now.passed > e.arrived) || e.atomic && now.atomic
+        e.wg == now.wg && (e.wave == now.wave || now.passed > e.arrived) || e.atomic || now.atomic
     };
     for b in a.addr..a.addr.saturating_add(a.bytes) {
         let s = map.entry(b).or_default();
@@ -798,6 +698,30 @@ fn shadow_access(
             s.reads.push(now.clone());
         }
     }
+}
+
+/// Whether a memory instruction is an atomic read-modify-write: `*_ATOMIC_*`, or an LDS
+/// instruction that is neither a plain load or store nor a lane permute (`ds_add_u32`,
+/// `ds_cmpstore_b32`, `ds_storexchg_rtn_b32`, ...).
+fn is_atomic(d: &Decoded) -> bool {
+    let n = d.inst.name.as_str();
+    if n.contains("ATOMIC") {
+        return true;
+    }
+    if d.inst.family != "DS" {
+        return false;
+    }
+    let plain = [
+        "DS_LOAD",
+        "DS_READ",
+        "DS_STORE",
+        "DS_WRITE",
+        "DS_SWIZZLE",
+        "DS_PERMUTE",
+        "DS_BPERMUTE",
+        "DS_NOP",
+    ];
+    n.contains("CMPST") || n.contains("XCHG") || !plain.iter().any(|p| n.starts_with(p))
 }
 
 fn counter_name(c: Counter) -> &'static str {
@@ -1097,21 +1021,6 @@ fn implicit_regs(
             count: 1,
         });
     }
-}
-
-/// The store-data registers of a vector memory instruction.
-fn data_regs(d: &Decoded) -> Vec<Regs> {
-    d.inst
-        .operands
-        .iter()
-        .filter(|o| {
-            matches!(
-                o.field.as_str(),
-                "data" | "vdata" | "vsrc" | "data0" | "data1"
-            )
-        })
-        .filter_map(|o| value_regs(&o.value))
-        .collect()
 }
 
 /// The counters a wait instruction waits on, with their thresholds, from its exact field
