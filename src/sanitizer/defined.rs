@@ -135,9 +135,7 @@ impl WaveDef {
                 sgpr[c as usize] = u32::MAX;
             }
             if arch == Arch::Cdna {
-                for c in 102..106 {
-                    sgpr[c] = u32::MAX;
-                }
+                sgpr[102..106].fill(u32::MAX);
             }
             if let Some(n) = crate::wave::null_code(arch) {
                 sgpr[n as usize] = u32::MAX;
@@ -495,7 +493,7 @@ fn bitwise_exact(w: &WaveDef, s: &Step<'_>) -> Option<Vec<u32>> {
                 "OR" | "ORN2" | "OR_NOT1" => (da & db) | (da & va) | (db & vb),
                 "XOR" | "XNOR" => da & db,
                 "NOT" => da,
-                _ => da & db & 0,
+                _ => 0,
             }
         })
         .collect::<Vec<u32>>();
@@ -523,25 +521,18 @@ fn lane_inputs(
         }
     };
     for o in s.ops.iter().filter(|o| o.read && filter(o)) {
-        match o.r.file {
+        let (r, h) = half(s, o);
+        let undefined = match o.r.file {
             'v' => {
-                let (r, h) = half(s, o);
                 let m = half_mask(h);
-                if (r.first..r.first + r.count).any(|reg| w.vdef(reg, lane) & m != m) {
-                    fail(w.origin_of(&r), &mut ok);
-                }
+                (r.first..r.first + r.count).any(|reg| w.vdef(reg, lane) & m != m)
             }
-            's' if s.info.mask(&o.field) => {
-                if w.mask_def(o.r.first) >> lane & 1 == 0 {
-                    fail(w.origin_of(&o.r), &mut ok);
-                }
-            }
-            's' => {
-                if !scalar_defined(w, &o.r) {
-                    fail(w.origin_of(&o.r), &mut ok);
-                }
-            }
-            _ => {}
+            's' if s.info.mask(&o.field) => w.mask_def(o.r.first) >> lane & 1 == 0,
+            's' => !scalar_defined(w, &o.r),
+            _ => false,
+        };
+        if undefined {
+            fail(w.origin_of(&r), &mut ok);
         }
     }
     let imp = &s.info.implicit;
@@ -598,11 +589,7 @@ fn lane_undef(
                     u |= (und as u64) << (32 * k);
                 }
             }
-            's' if s.info.mask(&o.field) => {
-                if w.mask_def(o.r.first) >> lane & 1 == 0 {
-                    u |= 1;
-                }
-            }
+            's' if s.info.mask(&o.field) => u |= (w.mask_def(o.r.first) >> lane & 1) ^ 1,
             's' if Some(o.r.first) != crate::wave::null_code(w.arch) => {
                 for (k, c) in (o.r.first..o.r.first + o.r.count.min(2)).enumerate() {
                     u |= (!w.sdef(c) as u64) << (32 * k);
