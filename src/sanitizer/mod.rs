@@ -269,8 +269,8 @@ pub struct Sanitizer {
     global: HashMap<u64, Shadow>,
     texts: HashMap<u64, String>,
     findings: Vec<Finding>,
-    /// Per instruction name and encoding: operand sizes and implicit operands.
-    info: HashMap<(String, String), Rc<defined::InstInfo>>,
+    /// Per instruction address: operand sizes and implicit operands.
+    info: HashMap<u64, Rc<defined::InstInfo>>,
     /// Which registers count as written when a wave starts.
     initial: Initial,
     /// Defined bits of the current workgroup's LDS bytes (absent: undefined).
@@ -314,7 +314,8 @@ impl Sanitizer {
     /// Operand sizes and formats (from the spec's operand table) and the implicit operands
     /// (from the pseudocode's wave-state registers) of `d`.
     fn inst_info(&mut self, d: &Decoded) -> Rc<defined::InstInfo> {
-        let key = (d.inst.name.clone(), d.inst.family.clone());
+        // By address: one checker sees one program, so an address is one instruction.
+        let key = d.addr;
         if let Some(i) = self.info.get(&key) {
             return i.clone();
         }
