@@ -173,10 +173,11 @@ enum Command {
         /// Print every executed instruction with the registers it changed.
         #[arg(long, conflicts_with = "batch")]
         trace: bool,
-        /// Run under the kernel sanitizer (missing waits, LDS races, hazards);
+        /// Run under the kernel sanitizer (missing waits, LDS races, hazards, uninitialised
+        /// values); with `--batch`, each line gets a `findings` array.
         /// `--check=global-races` also checks global memory. Exit status 3 on findings.
         #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "all",
-              value_parser = ["all", "global-races"], conflicts_with = "batch")]
+              value_parser = ["all", "global-races"])]
         check: Option<String>,
         /// Short form: the kernel to run.
         #[arg(long)]

@@ -21,7 +21,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use amdpcode::dispatch::{Dispatcher, Launch};
-use amdpcode::sanitizer::{Finding, Options, Sanitizer};
+use amdpcode::sanitizer::{Finding, Initial, Options, Sanitizer};
 use amdpcode::spec::{Arch, Spec};
 use amdpcode::wave::Engine;
 
@@ -131,6 +131,9 @@ fn run_case(spec: &Spec, case: &Case, wave: u32, bug: bool) -> Vec<Finding> {
     });
     let launch = Launch::from_json(&launch.to_string(), Path::new(".")).expect("launch");
     let mut san = Sanitizer::new(db, &isa, case.options);
+    san.set_initial(Initial::Launch(
+        d.initial_sgpr_codes(&launch).expect("initial SGPRs"),
+    ));
     d.executor_mut().trace_after_only = true;
     let mut t = |wg: [u32; 3],
                  w: u32,

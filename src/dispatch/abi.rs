@@ -60,6 +60,33 @@ pub struct WaveSetup<'a> {
     pub n_waves: u32,
 }
 
+/// The scalar codes [`initial_wave`] sets (user SGPRs, then the system SGPRs RSRC2 enables;
+/// on RDNA 4 the trap temporaries holding the workgroup ids), besides EXEC: what a checker of
+/// uninitialised values counts as written at the start.
+pub fn initial_sgpr_codes(arch: Arch, rsrc2: u32, n_user_sgprs: usize) -> Vec<u32> {
+    let user = (rsrc2::user_sgpr_count(rsrc2) as usize).max(n_user_sgprs) as u32;
+    let mut codes: Vec<u32> = (0..user).collect();
+    if arch == Arch::Rdna4 {
+        codes.extend([code::TTMP0 + 7, code::TTMP0 + 9]);
+        return codes;
+    }
+    let mut next = rsrc2::user_sgpr_count(rsrc2);
+    for dim in 0..3 {
+        if rsrc2::workgroup_id(rsrc2, dim) {
+            codes.push(next);
+            next += 1;
+        }
+    }
+    if rsrc2::workgroup_info(rsrc2) {
+        codes.push(next);
+        next += 1;
+    }
+    if rsrc2::private_segment(rsrc2) {
+        codes.push(next);
+    }
+    codes
+}
+
 /// A wave's initial state.
 pub fn initial_wave(s: &WaveSetup<'_>) -> WaveState {
     let mut w = WaveState::new(s.arch, s.wave_size);

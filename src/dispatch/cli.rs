@@ -126,7 +126,7 @@ pub fn run(spec: &Spec, opts: &DispatchOptions) -> Result<String, CliError> {
 }
 
 /// Runs the command and returns its standard output and the number of sanitizer findings
-/// (0 without `check`; a batch is not checked).
+/// (0 without `check`; a checked batch gives each line a `findings` array instead).
 ///
 /// # Errors
 /// [`CliError`] with the message to print (exit 1).
@@ -175,6 +175,10 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
         .check
         .map(|o| crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o));
     let outcome = if let Some(san) = checker.as_mut() {
+        let codes = d
+            .initial_sgpr_codes(&launch)
+            .map_err(|e| err(format!("{}: {e}", input.display())))?;
+        san.set_initial(crate::sanitizer::Initial::Launch(codes));
         let trace = opts.trace;
         // The sanitizer reads only the state after each step: no clone per step.
         d.executor_mut().trace_after_only = !trace;
@@ -264,16 +268,38 @@ fn run_batch(pool: &mut Pool<'_>, path: &Path, opts: &DispatchOptions) -> Result
         if line.trim().is_empty() {
             continue;
         }
+        let spec = pool.spec;
+        let mut findings = None;
         let result = Launch::from_json(line, &dir).and_then(|l| {
             let arch = launch_arch(&l)?;
             let d = pool.get(arch).map_err(|e| DispatchError::Launch(e.0))?;
-            d.run(&l)
+            let Some(o) = opts.check else {
+                return d.run(&l);
+            };
+            // Checked: one sanitizer per launch; its findings join the line.
+            let isa = d.executor().isa().clone();
+            let mut san = crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o);
+            san.set_initial(crate::sanitizer::Initial::Launch(d.initial_sgpr_codes(&l)?));
+            d.executor_mut().trace_after_only = true;
+            let mut t =
+                |wg: [u32; 3],
+                 wave: u32,
+                 dec: &crate::wave::Decoded,
+                 a: &crate::wave::WaveState,
+                 b: &crate::wave::WaveState| san.observe(wg, wave, dec, a, b);
+            let r = d.run_traced(&l, Some(&mut t));
+            d.executor_mut().trace_after_only = false;
+            findings = Some(crate::sanitizer::findings_json(san.findings()));
+            r
         });
-        let v = match result {
+        let mut v = match result {
             Ok(o) if opts.json => outcome_json(&o),
             Ok(o) => json!({"waves": o.waves, "instructions": o.instructions}),
             Err(e) => json!({"error": format!("line {}: {e}", i + 1)}),
         };
+        if let (Some(f), Some(obj)) = (findings, v.as_object_mut()) {
+            obj.insert("findings".into(), f);
+        }
         // A closed pipe ends the batch quietly.
         if writeln!(out, "{v}").is_err() {
             break;

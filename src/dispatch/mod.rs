@@ -197,6 +197,16 @@ impl Dispatcher {
         &mut self.executor
     }
 
+    /// The scalar codes the loader sets for the waves of `launch` (besides EXEC; v0 holds the
+    /// work-item ids): see [`abi::initial_sgpr_codes`].
+    ///
+    /// # Errors
+    /// As [`Dispatcher::run`] for a malformed launch or code object.
+    pub fn initial_sgpr_codes(&mut self, launch: &Launch) -> Result<Vec<u32>, DispatchError> {
+        let p = self.prepare(launch, SparseMemory::new(), &[])?;
+        Ok(abi::initial_sgpr_codes(p.arch, p.rsrc2, p.user_sgprs.len()))
+    }
+
     /// Runs a launch.
     ///
     /// # Errors

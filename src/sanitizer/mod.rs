@@ -12,8 +12,14 @@
 //! bytes the memory layer reports in `WaveState::last_access`; there are no lists of
 //! mnemonics. See docs/sanitizer.md for the model per arch.
 
+mod defined;
+mod hazards;
+
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::rc::Rc;
+
+pub use defined::Initial;
 
 use crate::isa::{self, Isa, Reg};
 use crate::spec::{Arch, SpecDb};
@@ -30,6 +36,8 @@ pub enum Kind {
     GlobalRace,
     /// A dependency the ISA requires software to separate by wait states.
     Hazard,
+    /// Undefined bits decide a branch, EXEC or a memory address.
+    Uninit,
 }
 
 impl Kind {
@@ -40,6 +48,7 @@ impl Kind {
             Kind::LdsRace => "lds-race",
             Kind::GlobalRace => "global-race",
             Kind::Hazard => "hazard",
+            Kind::Uninit => "uninit",
         }
     }
 }
@@ -219,12 +228,14 @@ struct Past {
     wait_states: u32,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 struct WaveTrack {
     pending: Vec<Pending>,
     arrived: u32,
     passed: u32,
     history: VecDeque<Past>,
+    /// Definedness of the wave's registers and scratch (created at its first instruction).
+    def: Option<defined::WaveDef>,
 }
 
 /// One access in the shadow memory.
@@ -258,6 +269,12 @@ pub struct Sanitizer {
     global: HashMap<u64, Shadow>,
     texts: HashMap<u64, String>,
     findings: Vec<Finding>,
+    /// Per instruction address: operand sizes and implicit operands.
+    info: HashMap<u64, Rc<defined::InstInfo>>,
+    /// Which registers count as written when a wave starts.
+    initial: Initial,
+    /// Defined bits of the current workgroup's LDS bytes (absent: undefined).
+    lds_def: HashMap<u64, u8>,
     /// Instructions observed.
     pub instructions: u64,
 }
@@ -280,8 +297,64 @@ impl Sanitizer {
             global: HashMap::new(),
             texts: HashMap::new(),
             findings: Vec::new(),
+            info: HashMap::new(),
+            initial: Initial::All,
+            lds_def: HashMap::new(),
             instructions: 0,
         }
+    }
+
+    /// Sets which registers count as written when a wave starts (default [`Initial::All`]:
+    /// only LDS and scratch start undefined). A dispatch gives
+    /// `Initial::Launch(dispatcher.initial_sgpr_codes(launch)?)`.
+    pub fn set_initial(&mut self, initial: Initial) {
+        self.initial = initial;
+    }
+
+    /// Operand sizes and formats (from the spec's operand table) and the implicit operands
+    /// (from the pseudocode's wave-state registers) of `d`.
+    fn inst_info(&mut self, d: &Decoded) -> Rc<defined::InstInfo> {
+        // By address: one checker sees one program, so an address is one instruction.
+        let key = d.addr;
+        if let Some(i) = self.info.get(&key) {
+            return i.clone();
+        }
+        let all = self.db.get_all(&d.inst.name);
+        let inst = all
+            .iter()
+            .find(|i| i.encoding == d.inst.family)
+            .or_else(|| all.first());
+        let mut info = defined::InstInfo::default();
+        if let Some(inst) = inst {
+            for o in &inst.operands {
+                let mask = o.format.contains("_M64") || o.format.contains("_M32");
+                info.ops.insert(o.field.clone(), (o.bits, mask));
+            }
+            if let Ok(c) = crate::frontend::compile_instruction(self.arch, inst) {
+                let imp = &mut info.implicit;
+                for r in &c.function.regs {
+                    let (rd, wr) = (r.read, r.written);
+                    match r.name.as_str() {
+                        "SCC" => (imp.reads_scc, imp.writes_scc) = (rd, wr),
+                        "VCC" | "VCCZ" => {
+                            imp.reads_vcc |= rd;
+                            imp.writes_vcc |= wr;
+                        }
+                        "EXEC" | "EXECZ" => {
+                            imp.reads_exec |= rd;
+                            imp.writes_exec |= wr;
+                        }
+                        "M0" => imp.reads_m0 = rd,
+                        "PC" => imp.writes_pc = wr,
+                        "D0" => imp.writes_d0 = wr,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let info = Rc::new(info);
+        self.info.insert(key, info.clone());
+        info
     }
 
     /// The findings so far, in the order found.
@@ -343,7 +416,13 @@ impl Sanitizer {
         self.instructions += 1;
         let text = self.text(d);
         let scalar = self.scalar_fields(d);
+        let ops = operand_list(d, &scalar);
+        let info = self.inst_info(d);
         let (reads, writes) = operand_regs(d, &scalar);
+        // The wait model also sees the implicit operands (VCC, EXEC, M0); hazards only the
+        // explicit ones, as the manual's tables list them.
+        let (mut wait_reads, mut wait_writes) = (reads.clone(), writes.clone());
+        implicit_regs(self.arch, d, &info, &mut wait_reads, &mut wait_writes);
         let family = d.inst.family.as_str();
         let name = d.inst.name.as_str();
         let mut track = self.waves.remove(&(wg, wave)).unwrap_or_default();
@@ -358,7 +437,7 @@ impl Sanitizer {
         }
 
         // Reads of registers an outstanding load will still write.
-        for r in &reads {
+        for r in &wait_reads {
             for p in track.pending.iter_mut() {
                 let mut hit = None;
                 for w in p.writes.iter() {
@@ -390,7 +469,7 @@ impl Sanitizer {
         let memory_op = memory_event(d, after);
         // Overwrites of registers an outstanding load will still write (its return would
         // land after this write), unless this is a load of the same in-order kind.
-        for w in &writes {
+        for w in &wait_writes {
             for p in track.pending.iter_mut() {
                 let same_order = memory_op
                     .is_some_and(|(c, e)| c == p.counter && e == p.event && e != Event::Smem);
@@ -430,7 +509,7 @@ impl Sanitizer {
                 pc: d.addr,
                 text: text.clone(),
                 writes: returns,
-                store: name.contains("STORE") || name.contains("WRITE") || name.contains("ATOMIC"),
+                store: name.contains("STORE") || name.contains("WRITE") || is_atomic(d),
             });
         }
 
@@ -440,7 +519,7 @@ impl Sanitizer {
             .as_ref()
             .filter(|_| is_memory_family(family) && d.class == Class::Execute)
         {
-            let atomic = name.contains("ATOMIC");
+            let atomic = is_atomic(d);
             let store = name.contains("STORE") || name.contains("WRITE") || atomic;
             let load = !name.contains("STORE") && !name.contains("WRITE") || atomic;
             let now = Access {
@@ -453,6 +532,7 @@ impl Sanitizer {
             };
             if log.iter().any(|a| a.space == MemSpace::Lds) && self.lds_wg != Some(wg) {
                 self.lds.clear();
+                self.lds_def.clear();
                 self.lds_wg = Some(wg);
             }
             let mut lds_hit = None;
@@ -500,6 +580,53 @@ impl Sanitizer {
             }
         }
 
+        // Definedness (uninitialised values).
+        if d.class == Class::Execute {
+            let memory = is_memory_family(family);
+            let access = after
+                .last_access
+                .as_deref()
+                .filter(|_| memory)
+                .unwrap_or(&[]);
+            let arch = self.arch;
+            let def = track
+                .def
+                .get_or_insert_with(|| defined::WaveDef::new(&self.initial, arch, after));
+            let step = defined::Step {
+                arch,
+                pc: d.addr,
+                name,
+                family,
+                format: d.inst.format.as_str(),
+                dpp: d.ext.is_some() && !d.inst.format.contains("SDWA"),
+                ops: &ops,
+                info: &info,
+                opsel: d.inst.field("opsel").unwrap_or(0),
+                after,
+                access,
+                inst: &d.inst,
+                atomic: is_atomic(d),
+            };
+            for u in defined::step(def, &step, &mut self.lds_def) {
+                let earlier = u.origin.map(|pc| {
+                    let t = self.texts.get(&pc).cloned().unwrap_or_default();
+                    (wave, pc, t)
+                });
+                found.push(Finding {
+                    kind: Kind::Uninit,
+                    workgroup: wg,
+                    wave,
+                    pc: d.addr,
+                    inst: text.clone(),
+                    earlier,
+                    location: u.location,
+                    detail: u.what.to_string(),
+                });
+            }
+        } else if d.class == Class::End {
+            track.def = None;
+        }
+
         if let Class::Barrier(b) = d.class {
             // Arriving at a barrier with an LDS write still outstanding: the barrier orders
             // the issue, not the write, so the other waves may not see it.
@@ -538,108 +665,6 @@ impl Sanitizer {
             self.report(f);
         }
     }
-
-    /// CDNA hazards the manual requires software to separate by wait states (CDNA 3 ISA,
-    /// section 4.5 "Manually Inserted Wait States (NOPs)").
-    #[allow(clippy::too_many_arguments)]
-    fn hazards(
-        &mut self,
-        track: &mut WaveTrack,
-        wg: [u32; 3],
-        wave: u32,
-        d: &Decoded,
-        text: &str,
-        reads: &[Regs],
-        writes: &[Regs],
-        found: &mut Vec<Finding>,
-    ) {
-        let family = d.inst.family.as_str();
-        let valu = family.starts_with("VOP");
-        let vmem = matches!(family, "GLOBAL" | "FLAT" | "SCRATCH" | "MUBUF" | "MTBUF");
-        let dpp = d.ext.is_some() || d.inst.format.contains("DPP");
-        let mut between = 0u32;
-        let mut hit = None;
-        for past in track.history.iter().rev() {
-            // VALU writes an SGPR, then a VMEM instruction reads it: 5 wait states.
-            if vmem && past.valu && between < 5 {
-                for r in reads.iter().filter(|r| r.file == 's') {
-                    if let Some(at) = past.writes.iter().find_map(|w| w.overlaps(r)) {
-                        hit = Some((
-                            past.pc,
-                            past.text.clone(),
-                            reg_name('s', at),
-                            5,
-                            "a VMEM instruction reads an SGPR a VALU instruction wrote",
-                        ));
-                    }
-                }
-            }
-            // VALU writes a VGPR, then a DPP instruction reads it: 2 wait states.
-            if dpp && past.valu && between < 2 && hit.is_none() {
-                for r in reads.iter().filter(|r| r.file == 'v') {
-                    if let Some(at) = past.writes.iter().find_map(|w| w.overlaps(r)) {
-                        hit = Some((
-                            past.pc,
-                            past.text.clone(),
-                            reg_name('v', at),
-                            2,
-                            "a DPP instruction reads a VGPR a VALU instruction wrote",
-                        ));
-                    }
-                }
-            }
-            // A store with more than 64 bits of data, then a VALU write of its data VGPRs:
-            // 2 wait states (gfx940 and later).
-            if valu && between < 2 && hit.is_none() {
-                for w in writes.iter().filter(|r| r.file == 'v') {
-                    if let Some(at) = past.wide_store_data.iter().find_map(|s| s.overlaps(w)) {
-                        hit = Some((past.pc, past.text.clone(), reg_name('v', at), 2, "a VALU instruction overwrites the data VGPRs of a store of more than 64 bits"));
-                    }
-                }
-            }
-            if hit.is_some() {
-                break;
-            }
-            between += past.wait_states;
-            if between >= 5 {
-                break;
-            }
-        }
-        if let Some((pc, earlier, location, needed, what)) = hit {
-            found.push(Finding {
-                kind: Kind::Hazard,
-                workgroup: wg,
-                wave,
-                pc: d.addr,
-                inst: text.to_string(),
-                earlier: Some((wave, pc, earlier)),
-                location,
-                detail: format!("{what}: {needed} wait states required, {between} given"),
-            });
-        }
-        let name = d.inst.name.as_str();
-        let wide_store_data = if vmem && (name.contains("STORE") || name.contains("ATOMIC")) {
-            data_regs(d).into_iter().filter(|r| r.count > 2).collect()
-        } else {
-            Vec::new()
-        };
-        let wait_states = if name == "S_NOP" {
-            d.inst.field("simm16").unwrap_or(0) as u32 % 16 + 1
-        } else {
-            1
-        };
-        track.history.push_back(Past {
-            pc: d.addr,
-            text: text.to_string(),
-            valu,
-            writes: writes.to_vec(),
-            wide_store_data,
-            wait_states,
-        });
-        if track.history.len() > 6 {
-            track.history.pop_front();
-        }
-    }
 }
 
 /// Records one access in a shadow map; the first conflicting earlier access goes to `hit`.
@@ -653,7 +678,7 @@ fn shadow_access(
 ) {
     // Ordered: the earlier access's wave arrived at a barrier this wave has since passed.
     let ordered = |e: &Access| {
-        e.wg == now.wg && (e.wave == now.wave || now.passed > e.arrived) || e.atomic && now.atomic
+        e.wg == now.wg && (e.wave == now.wave || now.passed > e.arrived) || e.atomic || now.atomic
     };
     for b in a.addr..a.addr.saturating_add(a.bytes) {
         let s = map.entry(b).or_default();
@@ -674,6 +699,30 @@ fn shadow_access(
             s.reads.push(now.clone());
         }
     }
+}
+
+/// Whether a memory instruction is an atomic read-modify-write: `*_ATOMIC_*`, or an LDS
+/// instruction that is neither a plain load or store nor a lane permute (`ds_add_u32`,
+/// `ds_cmpstore_b32`, `ds_storexchg_rtn_b32`, ...).
+fn is_atomic(d: &Decoded) -> bool {
+    let n = d.inst.name.as_str();
+    if n.contains("ATOMIC") {
+        return true;
+    }
+    if d.inst.family != "DS" {
+        return false;
+    }
+    let plain = [
+        "DS_LOAD",
+        "DS_READ",
+        "DS_STORE",
+        "DS_WRITE",
+        "DS_SWIZZLE",
+        "DS_PERMUTE",
+        "DS_BPERMUTE",
+        "DS_NOP",
+    ];
+    n.contains("CMPST") || n.contains("XCHG") || !plain.iter().any(|p| n.starts_with(p))
 }
 
 fn counter_name(c: Counter) -> &'static str {
@@ -816,11 +865,27 @@ fn is_scalar_kind(kind: &str) -> bool {
     k.starts_with("SREG") || k.starts_with("SDST") || k.starts_with("SGPR")
 }
 
+/// One register operand of a decoded instruction: its registers, field and direction.
+#[derive(Clone, Debug)]
+struct Opnd {
+    r: Regs,
+    field: String,
+    read: bool,
+    written: bool,
+}
+
 /// The registers `d` reads and writes, from its operand table (`scalar`: fields the spec
 /// types as SGPRs).
 fn operand_regs(d: &Decoded, scalar: &[String]) -> (Vec<Regs>, Vec<Regs>) {
-    let mut reads = Vec::new();
-    let mut writes = Vec::new();
+    let ops = operand_list(d, scalar);
+    let reads = ops.iter().filter(|o| o.read).map(|o| o.r).collect();
+    let writes = ops.iter().filter(|o| o.written).map(|o| o.r).collect();
+    (reads, writes)
+}
+
+/// The register operands of `d`, each with its field and whether it is read or written.
+fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
+    let mut out = Vec::new();
     // With an SGPR base (`saddr`), a global address VGPR is a 32-bit offset, not a pair.
     let sgpr_base = d
         .inst
@@ -865,53 +930,98 @@ fn operand_regs(d: &Decoded, scalar: &[String]) -> (Vec<Regs>, Vec<Regs>) {
         if addr_field && (sgpr_base || matches!(family, "SCRATCH" | "VSCRATCH")) {
             r.count = 1;
         }
-        if is_written(d, &o.field) {
-            writes.push(r);
-            // A store-and-return atomic also reads its data register (`vdata`).
-            if o.field == "vdata" && d.inst.name.contains("ATOMIC") {
-                reads.push(r);
-            }
-        } else {
-            reads.push(r);
-        }
+        let written = is_written(d, &o.field);
+        // A store-and-return atomic also reads its data register (`vdata`).
+        let read = !written || o.field == "vdata" && d.inst.name.contains("ATOMIC");
+        out.push(Opnd {
+            r,
+            field: o.field.clone(),
+            read,
+            written,
+        });
     }
     // VOPD lists only the VGPR second sources; the first sources are source codes.
     if d.inst.family == "VOPD" {
         for f in ["srcx0", "srcy0"] {
             if let Some(code) = d.inst.field(f) {
                 let code = code as u32;
-                if code >= 256 {
-                    reads.push(Regs {
+                let r = if code >= 256 {
+                    Regs {
                         file: 'v',
                         first: code - 256,
                         count: 1,
-                    });
+                    }
                 } else if code < 106 {
-                    reads.push(Regs {
+                    Regs {
                         file: 's',
                         first: code,
                         count: 1,
-                    });
-                }
+                    }
+                } else {
+                    continue;
+                };
+                out.push(Opnd {
+                    r,
+                    field: f.to_string(),
+                    read: true,
+                    written: false,
+                });
             }
         }
     }
-    (reads, writes)
+    out
 }
 
-/// The store-data registers of a vector memory instruction.
-fn data_regs(d: &Decoded) -> Vec<Regs> {
-    d.inst
+/// Adds the registers `d` reads and writes implicitly (from its pseudocode: VCC, EXEC, M0;
+/// every vector instruction reads EXEC; CDNA LDS instructions read M0, their limit) to
+/// `reads` and `writes`.
+fn implicit_regs(
+    arch: Arch,
+    d: &Decoded,
+    info: &defined::InstInfo,
+    reads: &mut Vec<Regs>,
+    writes: &mut Vec<Regs>,
+) {
+    let family = d.inst.family.as_str();
+    let imp = &info.implicit;
+    let pair = |first: u32| Regs {
+        file: 's',
+        first,
+        count: 2,
+    };
+    let vector = family.starts_with("VOP")
+        || family == "VINTERP"
+        || is_memory_family(family) && family != "SMEM";
+    if vector || imp.reads_exec {
+        reads.push(pair(crate::wave::code::EXEC_LO));
+    }
+    if imp.writes_exec {
+        writes.push(pair(crate::wave::code::EXEC_LO));
+    }
+    let mask_src = d
+        .inst
         .operands
         .iter()
-        .filter(|o| {
-            matches!(
-                o.field.as_str(),
-                "data" | "vdata" | "vsrc" | "data0" | "data1"
-            )
-        })
-        .filter_map(|o| value_regs(&o.value))
-        .collect()
+        .any(|o| info.ops.get(&o.field).is_some_and(|x| x.1) && !is_written(d, &o.field));
+    let mask_dst = d
+        .inst
+        .operands
+        .iter()
+        .any(|o| info.ops.get(&o.field).is_some_and(|x| x.1) && is_written(d, &o.field));
+    if imp.reads_vcc && !mask_src {
+        reads.push(pair(crate::wave::code::VCC_LO));
+    }
+    let vopc_vcc = family == "VOPC" && imp.writes_d0 && !imp.writes_exec;
+    if (imp.writes_vcc || vopc_vcc) && !mask_dst {
+        writes.push(pair(crate::wave::code::VCC_LO));
+    }
+    if imp.reads_m0 || arch == Arch::Cdna && family == "DS" {
+        reads.push(Regs {
+            file: 's',
+            first: crate::wave::m0_code(arch),
+            count: 1,
+        });
+    }
 }
 
 /// The counters a wait instruction waits on, with their thresholds, from its exact field

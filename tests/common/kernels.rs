@@ -560,6 +560,14 @@ impl Output {
         if let Some(err) = v.get("error") {
             return Err(format!("dispatch error: {err}"));
         }
+        // Under `AMDPCODE_KERNELS_CHECK=1` (see `run_batch`): compiler output must be clean.
+        if let Some(f) = v["findings"].as_array().filter(|f| !f.is_empty()) {
+            return Err(format!(
+                "sanitizer: {} finding(s), first: {}",
+                f.len(),
+                f[0]
+            ));
+        }
         let mut memory = BTreeMap::new();
         for range in v["memory"].as_array().ok_or("no memory list")? {
             let addr = parse_num(&range["addr"])?;
@@ -620,10 +628,15 @@ pub fn run_batch(tag: &str, launches: &[Launch], engine: Engine) -> Vec<Result<O
         text.push('\n');
     }
     std::fs::write(&file, text).expect("writing the batch file");
+    // `AMDPCODE_KERNELS_CHECK=1` runs the interpreter's batch under the sanitizer (issue 16:
+    // compiler output has no findings); the JIT's batch runs as usual.
+    let check =
+        engine == Engine::Interp && std::env::var("AMDPCODE_KERNELS_CHECK").as_deref() == Ok("1");
     let out = Command::new(super::bin())
         .args(["dispatch", "--batch"])
         .arg(&file)
         .args(["--json", "--engine", engine.name()])
+        .args(if check { &["--check"][..] } else { &[] })
         .env("NO_COLOR", "1")
         .output()
         .expect("running amdpcode dispatch");

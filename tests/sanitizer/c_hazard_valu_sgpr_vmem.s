@@ -4,7 +4,7 @@
 # expect: hazard 0x18 0x14
 v_mov_b32 v1, 0
 v_readfirstlane_b32 s4, v1
-s_mov_b32 s5, 0
+s_mov_b64 s[6:7], 0
 s_add_u32 s4, s4, s0
 s_addc_u32 s5, s5, s1
 v_readfirstlane_b32 s6, v1

@@ -1,0 +1,9 @@
+# Uninitialised value: a VGPR nothing wrote (v3) goes into a global address.
+# arch: cdna
+# expect: uninit 0x8 0x4
+v_lshlrev_b32 v1, 2, v0
+v_add_u32 v2, v1, v3 ; @bug
+v_add_u32 v2, 4, v1 ; @fix
+global_load_dword v4, v2, s[0:1]
+s_waitcnt vmcnt(0)
+s_endpgm
