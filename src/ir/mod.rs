@@ -9,6 +9,7 @@
 
 pub mod builtins;
 mod lower;
+mod names;
 pub mod opt;
 mod print;
 pub mod types;
