@@ -3,7 +3,7 @@
 //! [`Sanitizer::observe`] with the wave's recent history; see docs/sanitizer.md for the
 //! sources of each rule.
 
-use super::{reg_name, value_regs, Finding, Kind, Past, Regs, Sanitizer, WaveTrack};
+use super::{operand_file_regs, reg_name, Finding, Kind, Past, Regs, Sanitizer, WaveTrack};
 use crate::wave::Decoded;
 
 impl Sanitizer {
@@ -121,6 +121,6 @@ fn data_regs(d: &Decoded) -> Vec<Regs> {
                 "data" | "vdata" | "vsrc" | "data0" | "data1"
             )
         })
-        .filter_map(|o| value_regs(&o.value))
+        .filter_map(|o| operand_file_regs(d, o))
         .collect()
 }

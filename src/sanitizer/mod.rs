@@ -813,6 +813,21 @@ fn returns_data(d: &Decoded) -> bool {
 }
 
 /// The registers of an operand value.
+/// The registers operand `o` of `d` names: as [`value_regs`], with the fields the wave layer
+/// rebased onto the AGPR file (CDNA `acc`/`acc_cd`; `Decoded::as_encoded` keeps them as
+/// encoded) in file `a`.
+fn operand_file_regs(d: &Decoded, o: &isa::Operand) -> Option<Regs> {
+    let mut r = value_regs(&o.value)?;
+    let rebased = d
+        .as_encoded
+        .as_deref()
+        .is_some_and(|e| r.file == 'v' && e.field(&o.field) != d.inst.field(&o.field));
+    if rebased {
+        r.file = 'a';
+    }
+    Some(r)
+}
+
 fn value_regs(v: &isa::Value) -> Option<Regs> {
     match *v {
         isa::Value::Reg(Reg::Sgpr { index, count }) => Some(Regs {
@@ -893,7 +908,7 @@ fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
         .iter()
         .any(|o| o.field == "saddr" && matches!(o.value, isa::Value::Reg(Reg::Sgpr { .. })));
     for o in &d.inst.operands {
-        let Some(mut r) = value_regs(&o.value) else {
+        let Some(mut r) = operand_file_regs(d, o) else {
             continue;
         };
         if r.file == 'v' && scalar.iter().any(|f| f == &o.field) {
