@@ -381,6 +381,60 @@ pub(super) fn execute(
             }
         }
     }
+    let data_field = if has_op("data") { "data" } else { "data0" };
+    if ex.memory_fast_path && w.arch == crate::spec::Arch::Rdna3 && space != Space::Scratch {
+        if let Some(kind) = super::memfast::classify(family, name) {
+            let addr_bits = f.regs.iter().find(|r| r.name == "ADDR").map(|r| r.width);
+            let ds_offset = family == "DS" && !ds_offset_in_addr(e, name);
+            let reg = match kind {
+                super::memfast::Plain::ScalarLoad { .. } => Some(field("sdata") as u32),
+                super::memfast::Plain::Load { .. } if has_op("vdst") => Some(field("vdst") as u32),
+                super::memfast::Plain::Store { .. } if family == "DS" => {
+                    Some(field(data_field) as u32)
+                }
+                super::memfast::Plain::Store { .. } if has_op("data") && !has_op("vdst") => {
+                    Some(field("data") as u32)
+                }
+                _ => None,
+            };
+            if let (Some(addr_bits), Some(reg), true) =
+                (addr_bits, reg, family != "DS" || ds_offset)
+            {
+                let access = super::memfast::Access {
+                    addrs: &addrs,
+                    offset: if ds_offset {
+                        field("offset0") | field("offset1") << 8
+                    } else {
+                        0
+                    },
+                    addr_bits,
+                    exec,
+                    reg,
+                };
+                let mem = if space == Space::Lds {
+                    super::memfast::Mem::Lds
+                } else {
+                    super::memfast::Mem::Global
+                };
+                if super::memfast::run(kind, w, mem, &access) {
+                    if let super::memfast::Plain::Store { words } = kind {
+                        if w.track_writes && space == Space::Global {
+                            for (lane, &a) in addrs.iter().enumerate() {
+                                if active(lane) {
+                                    for i in 0..4 * words as u64 {
+                                        let b = a.wrapping_add(i);
+                                        let v = w.memory.byte(b);
+                                        w.written.insert(b, v);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    return Ok(None);
+                }
+            }
+        }
+    }
     let mut m = std::mem::replace(&mut ex.machine, Machine::new(lanes));
     m.wave_size = lanes;
     m.values.clear();
@@ -388,7 +442,6 @@ pub(super) fn execute(
     m.sgpr.clear();
     m.hwreg.clear();
     m.mem.clear();
-    let data_field = if has_op("data") { "data" } else { "data0" };
     for r in &f.regs {
         let width = r.width;
         let per_lane = |g: &dyn Fn(u32) -> Bits| RegValue::Lanes((0..lanes).map(g).collect());
