@@ -295,8 +295,9 @@ pub(super) fn execute(
             } else {
                 0
             };
+            let vaddr = field("addr") as u32;
             for lane in 0..lanes {
-                addrs.push((w.vgpr(lane, field("addr") as u32) as u64 + offset) & 0xffff_ffff);
+                addrs.push((w.vgpr(lane, vaddr) as u64 + offset) & 0xffff_ffff);
             }
         }
         _ => {
@@ -309,11 +310,17 @@ pub(super) fn execute(
                 && saddr != 0x7f
                 && !flat_ignores_saddr;
             let offset = sext(field("offset"), offset_bits(13)) as u64;
+            let vaddr = field("addr") as u32;
+            let scratch = family == "SCRATCH";
+            let sve = field("sve") == 1;
+            let saddr_base = if saddr_on {
+                w.sgpr_pair(saddr as u32)
+            } else {
+                0
+            };
             for lane in 0..lanes {
-                let vaddr = field("addr") as u32;
-                let a = match family {
-                    "SCRATCH" => {
-                        let sve = field("sve") == 1;
+                let a = match () {
+                    _ if scratch => {
                         let mut a = 0u64;
                         if saddr_on {
                             a = w.read_sgpr(saddr as u32) as u64;
@@ -323,8 +330,7 @@ pub(super) fn execute(
                         }
                         scratch_key(lane, a.wrapping_add(offset) as u32)
                     }
-                    _ if saddr_on => w
-                        .sgpr_pair(saddr as u32)
+                    _ if saddr_on => saddr_base
                         .wrapping_add(w.vgpr(lane, vaddr) as u64)
                         .wrapping_add(offset),
                     _ => (w.vgpr(lane, vaddr) as u64 | (w.vgpr(lane, vaddr + 1) as u64) << 32)
@@ -335,7 +341,8 @@ pub(super) fn execute(
         }
     }
 
-    let active = |lane: usize| family == "SMEM" || exec >> lane & 1 == 1;
+    let smem = family == "SMEM";
+    let active = |lane: usize| smem || exec >> lane & 1 == 1;
     let mut space = match family {
         "DS" => Space::Lds,
         "SCRATCH" => Space::Scratch,
