@@ -764,3 +764,93 @@ fn issue_11_raw_launch_of_compiled_code_as_a_command_processor_sees_it() {
         assert_eq!(o.waves, 8);
     }
 }
+
+/// The plain loads and stores run directly (`src/wave/memfast.rs`) give what their pseudocode
+/// gives: overlapping lanes (stride 4 with 64- and 128-bit accesses), a partial EXEC, SMEM,
+/// DS with offsets, under both engines; and a second launch on the same dispatcher (decoded
+/// program and blocks reused) gives the same memory again.
+#[test]
+fn issue_14_memory_fast_path_matches_the_pseudocode() {
+    let code = assemble(
+        Arch::Rdna3,
+        "s_load_b128 s[4:7], s[0:1], 0x10\n\
+         s_load_b64 s[8:9], s[0:1], 0x4\n\
+         s_waitcnt lgkmcnt(0)\n\
+         v_lshlrev_b32 v1, 2, v0\n\
+         v_mov_b32 v10, s4\n\
+         v_mov_b32 v11, s5\n\
+         v_add_nc_u32 v12, s6, v0\n\
+         v_add_nc_u32 v13, s7, v1\n\
+         v_mov_b32 v14, s8\n\
+         v_mov_b32 v15, s9\n\
+         global_load_b128 v[2:5], v1, s[0:1] offset:64\n\
+         global_load_b96 v[6:8], v1, s[0:1] offset:8\n\
+         s_waitcnt vmcnt(0)\n\
+         v_cmp_gt_u32 vcc_lo, 20, v0\n\
+         s_and_saveexec_b32 s10, vcc_lo\n\
+         global_store_b128 v1, v[2:5], s[0:1] offset:256\n\
+         global_store_b64 v1, v[12:13], s[0:1] offset:512\n\
+         ds_store_b64 v1, v[10:11] offset:8\n\
+         ds_load_b64 v[16:17], v1 offset:12\n\
+         global_load_b64 v[18:19], v1, s[0:1] offset:32\n\
+         s_waitcnt vmcnt(0) lgkmcnt(0)\n\
+         s_mov_b32 exec_lo, s10\n\
+         global_store_b32 v1, v16, s[0:1] offset:640\n\
+         global_store_b32 v1, v17, s[0:1] offset:768\n\
+         global_store_b96 v1, v[6:8], s[0:1] offset:896\n\
+         global_store_b64 v1, v[18:19], s[0:1] offset:1152\n\
+         global_store_b64 v1, v[14:15], s[0:1] offset:1408\n\
+         s_endpgm\n",
+    );
+    let mut l = raw_launch(Arch::Rdna3, code, 32, 32, 2048);
+    let init: Vec<u8> = (0..512u32)
+        .flat_map(|k| (0x1000 + 7 * k).to_le_bytes())
+        .collect();
+    l.memory = vec![(OUT, init)];
+    let mut results = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        for fast in [false, true] {
+            let mut d = Dispatcher::new(common::spec().db(Arch::Rdna3), engine).expect("engine");
+            d.executor_mut().memory_fast_path = fast;
+            d.executor_mut().block_threshold = 1;
+            let first = d
+                .run(&l)
+                .unwrap_or_else(|e| panic!("{engine:?} {fast}: {e}"));
+            let again = d
+                .run(&l)
+                .unwrap_or_else(|e| panic!("{engine:?} {fast}: {e}"));
+            assert_eq!(
+                first.memory, again.memory,
+                "{engine:?} fast {fast}: relaunch"
+            );
+            results.push((engine, fast, words(&first.memory[0].1)));
+        }
+    }
+    let out = &results[0].2;
+    for (engine, fast, r) in &results {
+        assert_eq!(r, out, "{engine:?} fast {fast} against the pseudocode");
+    }
+    let init = |k: u32| 0x1000 + 7 * k;
+    // ds: lane j (< 20) stores s4, s5 at lds[j + 2], lds[j + 3], lane after lane, so
+    // lds[2..=21] = s4 and lds[22] = s5; lane i (< 20) loads lds[i + 3], lds[i + 4]; lanes
+    // >= 20 keep 0.
+    assert_eq!(out[160], init(4));
+    assert_eq!(out[160 + 18], init(4));
+    assert_eq!(out[160 + 19], init(5));
+    assert_eq!(out[160 + 20], 0);
+    assert_eq!(out[192 + 17], init(4));
+    assert_eq!(out[192 + 18], init(5));
+    assert_eq!(out[192 + 19], 0);
+    // global_store_b64 at 512 + 4 lane of (s6 + lane, s7 + 4 lane): each lane's first word
+    // overwrites the previous lane's second; the last active lane's second word stays.
+    assert_eq!(out[128 + 5], init(6) + 5);
+    assert_eq!(out[128 + 20], init(7) + 4 * 19);
+    assert_eq!(out[128 + 21], init(128 + 21));
+    // The partial-EXEC load: lanes >= 20 keep v18 = 0.
+    assert_eq!(out[288 + 19], init(8 + 19));
+    assert_eq!(out[288 + 20], 0);
+    // SMEM: s[8:9] = words 1 and 2, stored with overlap: s8 everywhere but the last word.
+    assert_eq!(out[352], init(1));
+    assert_eq!(out[352 + 31], init(1));
+    assert_eq!(out[352 + 32], init(2));
+}

@@ -166,7 +166,14 @@ fn overlaps(a: (u64, u64), b: (u64, u64)) -> bool {
 /// Runs launches of one arch; keeps its executor (and so the JIT's kernels) across them.
 pub struct Dispatcher {
     executor: Executor,
+    /// Programs decoded by earlier launches, by base address and code bytes: a launch of the
+    /// same code gets a clone that shares the program's id, so the executor keeps its
+    /// per-instruction plans and compiled blocks across launches instead of rebuilding them.
+    programs: Vec<(u64, Vec<u8>, Program)>,
 }
+
+/// The most programs a dispatcher keeps decoded (least recently used dropped first).
+const PROGRAM_CACHE: usize = 8;
 
 /// A trace callback: workgroup, wave index, instruction, state before and after.
 pub type Trace<'a> = dyn FnMut([u32; 3], u32, &crate::wave::Decoded, &WaveState, &WaveState) + 'a;
@@ -179,7 +186,28 @@ impl Dispatcher {
     pub fn new(db: &SpecDb, engine: Engine) -> Result<Dispatcher, WaveError> {
         Ok(Dispatcher {
             executor: Executor::new(db, engine)?,
+            programs: Vec::new(),
         })
+    }
+
+    /// The program of `bytes` at `base`, decoded once per dispatcher (see `programs`).
+    fn program(&mut self, bytes: &[u8], base: u64) -> Result<Program, WaveError> {
+        if let Some(i) = self
+            .programs
+            .iter()
+            .position(|(b, code, _)| *b == base && code.as_slice() == bytes)
+        {
+            let hit = self.programs.remove(i);
+            let program = hit.2.clone();
+            self.programs.push(hit);
+            return Ok(program);
+        }
+        let program = Program::from_image(self.executor.isa(), bytes, base)?;
+        if self.programs.len() >= PROGRAM_CACHE {
+            self.programs.remove(0);
+        }
+        self.programs.push((base, bytes.to_vec(), program.clone()));
+        Ok(program)
     }
 
     /// The arch.
@@ -453,7 +481,8 @@ impl Dispatcher {
                 rsrc3: _,
                 user_sgprs,
             } => {
-                let program = Program::from_image(self.executor.isa(), bytes, *addr)
+                let program = self
+                    .program(bytes, *addr)
                     .map_err(|e| DispatchError::CodeObject(format!("code_hex: {e}")))?;
                 if program.at(*addr).is_none() {
                     return Err(bad(format!(
@@ -521,7 +550,8 @@ impl Dispatcher {
                         DispatchError::CodeObject(format!("{path}: entry outside code"))
                     })?;
                 let code = &co.image[seg as usize..(seg + seg_len) as usize];
-                let program = Program::from_image(self.executor.isa(), code, IMAGE_BASE + seg)
+                let program = self
+                    .program(code, IMAGE_BASE + seg)
                     .map_err(|e| DispatchError::CodeObject(format!("{path}: {e}")))?;
                 let entry = IMAGE_BASE + k.entry;
                 if program.at(entry).is_none() {

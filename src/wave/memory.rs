@@ -295,8 +295,9 @@ pub(super) fn execute(
             } else {
                 0
             };
+            let vaddr = field("addr") as u32;
             for lane in 0..lanes {
-                addrs.push((w.vgpr(lane, field("addr") as u32) as u64 + offset) & 0xffff_ffff);
+                addrs.push((w.vgpr(lane, vaddr) as u64 + offset) & 0xffff_ffff);
             }
         }
         _ => {
@@ -309,11 +310,17 @@ pub(super) fn execute(
                 && saddr != 0x7f
                 && !flat_ignores_saddr;
             let offset = sext(field("offset"), offset_bits(13)) as u64;
+            let vaddr = field("addr") as u32;
+            let scratch = family == "SCRATCH";
+            let sve = field("sve") == 1;
+            let saddr_base = if saddr_on {
+                w.sgpr_pair(saddr as u32)
+            } else {
+                0
+            };
             for lane in 0..lanes {
-                let vaddr = field("addr") as u32;
-                let a = match family {
-                    "SCRATCH" => {
-                        let sve = field("sve") == 1;
+                let a = match () {
+                    _ if scratch => {
                         let mut a = 0u64;
                         if saddr_on {
                             a = w.read_sgpr(saddr as u32) as u64;
@@ -323,8 +330,7 @@ pub(super) fn execute(
                         }
                         scratch_key(lane, a.wrapping_add(offset) as u32)
                     }
-                    _ if saddr_on => w
-                        .sgpr_pair(saddr as u32)
+                    _ if saddr_on => saddr_base
                         .wrapping_add(w.vgpr(lane, vaddr) as u64)
                         .wrapping_add(offset),
                     _ => (w.vgpr(lane, vaddr) as u64 | (w.vgpr(lane, vaddr + 1) as u64) << 32)
@@ -335,7 +341,8 @@ pub(super) fn execute(
         }
     }
 
-    let active = |lane: usize| family == "SMEM" || exec >> lane & 1 == 1;
+    let smem = family == "SMEM";
+    let active = |lane: usize| smem || exec >> lane & 1 == 1;
     let mut space = match family {
         "DS" => Space::Lds,
         "SCRATCH" => Space::Scratch,
@@ -381,6 +388,60 @@ pub(super) fn execute(
             }
         }
     }
+    let data_field = if has_op("data") { "data" } else { "data0" };
+    if ex.memory_fast_path && w.arch == crate::spec::Arch::Rdna3 && space != Space::Scratch {
+        if let Some(kind) = super::memfast::classify(family, name) {
+            let addr_bits = f.regs.iter().find(|r| r.name == "ADDR").map(|r| r.width);
+            let ds_offset = family == "DS" && !ds_offset_in_addr(e, name);
+            let reg = match kind {
+                super::memfast::Plain::ScalarLoad { .. } => Some(field("sdata") as u32),
+                super::memfast::Plain::Load { .. } if has_op("vdst") => Some(field("vdst") as u32),
+                super::memfast::Plain::Store { .. } if family == "DS" => {
+                    Some(field(data_field) as u32)
+                }
+                super::memfast::Plain::Store { .. } if has_op("data") && !has_op("vdst") => {
+                    Some(field("data") as u32)
+                }
+                _ => None,
+            };
+            if let (Some(addr_bits), Some(reg), true) =
+                (addr_bits, reg, family != "DS" || ds_offset)
+            {
+                let access = super::memfast::Access {
+                    addrs: &addrs,
+                    offset: if ds_offset {
+                        field("offset0") | field("offset1") << 8
+                    } else {
+                        0
+                    },
+                    addr_bits,
+                    exec,
+                    reg,
+                };
+                let mem = if space == Space::Lds {
+                    super::memfast::Mem::Lds
+                } else {
+                    super::memfast::Mem::Global
+                };
+                if super::memfast::run(kind, w, mem, &access) {
+                    if let super::memfast::Plain::Store { words } = kind {
+                        if w.track_writes && space == Space::Global {
+                            for (lane, &a) in addrs.iter().enumerate() {
+                                if active(lane) {
+                                    for i in 0..4 * words as u64 {
+                                        let b = a.wrapping_add(i);
+                                        let v = w.memory.byte(b);
+                                        w.written.insert(b, v);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    return Ok(None);
+                }
+            }
+        }
+    }
     let mut m = std::mem::replace(&mut ex.machine, Machine::new(lanes));
     m.wave_size = lanes;
     m.values.clear();
@@ -388,7 +449,6 @@ pub(super) fn execute(
     m.sgpr.clear();
     m.hwreg.clear();
     m.mem.clear();
-    let data_field = if has_op("data") { "data" } else { "data0" };
     for r in &f.regs {
         let width = r.width;
         let per_lane = |g: &dyn Fn(u32) -> Bits| RegValue::Lanes((0..lanes).map(g).collect());

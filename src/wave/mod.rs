@@ -38,6 +38,7 @@ mod fetch;
 pub mod fidelity;
 mod gpr_idx;
 pub mod json;
+mod memfast;
 mod memory;
 pub use block::DEFAULT_BLOCK_THRESHOLD;
 pub use memory::SCRATCH_LANE_SPAN;
@@ -564,6 +565,9 @@ pub struct Executor {
     pub block_compile: bool,
     /// Arrivals at an instruction before the block starting there is compiled.
     pub block_threshold: u32,
+    /// Run RDNA 3's plain loads and stores (`memfast.rs`) directly instead of through their
+    /// pseudocode; on by default, the same under both engines.
+    pub memory_fast_path: bool,
     /// Block state per instruction index of the program last run (same key as `plans`).
     blocks: Vec<block::Tier>,
     /// Time spent building and compiling blocks.
@@ -641,6 +645,7 @@ impl Executor {
             trace_after_only: false,
             block_compile: true,
             block_threshold: DEFAULT_BLOCK_THRESHOLD,
+            memory_fast_path: true,
             blocks: Vec::new(),
             block_compile_time: std::time::Duration::ZERO,
         })

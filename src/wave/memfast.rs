@@ -1,0 +1,146 @@
+//! The plain loads and stores of RDNA 3 (`GLOBAL_LOAD_B32`..`B128`, `GLOBAL_STORE_B*`,
+//! `S_LOAD_B32`..`B512`, `DS_LOAD_B*`/`DS_STORE_B*`) done directly on the wave's memory and
+//! registers, without binding and running their pseudocode. Their texts are one
+//! `MEM[ADDR + k].b32` per 32-bit word (`ADDR + OFFSET.u32 + k` for DS); the executors apply
+//! a store's words lane by lane in lane order (all of lane 0's words, then lane 1's), and so
+//! does this, so overlapping lanes end the same way. `Executor::memory_fast_path` turns it off
+//! (`tests/dispatch.rs` compares both ways).
+
+use super::state::WaveState;
+
+/// What one plain access does.
+#[derive(Clone, Copy)]
+pub(super) enum Plain {
+    /// `VDATA`/`RETURN_DATA` = `words` words at each active lane's address.
+    Load { words: u32 },
+    /// `words` words of the data VGPRs to each active lane's address.
+    Store { words: u32 },
+    /// `SDATA` = `words` words at the one address.
+    ScalarLoad { words: u32 },
+}
+
+/// The plain access `name` is, for RDNA 3 family `family` (canonical name), if it is one.
+pub(super) fn classify(family: &str, name: &str) -> Option<Plain> {
+    let (rest, scalar) = match family {
+        "GLOBAL" => (name.strip_prefix("GLOBAL_")?, false),
+        "DS" => (name.strip_prefix("DS_")?, false),
+        "SMEM" => (name.strip_prefix("S_")?, true),
+        _ => return None,
+    };
+    let (op, bits) = rest.split_once("_B")?;
+    let words = match bits {
+        "32" => 1,
+        "64" => 2,
+        "96" => 3,
+        "128" => 4,
+        "256" if scalar => 8,
+        "512" if scalar => 16,
+        _ => return None,
+    };
+    match (op, scalar) {
+        ("LOAD", true) => Some(Plain::ScalarLoad { words }),
+        ("LOAD", false) => Some(Plain::Load { words }),
+        ("STORE", false) => Some(Plain::Store { words }),
+        _ => None,
+    }
+}
+
+/// Where the access goes: the address of each lane, the constant added to it (DS `OFFSET`),
+/// and the width of the text's `ADDR` (sums wrap there).
+pub(super) struct Access<'a> {
+    pub addrs: &'a [u64],
+    pub offset: u64,
+    pub addr_bits: u32,
+    pub exec: u64,
+    /// The destination (loads: VGPR or SGPR) or source (stores: VGPR) register.
+    pub reg: u32,
+}
+
+/// Runs the access on `mem` and the wave's registers. Returns false (having changed nothing)
+/// when an address sum would wrap, which the caller leaves to the pseudocode.
+pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> bool {
+    let mask = if a.addr_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << a.addr_bits) - 1
+    };
+    let words = match kind {
+        Plain::Load { words } | Plain::Store { words } | Plain::ScalarLoad { words } => words,
+    };
+    let last = 4 * words as u64 - 4;
+    let wraps = |x: u64| {
+        x.checked_add(a.offset)
+            .and_then(|s| s.checked_add(last))
+            .is_none_or(|s| s > mask)
+    };
+    let active = |lane: usize| a.exec >> lane & 1 == 1;
+    let lanes = a.addrs.len();
+    if a.addrs
+        .iter()
+        .enumerate()
+        .any(|(l, &x)| (matches!(kind, Plain::ScalarLoad { .. }) || active(l)) && wraps(x))
+    {
+        return false;
+    }
+    let at = |x: u64, i: u32| x + a.offset + 4 * i as u64;
+    match kind {
+        Plain::ScalarLoad { words } => {
+            let m = mem.get(w);
+            let vals: Vec<u32> = (0..words).map(|i| read32(m, at(a.addrs[0], i))).collect();
+            for (i, v) in vals.into_iter().enumerate() {
+                w.write_sgpr(a.reg + i as u32, v);
+            }
+        }
+        Plain::Load { words } => {
+            for lane in 0..lanes {
+                if !active(lane) {
+                    continue;
+                }
+                for i in 0..words {
+                    let v = read32(mem.get(w), at(a.addrs[lane], i));
+                    w.set_vgpr(lane as u32, a.reg + i, v);
+                }
+            }
+        }
+        Plain::Store { words } => {
+            for lane in 0..lanes {
+                if !active(lane) {
+                    continue;
+                }
+                for i in 0..words {
+                    let v = w.vgpr(lane as u32, a.reg + i);
+                    mem.get_mut(w).write(at(a.addrs[lane], i), &v.to_le_bytes());
+                }
+            }
+        }
+    }
+    true
+}
+
+fn read32(m: &crate::sparse::SparseMemory, addr: u64) -> u32 {
+    let mut b = [0u8; 4];
+    m.read(addr, &mut b);
+    u32::from_le_bytes(b)
+}
+
+/// Which of the wave's memories an access uses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mem {
+    Global,
+    Lds,
+}
+
+impl Mem {
+    fn get(self, w: &WaveState) -> &crate::sparse::SparseMemory {
+        match self {
+            Mem::Lds => &w.lds,
+            Mem::Global => &w.memory,
+        }
+    }
+    fn get_mut(self, w: &mut WaveState) -> &mut crate::sparse::SparseMemory {
+        match self {
+            Mem::Lds => &mut w.lds,
+            Mem::Global => &mut w.memory,
+        }
+    }
+}
