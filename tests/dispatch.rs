@@ -854,3 +854,46 @@ fn issue_14_memory_fast_path_matches_the_pseudocode() {
     assert_eq!(out[352 + 31], init(1));
     assert_eq!(out[352 + 32], init(2));
 }
+
+/// GPU virtual memory faults by page: a load reaching past the end of a mapped buffer into
+/// the rest of its 4 KiB page runs (the bytes outside every range read zero), as LLVM's
+/// `s_load_b128` of a 12-byte argument block needs; a load from a page no range touches, and
+/// any store outside the ranges, still fault.
+#[test]
+fn loads_fault_by_page_stores_by_byte() {
+    let text = "v_mov_b32 v0, 0\n\
+                s_load_b128 s[4:7], s[0:1], 0x38\n\
+                global_load_b128 v[4:7], v0, s[0:1] offset:56\n\
+                s_waitcnt vmcnt(0) lgkmcnt(0)\n\
+                global_store_b128 v0, v[4:7], s[0:1]\n\
+                v_mov_b32 v8, s4\nv_mov_b32 v9, s6\n\
+                global_store_b64 v0, v[8:9], s[0:1] offset:16\n\
+                s_endpgm\n";
+    let code = assemble(Arch::Rdna3, text);
+    let mut l = raw_launch(Arch::Rdna3, code, 32, 1, 64);
+    let data: Vec<u8> = (0..64u8).map(|i| i + 1).collect();
+    l.memory = vec![(OUT, data.clone())];
+    for engine in [Engine::Interp, Engine::Jit] {
+        let o = run(Arch::Rdna3, engine, &l).expect("the loads stay in the buffer's page");
+        let w = words(&o.memory[0].1);
+        // Bytes 56..64 of the buffer, then zeros past its end.
+        assert_eq!(&w[..4], &[0x3c3b_3a39, 0x403f_3e3d, 0, 0], "{engine:?}");
+        assert_eq!(&w[4..6], &[0x3c3b_3a39, 0], "{engine:?} s_load_b128");
+    }
+    // A load from the next page faults.
+    let code = assemble(
+        Arch::Rdna3,
+        "v_mov_b32 v0, 0x1000\nglobal_load_b32 v4, v0, s[0:1]\ns_endpgm\n",
+    );
+    let mut l = raw_launch(Arch::Rdna3, code, 32, 1, 64);
+    l.memory = vec![(OUT, data)];
+    for engine in [Engine::Interp, Engine::Jit] {
+        match run(Arch::Rdna3, engine, &l) {
+            Err(DispatchError::Wave {
+                error: WaveError::MemoryFault { address, .. },
+                ..
+            }) => assert_eq!(address, OUT + 0x1000),
+            other => panic!("expected a memory fault, got {other:?}"),
+        }
+    }
+}

@@ -177,7 +177,8 @@ fn ds_extents(name: &str, offset0: u64, offset1: u64) -> Vec<(u64, u64)> {
     }
 }
 
-/// Checks every active lane's access against the launch's bounds.
+/// Checks every active lane's access against the launch's bounds: global loads by page
+/// (`Bounds::global_readable`), stores and atomics byte by byte.
 fn check_bounds(
     b: &super::state::Bounds,
     space: Space,
@@ -186,6 +187,8 @@ fn check_bounds(
     active: &dyn Fn(usize) -> bool,
     extents: &[(u64, u64)],
 ) -> Result<(), WaveError> {
+    let name = d.inst.name.as_str();
+    let load_only = name.contains("LOAD") && !name.contains("ATOMIC") && !name.contains("STORE");
     for (lane, &a) in addrs.iter().enumerate() {
         if !active(lane) {
             continue;
@@ -194,7 +197,12 @@ fn check_bounds(
             let (ok, at) = match space {
                 Space::Global => {
                     let at = a.wrapping_add(off);
-                    (b.global_mapped(at, n), at)
+                    let ok = if load_only {
+                        b.global_readable(at, n)
+                    } else {
+                        b.global_mapped(at, n)
+                    };
+                    (ok, at)
                 }
                 Space::Lds => {
                     let at = (a.wrapping_add(off)) & 0xffff_ffff;

@@ -131,7 +131,33 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    /// Whether the `n` global bytes at `addr` are all mapped (ranges may touch).
+    /// Whether the `n` global bytes at `addr` may be read: each lies in a 4 KiB page that a
+    /// mapped range touches. GPU virtual memory faults by page, so a load reaching past the
+    /// end of a buffer into the rest of its last page (LLVM's `s_load_b128` of a 12-byte
+    /// argument block does) does not fault; bytes outside every range read as the memory
+    /// holds them (zero unless written).
+    pub fn global_readable(&self, addr: u64, n: u64) -> bool {
+        const PAGE: u64 = 4096;
+        let Some(end) = addr.checked_add(n) else {
+            return false;
+        };
+        let mut at = addr;
+        while at < end {
+            let page = at & !(PAGE - 1);
+            let page_end = page.saturating_add(PAGE);
+            if !self.global.iter().any(|&(s, e)| s < page_end && e > page) {
+                return false;
+            }
+            if page_end == u64::MAX {
+                break;
+            }
+            at = page_end;
+        }
+        true
+    }
+
+    /// Whether the `n` global bytes at `addr` are all mapped (ranges may touch): what a
+    /// write or an atomic needs.
     pub fn global_mapped(&self, addr: u64, n: u64) -> bool {
         let mut at = addr;
         let end = match addr.checked_add(n) {
