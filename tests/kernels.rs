@@ -122,7 +122,7 @@ fn index_suite(mode: Mode) {
         for i in 0..n {
             want[i] = a[i].wrapping_add(b[i]);
         }
-        let launch = co.launch(
+        cases.push(co.case(
             "vadd_1d",
             [grid, 1, 1],
             [block, 1, 1],
@@ -132,11 +132,6 @@ fn index_suite(mode: Mode) {
                 (buf(1), bytes(&b)),
                 (buf(2), bytes(&c0)),
             ],
-        );
-        cases.push(Case::new(
-            co,
-            "vadd_1d",
-            launch,
             check(move |out| expect_at(out, "c", buf(2), &want)),
         ));
 
@@ -146,7 +141,7 @@ fn index_suite(mode: Mode) {
         let x: Vec<f32> = (0..n).map(|_| rng.f32_exp(-10, 10)).collect();
         let y: Vec<f32> = (0..n).map(|_| rng.f32_exp(-10, 10)).collect();
         let want: Vec<f32> = (0..n).map(|i| alpha.mul_add(x[i], y[i])).collect();
-        let launch = co.launch(
+        cases.push(co.case(
             "saxpy_arg",
             [groups(n, block), 1, 1],
             [block, 1, 1],
@@ -158,11 +153,6 @@ fn index_suite(mode: Mode) {
                 U32(block),
             ],
             &[(buf(0), bytes(&x)), (buf(1), bytes(&y))],
-        );
-        cases.push(Case::new(
-            co,
-            "saxpy_arg",
-            launch,
             check(move |out| expect_at(out, "y", buf(1), &want)),
         ));
 
@@ -177,17 +167,12 @@ fn index_suite(mode: Mode) {
             }
         }
         let info = [bx, by, 1, gx * bx, gy * by, 1];
-        let launch = co.launch(
+        cases.push(co.case(
             "index_2d",
             [gx, gy, 1],
             [bx, by, 1],
             &[Ptr(buf(0)), Ptr(buf(1)), U32(w), U32(h)],
             &[(buf(0), bytes(&out0)), (buf(1), bytes(&[0u32; 6]))],
-        );
-        cases.push(Case::new(
-            co,
-            "index_2d",
-            launch,
             check(move |out| {
                 expect_at(out, "out", buf(0), &want)?;
                 expect_at(out, "dispatch packet sizes", buf(1), &info)
@@ -218,17 +203,12 @@ fn index_suite(mode: Mode) {
             }
         }
         let info = [gx, gy, gz, lx, ly, lz];
-        let launch = co.launch(
+        cases.push(co.case(
             "index_3d",
             [gx, gy, gz],
             [lx, ly, lz],
             &[Ptr(buf(0)), Ptr(buf(1)), U32(nx), U32(ny), U32(nz)],
             &[(buf(0), bytes(&out0)), (buf(1), bytes(&[0u32; 6]))],
-        );
-        cases.push(Case::new(
-            co,
-            "index_3d",
-            launch,
             check(move |out| {
                 expect_at(out, "out", buf(0), &want)?;
                 expect_at(out, "implicit block counts and group sizes", buf(1), &info)
@@ -241,17 +221,12 @@ fn index_suite(mode: Mode) {
         let want: Vec<u32> = (0..n)
             .map(|i| input[i].wrapping_mul(2_654_435_761).wrapping_add(i as u32))
             .collect();
-        let launch = co.launch(
+        cases.push(co.case(
             "grid_stride",
             [5, 1, 1],
             [64, 1, 1],
             &[Ptr(buf(0)), Ptr(buf(1)), U32(n as u32)],
             &[(buf(0), bytes(&input)), (buf(1), vec![0; 4 * n])],
-        );
-        cases.push(Case::new(
-            co,
-            "grid_stride",
-            launch,
             check(move |out| expect_at(out, "out", buf(1), &want)),
         ));
     });
@@ -355,7 +330,7 @@ fn int_arith_suite(mode: Mode) {
                         .wrapping_add(if ux > uy { 2 } else { 0 })) as i32,
                 ]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "int_ops",
                 grid,
                 blk,
@@ -365,11 +340,6 @@ fn int_arith_suite(mode: Mode) {
                     (buf(1), bytes(&b)),
                     (buf(2), vec![0; 32 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "int_ops",
-                launch,
                 check(move |out| expect_at(out, "out", buf(2), &want)),
             ));
 
@@ -393,7 +363,7 @@ fn int_arith_suite(mode: Mode) {
                     (((x << (y & 31)) as i32) >> (y & 31)) as u32,
                 ]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "int_bits",
                 grid,
                 blk,
@@ -403,11 +373,6 @@ fn int_arith_suite(mode: Mode) {
                     (buf(1), bytes(&b)),
                     (buf(2), vec![0; 32 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "int_bits",
-                launch,
                 check(move |out| expect_at(out, "out", buf(2), &want)),
             ));
 
@@ -429,7 +394,7 @@ fn int_arith_suite(mode: Mode) {
                     ((x as u32) % (y as u32)) as i32,
                 ]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "int_div32",
                 grid,
                 blk,
@@ -439,11 +404,6 @@ fn int_arith_suite(mode: Mode) {
                     (buf(1), bytes(&b)),
                     (buf(2), vec![0; 16 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "int_div32",
-                launch,
                 check(move |out| expect_at(out, "out", buf(2), &want)),
             ));
 
@@ -471,7 +431,7 @@ fn int_arith_suite(mode: Mode) {
                     x.min(y).wrapping_add((ux > uy) as i64),
                 ]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "int64_ops",
                 grid,
                 blk,
@@ -481,11 +441,6 @@ fn int_arith_suite(mode: Mode) {
                     (buf(1), bytes(&b)),
                     (buf(2), vec![0; 48 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "int64_ops",
-                launch,
                 check(move |out| expect_at(out, "out", buf(2), &want)),
             ));
 
@@ -515,7 +470,7 @@ fn int_arith_suite(mode: Mode) {
                     ((x as u64) % (y as u64)) as i64,
                 ]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "int64_div",
                 grid,
                 blk,
@@ -525,11 +480,6 @@ fn int_arith_suite(mode: Mode) {
                     (buf(1), bytes(&b)),
                     (buf(2), vec![0; 32 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "int64_div",
-                launch,
                 check(move |out| expect_at(out, "out", buf(2), &want)),
             ));
 
@@ -546,7 +496,7 @@ fn int_arith_suite(mode: Mode) {
                     ((x >> 8) as u64 * (y >> 8) as u64).wrapping_add((x as u64) << 32),
                 ]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "mul_wide",
                 grid,
                 blk,
@@ -556,11 +506,6 @@ fn int_arith_suite(mode: Mode) {
                     (buf(1), bytes(&b)),
                     (buf(2), vec![0; 32 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "mul_wide",
-                launch,
                 check(move |out| expect_at(out, "out", buf(2), &want)),
             ));
         },
@@ -636,7 +581,7 @@ fn float_arith_suite(mode: Mode) {
                     (x as f64 * 2f64.powi(k)) as f32,
                 ]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "f32_ops",
                 grid,
                 blk,
@@ -653,11 +598,6 @@ fn float_arith_suite(mode: Mode) {
                     (buf(2), bytes(&c)),
                     (buf(3), vec![0; 32 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "f32_ops",
-                launch,
                 check(move |out| expect_at(out, "out", buf(3), &want)),
             ));
 
@@ -682,17 +622,12 @@ fn float_arith_suite(mode: Mode) {
                     (x - x.floor()).to_bits(),
                 ]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "f32_convert",
                 grid,
                 blk,
                 &[Ptr(buf(0)), Ptr(buf(1)), U32(n as u32)],
                 &[(buf(0), bytes(&a)), (buf(1), vec![0; 32 * n])],
-            );
-            cases.push(Case::new(
-                co,
-                "f32_convert",
-                launch,
                 check(move |out| expect_at(out, "out", buf(1), &want)),
             ));
 
@@ -710,7 +645,7 @@ fn float_arith_suite(mode: Mode) {
                 want[3].push((x * 2f64.powi(-24)).exp2() as f32);
                 want[4].push(y.abs().log2() as f32);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "f32_approx",
                 grid,
                 blk,
@@ -720,11 +655,6 @@ fn float_arith_suite(mode: Mode) {
                     (buf(1), bytes(&b)),
                     (buf(2), vec![0; 20 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "f32_approx",
-                launch,
                 check(move |out| {
                     let got: Vec<f32> = out.read(buf(2), 5 * n)?;
                     let col = |c: usize| (0..n).map(|i| got[5 * i + c]).collect::<Vec<f32>>();
@@ -754,7 +684,7 @@ fn float_arith_suite(mode: Mode) {
                     (z * 1048576.0) as i64 as f64,
                 ]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "f64_ops",
                 grid,
                 blk,
@@ -771,11 +701,6 @@ fn float_arith_suite(mode: Mode) {
                     (buf(2), bytes(&c)),
                     (buf(3), vec![0; 64 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "f64_ops",
-                launch,
                 check(move |out| expect_at(out, "out", buf(3), &want)),
             ));
 
@@ -797,7 +722,7 @@ fn float_arith_suite(mode: Mode) {
                     f64_to_f16(h(b[2 * i + 1]) + 1.0),
                 ]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "half_packed",
                 grid,
                 blk,
@@ -814,11 +739,6 @@ fn float_arith_suite(mode: Mode) {
                     (buf(2), bytes(&c)),
                     (buf(3), vec![0; 24 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "half_packed",
-                launch,
                 check(move |out| expect_at(out, "out", buf(3), &want)),
             ));
         },
@@ -854,7 +774,7 @@ fn lds_suite(mode: Mode) {
                         .fold(0u32, |s, &v| s.wrapping_add(v))
                 })
                 .collect();
-            let launch = co.launch(
+            cases.push(co.case(
                 "reduce_u32",
                 [grid, 1, 1],
                 [block, 1, 1],
@@ -863,11 +783,6 @@ fn lds_suite(mode: Mode) {
                     (buf(0), bytes(&input)),
                     (buf(1), vec![0; 4 * grid as usize]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "reduce_u32",
-                launch,
                 check(move |out| expect_at(out, "partial", buf(1), &want)),
             ));
         }
@@ -891,7 +806,7 @@ fn lds_suite(mode: Mode) {
                 t[0]
             })
             .collect();
-        let launch = co.launch(
+        cases.push(co.case(
             "reduce_f32",
             [grid, 1, 1],
             [block, 1, 1],
@@ -900,11 +815,6 @@ fn lds_suite(mode: Mode) {
                 (buf(0), bytes(&input)),
                 (buf(1), vec![0; 4 * grid as usize]),
             ],
-        );
-        cases.push(Case::new(
-            co,
-            "reduce_f32",
-            launch,
             check(move |out| expect_at(out, "partial", buf(1), &want)),
         ));
 
@@ -917,7 +827,7 @@ fn lds_suite(mode: Mode) {
                 want[(x * h + y) as usize] = input[(y * w + x) as usize];
             }
         }
-        let launch = co.launch(
+        cases.push(co.case(
             "transpose",
             [w.div_ceil(16), h.div_ceil(16), 1],
             [16, 16, 1],
@@ -926,11 +836,6 @@ fn lds_suite(mode: Mode) {
                 (buf(0), bytes(&input)),
                 (buf(1), vec![0; 4 * (w * h) as usize]),
             ],
-        );
-        cases.push(Case::new(
-            co,
-            "transpose",
-            launch,
             check(move |out| expect_at(out, "out", buf(1), &want)),
         ));
 
@@ -948,7 +853,7 @@ fn lds_suite(mode: Mode) {
             }
             *total = s;
         }
-        let launch = co.launch(
+        cases.push(co.case(
             "scan_block",
             [grid, 1, 1],
             [block, 1, 1],
@@ -958,11 +863,6 @@ fn lds_suite(mode: Mode) {
                 (buf(1), vec![0; 4 * n]),
                 (buf(2), vec![0; 4 * grid as usize]),
             ],
-        );
-        cases.push(Case::new(
-            co,
-            "scan_block",
-            launch,
             check(move |out| {
                 expect_at(out, "out", buf(1), &want)?;
                 expect_at(out, "totals", buf(2), &totals)
@@ -980,17 +880,12 @@ fn lds_suite(mode: Mode) {
                 Some(before)
             })
             .collect();
-        let launch = co.launch(
+        cases.push(co.case(
             "scan_single",
             [1, 1, 1],
             [128, 1, 1],
             &[Ptr(buf(0)), Ptr(buf(1)), U32(n as u32)],
             &[(buf(0), bytes(&input)), (buf(1), vec![0; 4 * n])],
-        );
-        cases.push(Case::new(
-            co,
-            "scan_single",
-            launch,
             check(move |out| expect_at(out, "out", buf(1), &want)),
         ));
 
@@ -1013,7 +908,7 @@ fn lds_suite(mode: Mode) {
                 want[row * p + col] = acc;
             }
         }
-        let launch = co.launch(
+        cases.push(co.case(
             "matmul_tiled",
             [p.div_ceil(16) as u32, m.div_ceil(16) as u32, 1],
             [16, 16, 1],
@@ -1030,11 +925,6 @@ fn lds_suite(mode: Mode) {
                 (buf(1), bytes(&b)),
                 (buf(2), vec![0; 4 * m * p]),
             ],
-        );
-        cases.push(Case::new(
-            co,
-            "matmul_tiled",
-            launch,
             check(move |out| expect_at(out, "c", buf(2), &want)),
         ));
     });
@@ -1070,7 +960,7 @@ fn atomics_suite(mode: Mode) {
             for &v in &data {
                 want[(v % nbins) as usize] += 1;
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "hist_global",
                 [groups(n, block), 1, 1],
                 [block, 1, 1],
@@ -1079,11 +969,6 @@ fn atomics_suite(mode: Mode) {
                     (buf(0), bytes(&data)),
                     (buf(1), vec![0; 4 * nbins as usize]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "hist_global",
-                launch,
                 check(move |out| expect_at(out, "bins", buf(1), &want)),
             ));
 
@@ -1094,17 +979,12 @@ fn atomics_suite(mode: Mode) {
             for &v in &data {
                 want[(v & 63) as usize] += 1;
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "hist_lds",
                 [groups(n, block), 1, 1],
                 [block, 1, 1],
                 &[Ptr(buf(0)), Ptr(buf(1)), U32(n as u32)],
                 &[(buf(0), bytes(&data)), (buf(1), vec![0; 4 * 64])],
-            );
-            cases.push(Case::new(
-                co,
-                "hist_lds",
-                launch,
                 check(move |out| expect_at(out, "bins", buf(1), &want)),
             ));
 
@@ -1124,7 +1004,7 @@ fn atomics_suite(mode: Mode) {
                 let part = &data[g * block as usize..((g + 1) * block as usize).min(n)];
                 want_group.extend([*part.iter().min().unwrap(), *part.iter().max().unwrap()]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "atomic_minmax",
                 [grid as u32, 1, 1],
                 [block, 1, 1],
@@ -1134,11 +1014,6 @@ fn atomics_suite(mode: Mode) {
                     (buf(1), bytes(&init)),
                     (buf(2), vec![0; 8 * grid]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "atomic_minmax",
-                launch,
                 check(move |out| {
                     expect_at(out, "global min/max", buf(1), &want)?;
                     expect_at(out, "LDS min/max per group", buf(2), &want_group)
@@ -1162,7 +1037,7 @@ fn atomics_suite(mode: Mode) {
                     part.iter().map(|&v| v & 0xfff).sum::<u32>().min(cap)
                 })
                 .collect();
-            let launch = co.launch(
+            cases.push(co.case(
                 "cas_loops",
                 [grid as u32, 1, 1],
                 [block, 1, 1],
@@ -1180,11 +1055,6 @@ fn atomics_suite(mode: Mode) {
                     (buf(2), vec![0; 4]),
                     (buf(3), vec![0; 4 * grid]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "cas_loops",
-                launch,
                 check(move |out| {
                     expect_at(out, "u64 sum", buf(1), &[sum])?;
                     expect_at(out, "f32 max", buf(2), &[fmax])?;
@@ -1197,7 +1067,7 @@ fn atomics_suite(mode: Mode) {
             let data = rng.u32s(n);
             let mut chosen: Vec<u32> = data.iter().copied().filter(|v| v % 3 == 0).collect();
             chosen.sort_unstable();
-            let launch = co.launch(
+            cases.push(co.case(
                 "compact",
                 [groups(n, block), 1, 1],
                 [block, 1, 1],
@@ -1214,11 +1084,6 @@ fn atomics_suite(mode: Mode) {
                     (buf(2), vec![0; 4]),
                     (buf(3), vec![0xff; 4]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "compact",
-                launch,
                 check(move |out| {
                     let count = chosen.len();
                     expect_at(out, "count", buf(2), &[count as u32])?;
@@ -1527,7 +1392,7 @@ fn scratch_suite(mode: Mode) {
                     table[at(16)] ^ table[at(24)],
                 ]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "private_lookup",
                 [groups(n, block), 1, 1],
                 [block, 1, 1],
@@ -1537,11 +1402,6 @@ fn scratch_suite(mode: Mode) {
                     (buf(1), bytes(&idx)),
                     (buf(2), vec![0; 8 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "private_lookup",
-                launch,
                 check(move |out| expect_at(out, "out", buf(2), &want)),
             ));
 
@@ -1552,17 +1412,12 @@ fn scratch_suite(mode: Mode) {
             for row in want.chunks_mut(32) {
                 row.sort_unstable();
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "private_sort",
                 [groups(n, block), 1, 1],
                 [block, 1, 1],
                 &[Ptr(buf(0)), Ptr(buf(1)), U32(n as u32)],
                 &[(buf(0), bytes(&input)), (buf(1), vec![0; 128 * n])],
-            );
-            cases.push(Case::new(
-                co,
-                "private_sort",
-                launch,
                 check(move |out| expect_at(out, "out", buf(1), &want)),
             ));
 
@@ -1577,7 +1432,7 @@ fn scratch_suite(mode: Mode) {
                 v[j & 7] = v[(j >> 3) & 7] * 2.0;
                 want.extend([v[(j >> 6) & 7], v[(j >> 9) & 7] - v[j & 7]]);
             }
-            let launch = co.launch(
+            cases.push(co.case(
                 "private_small",
                 [groups(n, block), 1, 1],
                 [block, 1, 1],
@@ -1587,11 +1442,6 @@ fn scratch_suite(mode: Mode) {
                     (buf(1), bytes(&idx)),
                     (buf(2), vec![0; 8 * n]),
                 ],
-            );
-            cases.push(Case::new(
-                co,
-                "private_small",
-                launch,
                 check(move |out| expect_at(out, "out", buf(2), &want)),
             ));
         },
@@ -1642,7 +1492,7 @@ fn calls_suite(mode: Mode) {
                 poly(y, x, 3, -5).wrapping_add(mix64(y as i64, x as i64) as i32) as i64,
             ]);
         }
-        let launch = co.launch(
+        cases.push(co.case(
             "call_basic",
             grid,
             blk,
@@ -1652,11 +1502,6 @@ fn calls_suite(mode: Mode) {
                 (buf(1), bytes(&b)),
                 (buf(2), vec![0; 24 * n]),
             ],
-        );
-        cases.push(Case::new(
-            co,
-            "call_basic",
-            launch,
             check(move |out| expect_at(out, "out", buf(2), &want)),
         ));
 
@@ -1676,17 +1521,12 @@ fn calls_suite(mode: Mode) {
                 .fold(0u32, |acc, k| acc.wrapping_add(table[k]));
             want.extend([picked, table[(seed % 24) as usize]]);
         }
-        let launch = co.launch(
+        cases.push(co.case(
             "call_private",
             grid,
             blk,
             &[Ptr(buf(0)), Ptr(buf(1)), U32(n as u32)],
             &[(buf(0), bytes(&seeds)), (buf(1), vec![0; 8 * n])],
-        );
-        cases.push(Case::new(
-            co,
-            "call_private",
-            launch,
             check(move |out| expect_at(out, "out", buf(1), &want)),
         ));
 
@@ -1716,17 +1556,12 @@ fn calls_suite(mode: Mode) {
                 acc
             })
             .collect();
-        let launch = co.launch(
+        cases.push(co.case(
             "call_stack_args",
             grid,
             blk,
             &[Ptr(buf(0)), Ptr(buf(1)), U32(n as u32)],
             &[(buf(0), bytes(&a)), (buf(1), vec![0; 4 * n])],
-        );
-        cases.push(Case::new(
-            co,
-            "call_stack_args",
-            launch,
             check(move |out| expect_at(out, "out", buf(1), &want)),
         ));
     });
@@ -1774,7 +1609,7 @@ fn matrix_suite(mode: Mode) {
                 }
             }
         }
-        let launch = co.launch(
+        cases.push(co.case(
             "mma_f16",
             [tiles as u32, 1, 1],
             [wave, 1, 1],
@@ -1785,11 +1620,6 @@ fn matrix_suite(mode: Mode) {
                 (buf(2), bytes(&c)),
                 (buf(3), vec![0; 1024 * tiles]),
             ],
-        );
-        cases.push(Case::new(
-            co,
-            "mma_f16",
-            launch,
             check(move |out| expect_at(out, "d", buf(3), &want)),
         ));
 
@@ -1809,7 +1639,7 @@ fn matrix_suite(mode: Mode) {
                 }
             }
         }
-        let launch = co.launch(
+        cases.push(co.case(
             "mma_i8",
             [tiles as u32, 1, 1],
             [wave, 1, 1],
@@ -1820,11 +1650,6 @@ fn matrix_suite(mode: Mode) {
                 (buf(2), bytes(&c)),
                 (buf(3), vec![0; 1024 * tiles]),
             ],
-        );
-        cases.push(Case::new(
-            co,
-            "mma_i8",
-            launch,
             check(move |out| expect_at(out, "d", buf(3), &want)),
         ));
     });

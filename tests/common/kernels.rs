@@ -675,6 +675,26 @@ pub struct Case {
     pub check: Check,
 }
 
+impl CodeObject {
+    /// The case of launching `kernel` (see [`CodeObject::launch`]) and checking its output.
+    pub fn case(
+        &self,
+        kernel: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[Arg],
+        memory: &[(u64, Vec<u8>)],
+        check: Check,
+    ) -> Case {
+        Case::new(
+            self,
+            kernel,
+            self.launch(kernel, grid, block, args, memory),
+            check,
+        )
+    }
+}
+
 impl Case {
     /// A case labelled from its code object.
     pub fn new(co: &CodeObject, kernel: &str, launch: Launch, check: Check) -> Case {
