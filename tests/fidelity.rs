@@ -739,6 +739,18 @@ fn issue_12_fidelity_report_covers_every_instruction() {
             "{arch}"
         );
         assert_eq!(how("S_AND_B32"), Some(How::AsWritten), "{arch}");
+        // Control, wait and hint instructions run in the wave layer, not as text.
+        assert_eq!(how("S_ENDPGM"), Some(How::Native), "{arch}");
+        assert_eq!(how("S_NOP"), Some(How::Native), "{arch}");
+        let barrier = how("S_BARRIER").or(how("S_BARRIER_WAIT"));
+        assert_eq!(barrier, Some(How::Native), "{arch}");
+        if arch == Arch::Cdna {
+            // The VOP3 forms without text of their own run their `_E32` twin's text.
+            let row = rows.iter().find(|r| r.inst == "V_SQRT_F32_E64").unwrap();
+            assert_eq!(row.how, How::AsWritten);
+            assert!(row.detail.contains("_E32"), "{}", row.detail);
+            assert_eq!(how("V_CVT_F32_I32_E64"), Some(How::AsWritten));
+        }
         assert!(rows
             .iter()
             .filter(|r| r.how != How::AsWritten)

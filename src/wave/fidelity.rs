@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::frontend;
-use crate::spec::{Arch, Instruction, SpecDb};
+use crate::spec::{Instruction, SpecDb};
 
 /// How one instruction is executed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -106,17 +106,42 @@ fn approximation(p: &crate::exec::Prepared) -> String {
     funcs.join("; ")
 }
 
-fn row(arch: Arch, inst: &Instruction) -> Row {
+/// What the wave layer does itself for control, wait and hint instructions (which AMD's
+/// tables leave without text or whose text only names the hardware's own bookkeeping).
+fn wave_level(name: &str) -> Option<&'static str> {
+    if super::is_endpgm(name) {
+        return Some("ends the wave (the dispatcher retires it)");
+    }
+    if let Some(kind) = super::barrier_kind(name) {
+        return Some(match kind {
+            super::Barrier::SignalWait => {
+                "workgroup barrier: the wave waits until every live wave of its workgroup                  has arrived (a lone wave passes)"
+            }
+            super::Barrier::Signal => "workgroup barrier: arrive without waiting",
+            super::Barrier::Wait => "workgroup barrier: wait until every live wave has arrived",
+        });
+    }
+    if super::is_noop(name) {
+        return Some(
+            "no-op in this model: waits, hints and cache control (every memory operation              completes at issue; `--check` models the wait counters)",
+        );
+    }
+    None
+}
+
+fn row(db: &SpecDb, inst: &Instruction) -> Row {
+    let arch = db.arch();
     let make = |how: How, detail: String| Row {
         inst: inst.name.clone(),
         encoding: inst.encoding.clone(),
         how,
         detail,
     };
-    if let Some(what) = native(&inst.name) {
+    if let Some(what) = native(&inst.name).or_else(|| wave_level(&inst.name)) {
         return make(How::Native, what.to_string());
     }
-    let prepared = match crate::exec::prepare(arch, inst) {
+    let twin = super::e32_twin(db, inst);
+    let prepared = match crate::exec::prepare(arch, twin.as_ref().unwrap_or(inst)) {
         Ok(p) => p,
         Err(e) => return make(How::NotExecutable, e.diagnostic.summary()),
     };
@@ -125,7 +150,13 @@ fn row(arch: Arch, inst: &Instruction) -> Row {
     }
     match frontend::erratum(arch, &inst.name) {
         Some(e) => make(How::Erratum, e.reason.clone()),
-        None => make(How::AsWritten, String::new()),
+        None => match twin {
+            Some(_) => make(
+                How::AsWritten,
+                "AMD's text of the `_E32` form (the table has none for this VOP3 form)".into(),
+            ),
+            None => make(How::AsWritten, String::new()),
+        },
     }
 }
 
@@ -133,7 +164,7 @@ fn row(arch: Arch, inst: &Instruction) -> Row {
 pub fn report(db: &SpecDb) -> Vec<Row> {
     db.instructions()
         .iter()
-        .map(|i| row(db.arch(), i))
+        .map(|i| row(db, i))
         .collect()
 }
 

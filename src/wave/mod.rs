@@ -611,6 +611,21 @@ pub(crate) fn is_noop(name: &str) -> bool {
         )
 }
 
+/// AMD's CDNA tables leave the VOP3 (`_E64`) form of some VOP1/VOP2 entries without text;
+/// the encoding changes, not the operation, so the `_E32` twin's text runs with the `_E64`
+/// entry's operands. `inst` with that text, or `None` when `inst` has text or no twin.
+pub(crate) fn e32_twin(db: &SpecDb, inst: &Instruction) -> Option<Instruction> {
+    if inst.pcode.is_some() {
+        return None;
+    }
+    let base = inst.name.strip_suffix("_E64")?;
+    let text = db.get_all(&format!("{base}_E32")).first()?.pcode.clone()?;
+    Some(Instruction {
+        pcode: Some(text),
+        ..inst.clone()
+    })
+}
+
 pub(crate) fn is_endpgm(name: &str) -> bool {
     name.starts_with("S_ENDPGM") || name == "S_CODE_END"
 }
@@ -696,18 +711,7 @@ impl Executor {
             .find(|i| i.encoding == di.family)
             .or_else(|| all.first())
             .ok_or_else(|| "not in the spec database".to_string())?;
-        // AMD's CDNA tables leave the VOP3 (`_E64`) form of some VOP1/VOP2 entries without
-        // text; the encoding changes, not the operation, so the `_E32` twin's text runs with
-        // the `_E64` entry's operands.
-        let twin = (inst.pcode.is_none())
-            .then(|| inst.name.strip_suffix("_E64"))
-            .flatten()
-            .and_then(|base| self.db.get_all(&format!("{base}_E32")).first().copied())
-            .and_then(|e32| e32.pcode.clone())
-            .map(|text| Instruction {
-                pcode: Some(text),
-                ..(*inst).clone()
-            });
+        let twin = e32_twin(&self.db, inst);
         let mut prepared = exec::prepare(self.arch(), twin.as_ref().unwrap_or(inst))
             .map_err(|e| format!("no executable pseudocode ({})", e.diagnostic.summary()))?;
         // `exec::Prepared` takes D0's kind from the first of `vdst`/`sdst` in operand order,
