@@ -511,6 +511,104 @@ fn issue_12_div_scale_fixup_edge_cases() {
     }
 }
 
+/// `V_DIV_SCALE_F32` as tinygrad's hardware-validated `test/amd/hw/test_vop3.py` records it
+/// (the errata's evidence): a zero numerator gives NaN with VCC set; a tiny numerator (2**-126
+/// over 1.0) is scaled by 2**64 with VCC set. A tiny numerator whose scaled quotient would
+/// reach 2.0 keeps AMD's text (VCC clear; `issue_12_div_scale_fixup_edge_cases` checks that
+/// LLVM's division stays correctly rounded there).
+#[test]
+fn issue_12_div_scale_hardware_records() {
+    for (arch, wave) in [(Arch::Rdna3, 32), (Arch::Rdna4, 32), (Arch::Cdna, 64)] {
+        let (vcc, sdst) = if arch == Arch::Cdna {
+            ("vcc", "s[8:9]")
+        } else {
+            ("vcc_lo", "s8")
+        };
+        let program = format!(
+            "v_div_scale_f32 v2, {vcc}, v0, v1, v0\nv_div_scale_f32 v3, {sdst}, v1, v1, v0"
+        );
+        // Lanes: 0: 0 / 1.0, 1: 2**-126 / 1.0, 2: 2**-149 / 2**-126, 3: 3.0 / 1.0.
+        let nums = [0u32, 0x0080_0000, 0x0000_0001, 0x4040_0000];
+        let dens = [F32_ONE, F32_ONE, 0x0080_0000, F32_ONE];
+        let w = run_both(arch, wave, &program, &|w| {
+            w.mode = 0x3f0; // denormals kept
+            for lane in 0..4 {
+                w.set_vgpr(lane, 0, nums[lane as usize]);
+                w.set_vgpr(lane, 1, dens[lane as usize]);
+            }
+        });
+        assert_eq!(w.vgpr(0, 2), F32_QNAN, "{arch}: 0 / 1 is NaN");
+        assert_eq!(w.vgpr(1, 2), 0x2080_0000, "{arch}: 2**-126 scaled by 2**64");
+        assert_eq!(
+            w.vgpr(1, 3),
+            F32_ONE,
+            "{arch}: the denominator is not scaled"
+        );
+        assert_eq!(
+            w.vgpr(2, 2),
+            0x1500_0000,
+            "{arch}: AMD's text scales 2**-149 to 2**-85"
+        );
+        assert_eq!(w.vgpr(3, 2), 0x4040_0000, "{arch}: no scaling");
+        assert_eq!(
+            w.vcc() & 0xf,
+            0b0011,
+            "{arch}: VCC for zero and tiny numerators"
+        );
+    }
+}
+
+/// DPP16 controls 0x142/0x143 (`row_bcast:15`/`:31`). RDNA 3 executes them although LLVM
+/// rejects the text from GFX10 on: tinygrad's hardware-validated `test_dpp.py::TestVOPCDPP16::
+/// test_row_bcast15_materializes_vcc` (wave64, v0 = lane id, `v_cmp_eq_u32` of the DPP source
+/// with v0) is true exactly in lanes 0, 16, 32 and 48: every lane reads the first lane of its
+/// row. CDNA (GFX9) broadcasts lane 15 of the previous row and lane 31, and shifts the whole
+/// wave by one lane with `wave_shr:1` (Vega/CDNA 3 ISA DPP_CTRL tables).
+#[test]
+fn issue_12_dpp_row_bcast_and_wave_shifts() {
+    let db = common::spec().db(Arch::Rdna3);
+    let isa = amdpcode::isa::Isa::new(db);
+    // v_cmp_eq_u32_e32 with DPP 0x142, row_mask/bank_mask 0xf, bound_ctrl:1 (tinygrad's bytes).
+    let bytes = [0xfa, 0x00, 0x94, 0x7c, 0x00, 0x42, 0x09, 0xff];
+    let (inst, len) = isa.decode(&bytes).expect("0x142 decodes on RDNA 3");
+    assert_eq!(len, 8);
+    assert!(
+        isa.print(&inst).contains("row_bcast:15"),
+        "{}",
+        isa.print(&inst)
+    );
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut ex = Executor::new(db, engine).unwrap();
+        // v_mov_b32 v0, v255 (VOP1), then the DPP compare.
+        let mut code = vec![0xff, 0x03, 0x00, 0x7e];
+        code.extend_from_slice(&bytes);
+        let p = Program::from_bytes(ex.isa(), &code, &[]).unwrap();
+        let mut w = ex.new_wave(64);
+        for lane in 0..64 {
+            w.set_vgpr(lane, 255, lane);
+        }
+        ex.run(&p, &mut w).unwrap();
+        assert_eq!(w.vcc(), 0x0001_0001_0001_0001, "{engine:?}");
+    }
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_mov_b32_dpp v1, v0 row_bcast:15 row_mask:0xa bank_mask:0xf\n\
+         v_mov_b32_dpp v2, v0 row_bcast:31 row_mask:0xc bank_mask:0xf\n\
+         v_mov_b32_dpp v3, v0 wave_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:0",
+        &|w| {
+            for lane in 0..64 {
+                w.set_vgpr(lane, 0, 100 + lane);
+                w.set_vgpr(lane, 1, 7);
+                w.set_vgpr(lane, 2, 7);
+            }
+        },
+    );
+    assert_eq!([w.vgpr(3, 1), w.vgpr(20, 1), w.vgpr(50, 1)], [7, 115, 147]);
+    assert_eq!([w.vgpr(20, 2), w.vgpr(40, 2), w.vgpr(63, 2)], [7, 131, 131]);
+    assert_eq!([w.vgpr(0, 3), w.vgpr(1, 3), w.vgpr(63, 3)], [0, 100, 162]);
+}
+
 // ---- Disassembler round trip -------------------------------------------------------------
 
 /// Words (one instruction's bytes) whose `disasm` text does not re-assemble to the same bytes,

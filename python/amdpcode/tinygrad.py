@@ -119,12 +119,66 @@ def write_kfd_header(tree):
   return out
 
 
+# MODE of the hardware runs of tinygrad's ``test/amd/hw`` suite (kernel descriptors at LLVM's
+# ``.amdhsa_*`` defaults): FLOAT_MODE 0xc0 (f32 denormals flushed, f16/f64 kept, round to nearest
+# even), and on RDNA 3 and CDNA DX10 clamp and IEEE mode on (RDNA 4 has neither bit).
+_HW_RSRC1 = {"rdna3": 0xc0 << 12 | 1 << 21 | 1 << 23, "cdna": 0xc0 << 12 | 1 << 21 | 1 << 23, "rdna4": 0xc0 << 12}
+
+
+def _caller_buffer(addr):
+  """The size of the ctypes buffer at ``addr`` held by a caller's frame (the hardware tests keep
+  their output buffer in a local), or None."""
+  import inspect
+  frame = inspect.currentframe()
+  while frame is not None:
+    for v in frame.f_locals.values():
+      if isinstance(v, ctypes.Array) and ctypes.addressof(v) == addr: return ctypes.sizeof(v)
+    frame = frame.f_back
+  return None
+
+
+def _called_from(name):
+  import inspect
+  frame = inspect.currentframe()
+  while frame is not None:
+    if frame.f_code.co_name == name: return True
+    frame = frame.f_back
+  return False
+
+
+def hw_run_asm(lib, lib_sz, gx, gy, gz, lx, ly, lz, args_ptr, rsrc2=0x19c, scratch_size=0, arch="rdna3", user_data=None):
+  """amdpcode in place of ``test.mockgpu.amd.emu.run_asm`` (same signature), for tinygrad's
+  hardware-validated instruction tests (``test/amd/hw``): the launch those tests ran on the GPU.
+  Memory is the kernarg (one u64: the output buffer's address) and the output buffer (the
+  caller's ctypes buffer at that address; its size is found in the caller's frame). MODE is the
+  hardware runs' (``_HW_RSRC1``); programs the tests run as wave64 on the GPU
+  (``_run_wave64_emu``) run in wave64. Returns 0; a fault raises ``amdpcode.FaultError``."""
+  arch = _ARCHES.get(arch)
+  if arch is None: raise Error(f"unknown arch (expected rdna3, rdna4 or cdna)")
+  code = ctypes.string_at(lib, lib_sz)
+  out = ctypes.c_uint64.from_address(args_ptr).value
+  size = _caller_buffer(out) or 4096
+  user = [v & 0xffffffff for v in (user_data or [])] or [args_ptr & 0xffffffff, (args_ptr >> 32) & 0xffffffff]
+  wave = 64 if arch == "cdna" or _called_from("_run_wave64_emu") else 32
+  eng = engine(arch, os.environ.get("AMDPCODE_ENGINE", "jit"))
+  eng.dispatch_raw(code, lib, _HW_RSRC1[arch], rsrc2, 0, user, [gx, gy, gz], [lx, ly, lz], [(args_ptr, 8), (out, size)],
+                   wave=wave, scratch_bytes=scratch_size or None)
+  return 0
+
+
+def install_hw():
+  """Replaces ``test.mockgpu.amd.emu.run_asm`` (what ``test/amd/hw`` imports) with ``hw_run_asm``."""
+  import test.mockgpu.amd.emu as emu
+  emu.run_asm = hw_run_asm
+
+
 _installed = None
 
 
 def pytest_configure(config):
   global _installed
   _installed = install()
+  install_hw()
 
 
 def pytest_terminal_summary(terminalreporter):

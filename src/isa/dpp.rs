@@ -115,8 +115,10 @@ pub(crate) fn ctrl_text(arch: Arch, ctrl: u32) -> Option<String> {
         0x13c if gfx9 => "wave_ror:1".into(),
         0x140 => "row_mirror".into(),
         0x141 => "row_half_mirror".into(),
-        0x142 if gfx9 => "row_bcast:15".into(),
-        0x143 if gfx9 => "row_bcast:31".into(),
+        // Printed on RDNA too (LLVM prints it with a note that GFX10+ drops it): RDNA 3
+        // hardware executes it (`src/wave/dpp.rs`), but the assembler accepts it only on GFX9.
+        0x142 => "row_bcast:15".into(),
+        0x143 => "row_bcast:31".into(),
         0x150..=0x15f if gfx9 => format!("row_newbcast:{n}"),
         0x150..=0x15f => format!("row_share:{n}"),
         0x160..=0x16f if !gfx9 => format!("row_xmask:{n}"),

@@ -10,6 +10,15 @@
 //! (bit 19); without it the lane is not written either. `fi` (fetch inactive, bit 18) lets a
 //! lane read an inactive source lane. DPP8 (`src0` 233, or 234 with `fi`) selects within
 //! groups of eight lanes and has no masks.
+//!
+//! GFX9 (CDNA) also has the whole-wave controls `wave_shl`/`wave_rol`/`wave_shr`/`wave_ror`
+//! (by one lane) and `row_bcast:15` (each row reads lane 15 of the row before it) and
+//! `row_bcast:31` (rows 2 and 3 read lane 31), as the Vega and CDNA 3 ISA manuals' DPP_CTRL
+//! tables define them; row 0 (and, for `row_bcast:31`, row 1) has no source there. RDNA drops
+//! them (LLVM rejects the text from GFX10 on), but RDNA 3 hardware still executes 0x142/0x143:
+//! tinygrad's hardware-validated `test_dpp.py::TestVOPCDPP16::test_row_bcast15_materializes_vcc`
+//! records every lane reading the first lane of its own row, which is what this model does for
+//! both on RDNA.
 
 /// The `src0` codes of the DPP forms.
 const DPP8: u32 = 233;
@@ -18,7 +27,7 @@ const DPP16: u32 = 250;
 
 /// The lane a DPP16/DPP8 control reads for `lane`, or `None` when the control reads nothing
 /// there (shifted out of the row, or a reserved control).
-pub(super) fn select(ext: (u32, u32), lane: u32, wave_size: u32) -> Option<u32> {
+pub(super) fn select(ext: (u32, u32), lane: u32, wave_size: u32, gfx9: bool) -> Option<u32> {
     let (kind, w) = ext;
     if kind == DPP8 || kind == DPP8_FI {
         let sel = (w >> (8 + 3 * (lane % 8))) & 7;
@@ -55,6 +64,15 @@ pub(super) fn select(ext: (u32, u32), lane: u32, wave_size: u32) -> Option<u32> 
         // row_share:n, row_xmask:n (RDNA).
         0x150..=0x15f => row + (ctrl & 0xf),
         0x160..=0x16f => row + (i ^ (ctrl & 0xf)),
+        // GFX9 whole-wave shifts and rotates by one lane.
+        0x130 if gfx9 => lane + 1,
+        0x134 if gfx9 => (lane + 1) % wave_size,
+        0x138 if gfx9 => lane.checked_sub(1)?,
+        0x13c if gfx9 => (lane + wave_size - 1) % wave_size,
+        // row_bcast:15 / row_bcast:31 (see the module comment for RDNA).
+        0x142 if gfx9 => row.checked_sub(1)?,
+        0x143 if gfx9 && lane >= 32 => 31,
+        0x142 | 0x143 if !gfx9 => row,
         _ => return None,
     };
     (src < wave_size).then_some(src)
@@ -62,8 +80,14 @@ pub(super) fn select(ext: (u32, u32), lane: u32, wave_size: u32) -> Option<u32> 
 
 /// Whether a DPP16 source is usable for `lane`: `Some(l)` reads lane `l`, `None` has no valid
 /// source (out of the row, or an inactive lane without `fi`).
-pub(super) fn source_lane(ext: (u32, u32), lane: u32, wave_size: u32, exec: u64) -> Option<u32> {
-    let l = select(ext, lane, wave_size)?;
+pub(super) fn source_lane(
+    ext: (u32, u32),
+    lane: u32,
+    wave_size: u32,
+    exec: u64,
+    gfx9: bool,
+) -> Option<u32> {
+    let l = select(ext, lane, wave_size, gfx9)?;
     let (kind, w) = ext;
     let fetch_inactive = match kind {
         DPP16 => w >> 18 & 1 == 1,
@@ -86,7 +110,7 @@ pub(super) fn bound_ctrl(ext: (u32, u32)) -> bool {
 /// The lanes a DPP16 instruction writes, given EXEC at issue: `row_mask` and `bank_mask`
 /// switch rows and banks off, and without `bound_ctrl` a lane with no valid source is off too.
 /// `None` for non-DPP16 extensions (DPP8, SDWA), which write every active lane.
-pub(super) fn write_mask(ext: (u32, u32), wave_size: u32, exec: u64) -> Option<u64> {
+pub(super) fn write_mask(ext: (u32, u32), wave_size: u32, exec: u64, gfx9: bool) -> Option<u64> {
     if ext.0 != DPP16 {
         return None;
     }
@@ -97,7 +121,7 @@ pub(super) fn write_mask(ext: (u32, u32), wave_size: u32, exec: u64) -> Option<u
     for lane in 0..wave_size.min(64) {
         let row_on = row_mask >> (lane / 16) & 1 == 1;
         let bank_on = bank_mask >> (lane % 16 / 4) & 1 == 1;
-        let src_ok = bc || source_lane(ext, lane, wave_size, exec).is_some();
+        let src_ok = bc || source_lane(ext, lane, wave_size, exec, gfx9).is_some();
         if row_on && bank_on && src_ok {
             mask |= 1 << lane;
         }
@@ -121,19 +145,48 @@ mod tests {
     fn row_and_bank_masks_switch_lanes_off() {
         let all = u64::MAX;
         // Rows 0 and 2 of wave64 on, every bank.
-        let m = write_mask(dpp16(0xe4, 0b0101, 0xf, false), 64, all).unwrap();
+        let m = write_mask(dpp16(0xe4, 0b0101, 0xf, false), 64, all, false).unwrap();
         assert_eq!(m, 0x0000_ffff_0000_ffff);
         // Bank 1 (lanes 4..7 of each row) off.
-        let m = write_mask(dpp16(0xe4, 0xf, 0b1101, false), 32, all & 0xffff_ffff).unwrap();
+        let m = write_mask(
+            dpp16(0xe4, 0xf, 0b1101, false),
+            32,
+            all & 0xffff_ffff,
+            false,
+        )
+        .unwrap();
         assert_eq!(m, 0xff0f_ff0f);
         // row_shl:1 without bound_ctrl: lane 15 of each row has no source.
-        let m = write_mask(dpp16(0x101, 0xf, 0xf, false), 32, 0xffff_ffff).unwrap();
+        let m = write_mask(dpp16(0x101, 0xf, 0xf, false), 32, 0xffff_ffff, false).unwrap();
         assert_eq!(m, 0x7fff_7fff);
-        let m = write_mask(dpp16(0x101, 0xf, 0xf, true), 32, 0xffff_ffff).unwrap();
+        let m = write_mask(dpp16(0x101, 0xf, 0xf, true), 32, 0xffff_ffff, false).unwrap();
         assert_eq!(m, 0xffff_ffff);
         // An inactive source lane (lane 1) without fi disables lane 0 under row_shl:1.
-        let m = write_mask(dpp16(0x101, 0xf, 0xf, false), 32, 0xffff_fffd).unwrap();
+        let m = write_mask(dpp16(0x101, 0xf, 0xf, false), 32, 0xffff_fffd, false).unwrap();
         assert_eq!(m, 0x7fff_7ffc);
-        assert_eq!(write_mask((DPP8, 0), 32, 0xffff_ffff), None);
+        assert_eq!(write_mask((DPP8, 0), 32, 0xffff_ffff, false), None);
+    }
+
+    #[test]
+    fn gfx9_wave_shifts_and_row_broadcasts() {
+        let sel = |ctrl, lane, gfx9| select(dpp16(ctrl, 0xf, 0xf, false), lane, 64, gfx9);
+        assert_eq!(sel(0x130, 5, true), Some(6), "wave_shl:1");
+        assert_eq!(sel(0x130, 63, true), None);
+        assert_eq!(sel(0x134, 63, true), Some(0), "wave_rol:1");
+        assert_eq!(sel(0x138, 0, true), None, "wave_shr:1");
+        assert_eq!(sel(0x138, 17, true), Some(16));
+        assert_eq!(sel(0x13c, 0, true), Some(63), "wave_ror:1");
+        assert_eq!(sel(0x142, 20, true), Some(15), "row_bcast:15");
+        assert_eq!(sel(0x142, 47, true), Some(31));
+        assert_eq!(sel(0x142, 3, true), None);
+        assert_eq!(sel(0x143, 40, true), Some(31), "row_bcast:31");
+        assert_eq!(sel(0x143, 20, true), None);
+        // RDNA: the first lane of the lane's own row; the wave controls stay reserved.
+        assert_eq!(sel(0x142, 20, false), Some(16));
+        assert_eq!(sel(0x143, 47, false), Some(32));
+        assert_eq!(sel(0x130, 5, false), None);
+        // With row_mask 0xa (rows 1 and 3) row_bcast:15 writes every lane of those rows.
+        let m = write_mask(dpp16(0x142, 0xa, 0xf, false), 64, u64::MAX, true).unwrap();
+        assert_eq!(m, 0xffff_0000_ffff_0000);
     }
 }

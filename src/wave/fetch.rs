@@ -367,12 +367,19 @@ fn bind_source(w: &WaveState, ii: &Inst<'_>, k: usize, field: &str, width: u32) 
                 _ => None,
             };
             let bc = dpp.is_some_and(super::dpp::bound_ctrl);
+            let gfx9 = w.arch == crate::spec::Arch::Cdna;
             RegValue::Lanes(
                 (0..w.wave_size)
                     .map(|lane| {
                         let v = match dpp {
                             Some(ext) => {
-                                match super::dpp::source_lane(ext, lane, w.wave_size, ii.src_exec) {
+                                match super::dpp::source_lane(
+                                    ext,
+                                    lane,
+                                    w.wave_size,
+                                    ii.src_exec,
+                                    gfx9,
+                                ) {
                                     Some(l) => read_vgpr_lanes(w, reg, hi, width, l),
                                     None if bc => Bits::zero(width),
                                     // Without bound_ctrl the lane is not written (`dpp::write_mask`).

@@ -162,10 +162,7 @@ fn row(db: &SpecDb, inst: &Instruction) -> Row {
 
 /// The report for every instruction of `db`, in database order.
 pub fn report(db: &SpecDb) -> Vec<Row> {
-    db.instructions()
-        .iter()
-        .map(|i| row(db, i))
-        .collect()
+    db.instructions().iter().map(|i| row(db, i)).collect()
 }
 
 /// The number of rows of each kind, in [`How`] order.

@@ -905,7 +905,8 @@ impl Executor {
             .and_then(|i| program.insts[i].ext)
             .and_then(|ext| {
                 let exec = wave.exec();
-                dpp::write_mask(ext, wave.wave_size, exec).map(|m| (exec, m))
+                let gfx9 = wave.arch == Arch::Cdna;
+                dpp::write_mask(ext, wave.wave_size, exec, gfx9).map(|m| (exec, m))
             });
         let Some((exec, mask)) = dpp.filter(|(exec, m)| m != exec) else {
             return self.step_inner(program, wave);
