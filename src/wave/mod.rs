@@ -898,7 +898,9 @@ impl Executor {
 
     /// Runs until the wave ends or executes a barrier instruction, or until `budget`
     /// instructions have run. Returns what stopped it ([`Step::Continue`] when the budget
-    /// ran out) and the number of instructions executed. `trace`, when given, is called as
+    /// ran out, or earlier, right after an instruction that wrote the range the wave's memory
+    /// watches: the caller then decodes the code again) and the number of instructions
+    /// executed. `trace`, when given, is called as
     /// in [`Executor::run_traced`] (the state is cloned before each step only then).
     ///
     /// # Errors
@@ -921,6 +923,9 @@ impl Executor {
                     steps += n;
                     if wave.pc == program.end() {
                         return Ok((Step::Ended, steps));
+                    }
+                    if wave.memory.watched_write() {
+                        return Ok((Step::Continue, steps));
                     }
                     continue;
                 }
@@ -949,6 +954,11 @@ impl Executor {
             steps += 1;
             if r != Step::Continue {
                 return Ok((r, steps));
+            }
+            // The program's code was written (`SparseMemory::watch_writes`): the caller
+            // decodes it again before the wave goes on.
+            if wave.memory.watched_write() {
+                return Ok((Step::Continue, steps));
             }
         }
         Ok((Step::Continue, steps))
