@@ -615,7 +615,7 @@ pub struct Executor {
 
 /// Interpreted executions of an instruction before the CLI's JIT engine compiles it
 /// ([`Executor::jit_threshold`]; `docs/jit.md`, "Tiering").
-pub const DEFAULT_JIT_THRESHOLD: u32 = 64;
+pub const DEFAULT_JIT_THRESHOLD: u32 = 256;
 
 /// The CLI's [`Executor::jit_threshold`]: `AMDPCODE_JIT_THRESHOLD` when it is a number,
 /// else [`DEFAULT_JIT_THRESHOLD`].
