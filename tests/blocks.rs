@@ -237,7 +237,12 @@ fn issue_14_tiering_interprets_cold_instructions_first() {
     let init = random_wave(Arch::Rdna3, 32, &mut rng);
     let (want, want_steps, _) = run(Arch::Rdna3, &text, &init, Engine::Interp, None);
     assert_eq!(want_steps, 2 + 50 * 4 + 1);
-    for (threshold, blocks, kernels) in [(0, None, 6), (10, None, 4), (10, Some(20), 4), (60, None, 0)] {
+    for (threshold, blocks, kernels) in [
+        (0, None, 6),
+        (10, None, 4),
+        (10, Some(20), 4),
+        (60, None, 0),
+    ] {
         let mut ex = Executor::new(db, Engine::Jit).unwrap();
         ex.jit_threshold = threshold;
         ex.block_compile = blocks.is_some();

@@ -154,7 +154,9 @@ fn issue_14_relaunch_after_rewriting_the_code_runs_the_new_code() {
     for (name, engine, blocks, tier) in CONFIGS {
         let mut d = dispatcher(engine, blocks, tier);
         for (code, want) in [(&old, 3), (&new, 6), (&old, 3)] {
-            let o = d.run(&launch(code.clone())).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let o = d
+                .run(&launch(code.clone()))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(out_words(&o)[0], want, "{name}");
         }
         if blocks == Some(2) {

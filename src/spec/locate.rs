@@ -565,7 +565,8 @@ mod tests {
         let stamp_file = wheel.with_extension("whl.sha256");
         let stamp = fs::read_to_string(&stamp_file).unwrap_or_default();
         assert!(
-            stamp.starts_with(&format!("{} ", FAKE.len())) && stamp.ends_with(&format!(" {fake_sha}\n")),
+            stamp.starts_with(&format!("{} ", FAKE.len()))
+                && stamp.ends_with(&format!(" {fake_sha}\n")),
             "{stamp}"
         );
         // The stamp stands while size and mtime hold: a second search finds it again.

@@ -58,10 +58,7 @@ fn first_step() {
         .map_or(0, |d| d.as_nanos());
     if let Some(t0) = value.to_str().and_then(|v| v.trim().parse::<u128>().ok()) {
         if t0 > 1_000_000_000 && t0 <= now {
-            parts.push(format!(
-                "{:.2} ms since T0",
-                (now - t0) as f64 / 1e6
-            ));
+            parts.push(format!("{:.2} ms since T0", (now - t0) as f64 / 1e6));
         }
     }
     eprintln!("amdpcode: first instruction done: {}", parts.join(", "));
