@@ -328,6 +328,7 @@ impl From<spec::SpecError> for Failure {
 }
 
 fn main() -> ExitCode {
+    amdpcode::wave::mark_main();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -37,7 +37,26 @@ pub struct SparseMemory {
     pages: HashMap<u64, Box<[u8; PAGE]>, BuildHasherDefault<PageHasher>>,
     /// Host memory that absent pages read from (see [`SparseMemory::with_host`]).
     host: Option<HostRanges>,
+    /// A watched range and whether a write touched it (see [`SparseMemory::watch_writes`]).
+    watch: Watch,
 }
+
+/// A watched `[start, end)` range and whether a write touched it since the last
+/// [`SparseMemory::take_watched_write`]. Not part of the memory's contents: memories compare
+/// equal whatever they watch.
+#[derive(Clone, Debug, Default)]
+struct Watch {
+    range: Option<(u64, u64)>,
+    hit: bool,
+}
+
+impl PartialEq for Watch {
+    fn eq(&self, _: &Watch) -> bool {
+        true
+    }
+}
+
+impl Eq for Watch {}
 
 /// Disjoint, sorted `[start, end)` ranges of this process's memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,6 +127,7 @@ impl SparseMemory {
         SparseMemory {
             pages: HashMap::default(),
             host: Some(HostRanges(merged)),
+            watch: Watch::default(),
         }
     }
 
@@ -167,8 +187,36 @@ impl SparseMemory {
         v
     }
 
+    /// Watches `len` bytes from `addr` (replacing any earlier range): a later write touching
+    /// them is recorded for [`SparseMemory::take_watched_write`]. The dispatcher watches the
+    /// code it runs, so a kernel that stores over its own instructions runs the new ones.
+    pub fn watch_writes(&mut self, addr: u64, len: u64) {
+        self.watch = Watch {
+            range: (len > 0).then(|| (addr, addr.saturating_add(len))),
+            hit: false,
+        };
+    }
+
+    /// Whether a write touched the watched range since the last call (clears the record).
+    pub fn take_watched_write(&mut self) -> bool {
+        std::mem::take(&mut self.watch.hit)
+    }
+
+    /// Whether a write touched the watched range since the last
+    /// [`SparseMemory::take_watched_write`].
+    #[inline]
+    pub fn watched_write(&self) -> bool {
+        self.watch.hit
+    }
+
     /// Writes `bytes` from `addr` on.
     pub fn write(&mut self, addr: u64, bytes: &[u8]) {
+        if let Some((lo, hi)) = self.watch.range {
+            let end = addr.saturating_add(bytes.len() as u64);
+            if addr < hi && lo < end && !bytes.is_empty() {
+                self.watch.hit = true;
+            }
+        }
         let mut at = addr;
         let mut done = 0;
         while done < bytes.len() {
@@ -234,5 +282,26 @@ mod tests {
         assert_eq!(host[150], 150, "the host is never written");
         let pages: Vec<u64> = m.pages().map(|(a, _)| a).collect();
         assert_eq!(pages, vec![(base + 150) & !(PAGE as u64 - 1)]);
+    }
+
+    #[test]
+    fn issue_14_watched_range_records_overlapping_writes_only() {
+        let mut m = SparseMemory::new();
+        m.watch_writes(0x1000, 8);
+        m.write(0xff8, &[1; 8]);
+        m.write(0x1008, &[2; 4]);
+        assert!(!m.watched_write(), "writes beside the range");
+        m.write(0xffe, &[3; 3]);
+        assert!(m.watched_write());
+        assert!(m.take_watched_write());
+        assert!(!m.take_watched_write(), "taken once");
+        m.set(0x1007, 9);
+        assert!(m.take_watched_write());
+        let mut other = SparseMemory::new();
+        other.write(0xff8, &[1; 8]);
+        other.write(0x1008, &[2; 4]);
+        other.write(0xffe, &[3; 3]);
+        other.set(0x1007, 9);
+        assert_eq!(m, other, "watching is not part of the contents");
     }
 }

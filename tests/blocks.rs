@@ -227,3 +227,32 @@ fn issue_14_short_register_file_steps_instead() {
     }
     assert_eq!(results[0], results[1]);
 }
+
+#[test]
+fn issue_14_tiering_interprets_cold_instructions_first() {
+    // Two instructions run once, the loop's four run 50 times.
+    let text = "v_mov_b32 v3, 5\n".to_string() + BENCH_LOOP;
+    let db = common::spec().db(Arch::Rdna3);
+    let mut rng = Rng::new(7);
+    let init = random_wave(Arch::Rdna3, 32, &mut rng);
+    let (want, want_steps, _) = run(Arch::Rdna3, &text, &init, Engine::Interp, None);
+    assert_eq!(want_steps, 2 + 50 * 4 + 1);
+    for (threshold, blocks, kernels) in [
+        (0, None, 6),
+        (10, None, 4),
+        (10, Some(20), 4),
+        (60, None, 0),
+    ] {
+        let mut ex = Executor::new(db, Engine::Jit).unwrap();
+        ex.jit_threshold = threshold;
+        ex.block_compile = blocks.is_some();
+        ex.block_threshold = blocks.unwrap_or(1);
+        let program = Program::assemble(ex.isa(), &text).unwrap();
+        let mut w = init.clone();
+        let steps = ex.run_fast(&program, &mut w).unwrap();
+        assert_eq!((steps, &w), (want_steps, &want), "threshold {threshold}");
+        // s_endpgm has no kernel; v_mov_b32 and s_mov_b32 run once.
+        assert_eq!(ex.jit_kernels_compiled(), kernels, "threshold {threshold}");
+        assert_eq!(ex.blocks_compiled(), usize::from(blocks.is_some()));
+    }
+}

@@ -282,13 +282,15 @@ impl Dispatcher {
         let mut p = self.prepare(launch, memory, extra_ranges)?;
         let lane_ops_before = self.executor.lane_ops;
         let mut global = std::mem::take(&mut p.memory);
+        // A store over the program's own code is seen: the code is decoded again (issue 14).
+        global.watch_writes(p.program.base, p.program.size);
         let mut written = BTreeMap::new();
         let mut out = Outcome::default();
         for gz in 0..p.grid[2] {
             for gy in 0..p.grid[1] {
                 for gx in 0..p.grid[0] {
                     self.run_workgroup(
-                        &p,
+                        &mut p,
                         [gx, gy, gz],
                         &mut global,
                         &mut written,
@@ -314,12 +316,13 @@ impl Dispatcher {
         }
         out.written_elsewhere = runs;
         out.lane_ops = self.executor.lane_ops - lane_ops_before;
+        global.watch_writes(0, 0);
         Ok((out, global))
     }
 
     fn run_workgroup(
         &mut self,
-        p: &Prepared,
+        p: &mut Prepared,
         wg: [u32; 3],
         global: &mut SparseMemory,
         written: &mut BTreeMap<u64, u8>,
@@ -413,6 +416,12 @@ impl Dispatcher {
                     }
                     Step::Barrier(crate::wave::Barrier::Signal) => s.arrived = true,
                     Step::Barrier(crate::wave::Barrier::Wait) => s.waiting = true,
+                    // The wave stored over the code: decode it again (a new program, so
+                    // the executor drops the old one's plans and blocks) and go on.
+                    Step::Continue if global.take_watched_write() => {
+                        let bytes = global.read_vec(p.program.base, p.program.size as usize);
+                        p.program = self.program(&bytes, p.program.base).map_err(fail)?;
+                    }
                     Step::Continue => {
                         return Err(fail(WaveError::StepBudget { steps: s.steps }));
                     }

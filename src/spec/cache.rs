@@ -130,9 +130,16 @@ fn wheel_stamp(meta: &std::fs::Metadata) -> (u64, u64) {
     (meta.len(), mtime)
 }
 
-/// The cache file of a wheel in `dir`.
+/// The cache file of a wheel in `dir`. The name holds the code key's hash too, so binaries
+/// of different versions (or worktrees) each keep their own file instead of rewriting one
+/// file in turn (each rewrite costs the next process a full parse).
 pub fn cache_file(dir: &Path, wheel_sha: &[u8; 32]) -> PathBuf {
-    dir.join(format!("specdb-{}.bin", &hex(wheel_sha)[..16]))
+    let code = Sha256::digest(CODE_KEY.as_bytes());
+    dir.join(format!(
+        "specdb-{}-{}.bin",
+        &hex(wheel_sha)[..16],
+        &hex(&code)[..8]
+    ))
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -96,6 +96,7 @@ pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), Ru
     })?;
     let mut ex =
         Executor::new(spec.db(arch), engine).map_err(|e| RunError(format!("error: {e}")))?;
+    ex.jit_threshold = super::cli_jit_threshold();
     let text = read_program(&opts.program)?;
     let program = if opts.hex {
         Program::from_hex(ex.isa(), &text)

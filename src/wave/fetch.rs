@@ -565,7 +565,7 @@ pub(super) fn execute(
             m.sgpr.insert(c, w.read_sgpr(c));
         }
     }
-    let result = match &e.kernel {
+    let result = match e.kernel() {
         Some(k) => k.run(&mut m),
         None => crate::exec::run_interp(p, &mut m),
     };
@@ -1232,7 +1232,7 @@ pub(super) fn execute_bound(
         mode: w.mode,
         src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
     };
-    if let Some(k) = &e.kernel {
+    if let Some(k) = e.kernel() {
         return slots::execute(ex, k, ii, plan, w);
     }
     let dst = plan.dst;

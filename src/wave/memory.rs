@@ -540,7 +540,7 @@ pub(super) fn execute(
             Space::Scratch => &mut w.scratch,
             Space::Global => &mut w.memory,
         };
-        let run = |m: &mut Machine, mem: &mut crate::sparse::SparseMemory| match &e.kernel {
+        let run = |m: &mut Machine, mem: &mut crate::sparse::SparseMemory| match e.kernel() {
             Some(k) => k.run_with(m, Some(mem)),
             None => crate::exec::run_interp_with(p, m, Some(mem)),
         };

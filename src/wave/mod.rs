@@ -43,6 +43,8 @@ mod memory;
 pub use block::DEFAULT_BLOCK_THRESHOLD;
 pub use memory::SCRATCH_LANE_SPAN;
 mod sdwa;
+mod startup;
+pub use startup::mark_main;
 mod state;
 mod vopd;
 
@@ -518,13 +520,46 @@ struct Entry {
     /// The same with optimised IR (constants folded, constant loops unrolled): what the
     /// interpreter runs on the bound fast path.
     optimized: Prepared,
-    kernel: Option<Kernel>,
+    /// The kernel, once compiled (`None` inside: the JIT does not compile this entry).
+    kernel: std::cell::OnceCell<Option<Kernel>>,
+    /// Under the JIT: the JIT and the executions interpreted before the kernel is compiled
+    /// ([`Executor::jit_threshold`] when the entry was built).
+    jit: Option<(Jit, u32)>,
+    /// Executions so far, counted until the kernel is compiled.
+    uses: std::cell::Cell<u32>,
     /// The kernel's slot layout (as `Jit::compile` lays it out).
     layout: crate::jit::Layout,
     /// The text addresses the SGPR file itself (`SGPR[...]`).
     sgpr_space: bool,
     /// The text addresses the VGPR file itself (`VGPR[lane][...]`).
     vgpr_space: bool,
+}
+
+impl Entry {
+    /// The kernel to run this execution, or `None` to interpret it: under the JIT, an entry
+    /// is interpreted for its first `threshold` executions and compiled at the next (tiering).
+    fn kernel(&self) -> Option<&Kernel> {
+        if let Some(k) = self.kernel.get() {
+            return k.as_ref();
+        }
+        let (_, threshold) = self.jit.as_ref()?;
+        let n = self.uses.get().saturating_add(1);
+        self.uses.set(n);
+        if n <= *threshold {
+            return None;
+        }
+        self.kernel_now()
+    }
+
+    /// The kernel, compiling it now if it is not yet (blocks need every kernel).
+    fn kernel_now(&self) -> Option<&Kernel> {
+        self.kernel
+            .get_or_init(|| {
+                let (jit, _) = self.jit.as_ref()?;
+                jit.compile(&self.prepared).ok()
+            })
+            .as_ref()
+    }
 }
 
 /// Runs programs on waves of one arch. Prepared instructions (and JIT kernels) are cached per
@@ -565,6 +600,10 @@ pub struct Executor {
     pub block_compile: bool,
     /// Arrivals at an instruction before the block starting there is compiled.
     pub block_threshold: u32,
+    /// Under the JIT engine, executions of an instruction (by name) that are interpreted
+    /// before its kernel is compiled; 0 (the default) compiles on first use. Applies to
+    /// entries prepared after it is set. The CLI uses [`DEFAULT_JIT_THRESHOLD`].
+    pub jit_threshold: u32,
     /// Run RDNA 3's plain loads and stores (`memfast.rs`) directly instead of through their
     /// pseudocode; on by default, the same under both engines.
     pub memory_fast_path: bool,
@@ -572,6 +611,19 @@ pub struct Executor {
     blocks: Vec<block::Tier>,
     /// Time spent building and compiling blocks.
     block_compile_time: std::time::Duration,
+}
+
+/// Interpreted executions of an instruction before the CLI's JIT engine compiles it
+/// ([`Executor::jit_threshold`]; `docs/jit.md`, "Tiering").
+pub const DEFAULT_JIT_THRESHOLD: u32 = 256;
+
+/// The CLI's [`Executor::jit_threshold`]: `AMDPCODE_JIT_THRESHOLD` when it is a number,
+/// else [`DEFAULT_JIT_THRESHOLD`].
+pub fn cli_jit_threshold() -> u32 {
+    std::env::var("AMDPCODE_JIT_THRESHOLD")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(DEFAULT_JIT_THRESHOLD)
 }
 
 /// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
@@ -660,6 +712,7 @@ impl Executor {
             trace_after_only: false,
             block_compile: true,
             block_threshold: DEFAULT_BLOCK_THRESHOLD,
+            jit_threshold: 0,
             memory_fast_path: true,
             blocks: Vec::new(),
             block_compile_time: std::time::Duration::ZERO,
@@ -727,26 +780,30 @@ impl Executor {
             }
         }
         // An entry the JIT does not compile (values wider than 128 bits, ...) runs on the
-        // interpreter, which computes the same function; `jit_fallbacks` lists them.
-        let kernel = match &self.jit {
-            Some(jit) => jit.compile(&prepared).ok(),
-            None => None,
-        };
+        // interpreter, which computes the same function; `jit_fallbacks` lists them. With a
+        // tiering threshold the kernel is compiled when the entry has become hot.
+        let jit = self.jit.clone().map(|j| (j, self.jit_threshold));
         // The executed text may be an erratum, not AMD's: look at the prepared IR.
         let text = crate::ir::print_function(&prepared.function);
-        Ok(Rc::new(Entry {
+        let entry = Entry {
             inst: (*inst).clone(),
             sgpr_space: text.contains("SGPR["),
             vgpr_space: text.contains("VGPR["),
             layout: crate::jit::Layout::new(&prepared.per_lane),
             optimized: prepared.optimized(),
             prepared,
-            kernel,
-        }))
+            kernel: std::cell::OnceCell::new(),
+            jit,
+            uses: std::cell::Cell::new(0),
+        };
+        if self.jit_threshold == 0 {
+            entry.kernel_now();
+        }
+        Ok(Rc::new(entry))
     }
 
     /// Instructions used so far that the JIT engine could not compile and ran on the
-    /// interpreter instead.
+    /// interpreter instead (with tiering, only those that became hot enough to be tried).
     pub fn jit_fallbacks(&self) -> Vec<String> {
         if self.jit.is_none() {
             return Vec::new();
@@ -754,11 +811,20 @@ impl Executor {
         let mut v: Vec<String> = self
             .cache
             .iter()
-            .filter(|(_, e)| matches!(e, Ok(e) if e.kernel.is_none()))
+            .filter(|(_, e)| matches!(e, Ok(e) if matches!(e.kernel.get(), Some(None))))
             .map(|(n, _)| n.clone())
             .collect();
         v.sort();
         v
+    }
+
+    /// The number of instruction kernels the JIT has compiled so far (with tiering, only
+    /// instructions run more than [`Executor::jit_threshold`] times).
+    pub fn jit_kernels_compiled(&self) -> usize {
+        self.cache
+            .values()
+            .filter(|e| matches!(e, Ok(e) if matches!(e.kernel.get(), Some(Some(_)))))
+            .count()
     }
 
     /// Runs from `wave.pc` until the program ends.
@@ -836,7 +902,9 @@ impl Executor {
 
     /// Runs until the wave ends or executes a barrier instruction, or until `budget`
     /// instructions have run. Returns what stopped it ([`Step::Continue`] when the budget
-    /// ran out) and the number of instructions executed. `trace`, when given, is called as
+    /// ran out, or earlier, right after an instruction that wrote the range the wave's memory
+    /// watches: the caller then decodes the code again) and the number of instructions
+    /// executed. `trace`, when given, is called as
     /// in [`Executor::run_traced`] (the state is cloned before each step only then).
     ///
     /// # Errors
@@ -859,6 +927,9 @@ impl Executor {
                     steps += n;
                     if wave.pc == program.end() {
                         return Ok((Step::Ended, steps));
+                    }
+                    if wave.memory.watched_write() {
+                        return Ok((Step::Continue, steps));
                     }
                     continue;
                 }
@@ -888,6 +959,11 @@ impl Executor {
             if r != Step::Continue {
                 return Ok((r, steps));
             }
+            // The program's code was written (`SparseMemory::watch_writes`): the caller
+            // decodes it again before the wave goes on.
+            if wave.memory.watched_write() {
+                return Ok((Step::Continue, steps));
+            }
         }
         Ok((Step::Continue, steps))
     }
@@ -897,6 +973,12 @@ impl Executor {
     /// # Errors
     /// [`WaveError::PcOutOfProgram`], [`WaveError::Unsupported`] or [`WaveError::Exec`].
     pub fn step(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
+        let r = self.step_dpp(program, wave);
+        startup::note_step();
+        r
+    }
+
+    fn step_dpp(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
         // A DPP16 instruction whose row/bank masks (or invalid sources without bound_ctrl)
         // switch lanes off runs with those lanes out of EXEC: they keep their destination
         // and write no lane-mask bit, as lanes inactive at issue do.

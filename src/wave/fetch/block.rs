@@ -52,7 +52,7 @@ fn try_lower(
     if d.ext.is_some() || d.inst.family == "VOPD" {
         return None;
     }
-    let kernel = e.kernel.as_ref()?;
+    let kernel = e.kernel_now()?;
     if kernel.uses_helpers() {
         return None;
     }
