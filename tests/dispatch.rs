@@ -855,6 +855,44 @@ fn issue_14_memory_fast_path_matches_the_pseudocode() {
     assert_eq!(out[352 + 32], init(2));
 }
 
+/// Wave states are reused across workgroups and launches (`dispatch/pool.rs`): a VGPR a
+/// wave wrote, even one past RSRC1's allocation (v200 here, RSRC1 allocates 8), reads zero
+/// in every later wave, wave32 after wave64 on the same dispatcher too.
+#[test]
+fn issue_14_reused_waves_start_with_zeroed_registers() {
+    let code = assemble(
+        Arch::Rdna3,
+        "v_lshlrev_b32 v1, 2, v0\n\
+         s_lshl_b32 s3, s2, 8\n\
+         v_add_nc_u32 v1, s3, v1\n\
+         v_or_b32 v2, v200, v7\n\
+         v_or_b32 v2, v2, s20\n\
+         global_store_b32 v1, v2, s[0:1]\n\
+         v_mov_b32 v200, -1\n\
+         v_mov_b32 v7, 0x55\n\
+         s_mov_b32 s20, 0x77\n\
+         s_endpgm\n",
+    );
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut d = Dispatcher::new(common::spec().db(Arch::Rdna3), engine).expect("engine");
+        d.executor_mut().block_threshold = 1;
+        for wave in [64, 32, 32] {
+            let mut l = raw_launch(Arch::Rdna3, code.clone(), wave, 64, 4 * 256);
+            l.grid = [4, 1, 1];
+            l.memory = vec![(OUT, vec![0xaa; 4 * 256])];
+            let o = d
+                .run(&l)
+                .unwrap_or_else(|e| panic!("{engine:?} wave{wave}: {e}"));
+            assert_eq!(o.waves, 4 * 64 / wave as u64);
+            let out = words(&o.memory[0].1);
+            assert!(
+                out.iter().all(|&x| x == 0),
+                "{engine:?} wave{wave}: {out:x?}"
+            );
+        }
+    }
+}
+
 /// GPU virtual memory faults by page: a load reaching past the end of a mapped buffer into
 /// the rest of its 4 KiB page runs (the bytes outside every range read zero), as LLVM's
 /// `s_load_b128` of a 12-byte argument block needs; a load from a page no range touches, and

@@ -109,7 +109,7 @@ pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> b
                 }
                 for i in 0..words {
                     let v = w.vgpr(lane as u32, a.reg + i);
-                    mem.get_mut(w).write(at(a.addrs[lane], i), &v.to_le_bytes());
+                    mem.get_mut(w).write_u32(at(a.addrs[lane], i), v);
                 }
             }
         }
@@ -118,9 +118,7 @@ pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> b
 }
 
 fn read32(m: &crate::sparse::SparseMemory, addr: u64) -> u32 {
-    let mut b = [0u8; 4];
-    m.read(addr, &mut b);
-    u32::from_le_bytes(b)
+    m.read_u32(addr)
 }
 
 /// Which of the wave's memories an access uses.
