@@ -37,10 +37,26 @@ enum Addr {
     },
 }
 
+/// What a prepared access does.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// One of `memfast`'s plain accesses.
+    Plain(Plain),
+    /// A DS two-address load or store (`DS_LOAD_2ADDR_*`, `DS_STORE_2ADDR_*`): `words`
+    /// words at `ADDR + OFFSET0 * stride` and at `ADDR + OFFSET1 * stride`, to or from
+    /// registers `reg0..` and `reg1..`.
+    Pair {
+        store: bool,
+        words: u32,
+        offsets: [u64; 2],
+        regs: [u32; 2],
+    },
+}
+
 /// A plain access resolved from its encoding.
 #[derive(Clone)]
 pub(super) struct MemOp {
-    kind: Plain,
+    kind: Kind,
     addr: Addr,
     /// The DS `OFFSET` the access adds (0 otherwise).
     offset: u64,
@@ -61,6 +77,11 @@ pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
     let name = d.inst.name.as_str();
     if !matches!(family, "SMEM" | "DS" | "GLOBAL") {
         return None;
+    }
+    if family == "DS" {
+        if let Some(op) = prepare_pair(e, d, name) {
+            return Some(op);
+        }
     }
     let kind = memfast::classify(family, name)?;
     let in_word = |n: &str| d.inst.field(n).is_some();
@@ -133,7 +154,7 @@ pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
         return None;
     }
     Some(MemOp {
-        kind,
+        kind: Kind::Plain(kind),
         addr,
         offset,
         addr_bits,
@@ -141,6 +162,110 @@ pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
         extents,
         load_only: memory::is_load_only(name),
     })
+}
+
+/// The prepared form of a DS two-address load or store (RDNA 3 field names), if `d` is one
+/// whose text adds the offsets itself.
+fn prepare_pair(e: &Entry, d: &Decoded, name: &str) -> Option<MemOp> {
+    let rest = name.strip_prefix("DS_")?;
+    let (op, tail) = rest.split_once("_2ADDR_")?;
+    let store = match op {
+        "LOAD" => false,
+        "STORE" => true,
+        _ => return None,
+    };
+    let (stride64, bits) = match tail.strip_prefix("STRIDE64_") {
+        Some(b) => (true, b),
+        None => (false, tail),
+    };
+    let words = match bits {
+        "B32" => 1,
+        "B64" => 2,
+        _ => return None,
+    };
+    if memory::ds_offset_in_addr(e, name) {
+        return None;
+    }
+    let field = |n: &str| d.inst.field(n);
+    let (off0, off1, vaddr) = (field("offset0")?, field("offset1")?, field("addr")?);
+    let size = 4 * words as u64;
+    let stride = if stride64 { size * 64 } else { size };
+    let regs = if store {
+        [field("data0")? as u32, field("data1")? as u32]
+    } else {
+        let vdst = field("vdst")? as u32;
+        [vdst, vdst + words]
+    };
+    let addr_bits = e
+        .prepared
+        .function
+        .regs
+        .iter()
+        .find(|r| r.name == "ADDR")
+        .map(|r| r.width)?;
+    Some(MemOp {
+        kind: Kind::Pair {
+            store,
+            words,
+            offsets: [off0 * stride, off1 * stride],
+            regs,
+        },
+        addr: Addr::Lds {
+            vaddr: vaddr as u32,
+        },
+        offset: 0,
+        addr_bits,
+        reg: regs[0],
+        extents: memory::ds_extents(name, off0, off1),
+        load_only: !store,
+    })
+}
+
+/// Runs a two-address access on LDS, lane by lane in lane order (each lane's first
+/// address, then its second, as the text runs), the same as the pseudocode. False (nothing
+/// changed) when an address sum would wrap at the width of `ADDR`.
+fn run_pair(
+    w: &mut WaveState,
+    addrs: &[u64],
+    exec: u64,
+    addr_bits: u32,
+    (store, words, offsets, regs): (bool, u32, [u64; 2], [u32; 2]),
+) -> bool {
+    let mask = if addr_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << addr_bits) - 1
+    };
+    let last = 4 * words as u64 - 4;
+    let active = |lane: usize| exec >> lane & 1 == 1;
+    let wraps = |x: u64, off: u64| {
+        x.checked_add(off)
+            .and_then(|s| s.checked_add(last))
+            .is_none_or(|s| s > mask)
+    };
+    for (lane, &x) in addrs.iter().enumerate() {
+        if active(lane) && offsets.iter().any(|&off| wraps(x, off)) {
+            return false;
+        }
+    }
+    for (lane, &x) in addrs.iter().enumerate() {
+        if !active(lane) {
+            continue;
+        }
+        for (&off, &reg) in offsets.iter().zip(&regs) {
+            for i in 0..words {
+                let at = x + off + 4 * i as u64;
+                if store {
+                    let v = w.vgpr(lane as u32, reg + i);
+                    w.lds.write_u32(at, v);
+                } else {
+                    let v = w.lds.read_u32(at);
+                    w.set_vgpr(lane as u32, reg + i, v);
+                }
+            }
+        }
+    }
+    true
 }
 
 /// Runs `op` (the prepared form of `d`) on the wave. `None` when the access must take the
@@ -204,6 +329,18 @@ pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(
             return Some(Err(e));
         }
     }
+    let kind = match op.kind {
+        Kind::Plain(k) => k,
+        Kind::Pair {
+            store,
+            words,
+            offsets,
+            regs,
+        } => {
+            let pair = (store, words, offsets, regs);
+            return run_pair(w, addrs, exec, op.addr_bits, pair).then_some(Ok(()));
+        }
+    };
     let access = memfast::Access {
         addrs,
         offset: op.offset,
@@ -216,10 +353,10 @@ pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(
     } else {
         Mem::Global
     };
-    if !memfast::run(op.kind, w, mem, &access) {
+    if !memfast::run(kind, w, mem, &access) {
         return None;
     }
-    if let Plain::Store { words } = op.kind {
+    if let Plain::Store { words } = kind {
         if w.track_writes && space == Space::Global {
             for (lane, &a) in addrs.iter().enumerate() {
                 if active(lane) {
