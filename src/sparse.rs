@@ -160,6 +160,11 @@ impl SparseMemory {
         }
     }
 
+    /// The page holding byte `addr`, if it has been written (or filled from the host).
+    pub fn page_of(&self, addr: u64) -> Option<&[u8; PAGE]> {
+        self.pages.get(&(addr >> PAGE_BITS)).map(|p| &**p)
+    }
+
     /// The little-endian 32-bit word at `addr` (as [`SparseMemory::read`] of 4 bytes).
     pub fn read_u32(&self, addr: u64) -> u32 {
         let off = (addr as usize) & (PAGE - 1);
