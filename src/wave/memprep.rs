@@ -268,6 +268,41 @@ fn run_pair(
     true
 }
 
+/// Whether the span from the lowest to the highest byte the active lanes access passes the
+/// global bounds check as a whole: then every lane's access, which lies inside it, passes
+/// too (loads by page, stores byte by byte), and `memory::check_bounds` need not run lane
+/// by lane. False says nothing: the lane-by-lane check then decides (and names the lane).
+fn global_span_ok(
+    b: &super::state::Bounds,
+    addrs: &[u64],
+    active: &dyn Fn(usize) -> bool,
+    op: &MemOp,
+) -> bool {
+    let [(off, n)] = op.extents[..] else {
+        return false;
+    };
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for (lane, &a) in addrs.iter().enumerate() {
+        if active(lane) {
+            let at = a.wrapping_add(off);
+            lo = lo.min(at);
+            hi = hi.max(at);
+        }
+    }
+    if lo > hi {
+        // No lane active: nothing to check.
+        return true;
+    }
+    let Some(end) = hi.checked_add(n) else {
+        return false;
+    };
+    if op.load_only {
+        b.global_readable(lo, end - lo)
+    } else {
+        b.global_mapped(lo, end - lo)
+    }
+}
+
 /// Runs `op` (the prepared form of `d`) on the wave. `None` when the access must take the
 /// generic path instead (an address sum wraps), having changed nothing.
 pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(), WaveError>> {
@@ -324,9 +359,12 @@ pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(
     let scalar = matches!(op.addr, Addr::Scalar { .. });
     let active = |lane: usize| scalar || exec >> lane & 1 == 1;
     if let Some(b) = &w.bounds {
-        if let Err(e) = memory::check_bounds(b, space, d, addrs, &active, &op.extents, op.load_only)
-        {
-            return Some(Err(e));
+        let whole = space == Space::Global && global_span_ok(b, addrs, &active, op);
+        if !whole {
+            let r = memory::check_bounds(b, space, d, addrs, &active, &op.extents, op.load_only);
+            if let Err(e) = r {
+                return Some(Err(e));
+            }
         }
     }
     let kind = match op.kind {
