@@ -180,6 +180,38 @@ impl SparseMemory {
         }
     }
 
+    /// The page holding byte `addr`, if it has been written (or filled from the host).
+    pub fn page_of(&self, addr: u64) -> Option<&[u8; PAGE]> {
+        self.pages.get(&(addr >> PAGE_BITS)).map(|p| &**p)
+    }
+
+    /// The little-endian 32-bit word at `addr` (as [`SparseMemory::read`] of 4 bytes).
+    pub fn read_u32(&self, addr: u64) -> u32 {
+        let off = (addr as usize) & (PAGE - 1);
+        if off <= PAGE - 4 {
+            if let Some(p) = self.pages.get(&(addr >> PAGE_BITS)) {
+                let mut b = [0u8; 4];
+                b.copy_from_slice(&p[off..off + 4]);
+                return u32::from_le_bytes(b);
+            }
+        }
+        let mut b = [0u8; 4];
+        self.read(addr, &mut b);
+        u32::from_le_bytes(b)
+    }
+
+    /// Writes the little-endian 32-bit word `value` at `addr` (as [`SparseMemory::write`]).
+    pub fn write_u32(&mut self, addr: u64, value: u32) {
+        let off = (addr as usize) & (PAGE - 1);
+        if off <= PAGE - 4 {
+            if let Some(p) = self.pages.get_mut(&(addr >> PAGE_BITS)) {
+                p[off..off + 4].copy_from_slice(&value.to_le_bytes());
+                return;
+            }
+        }
+        self.write(addr, &value.to_le_bytes());
+    }
+
     /// `n` bytes from `addr` as a vector.
     pub fn read_vec(&self, addr: u64, n: usize) -> Vec<u8> {
         let mut v = vec![0; n];

@@ -793,6 +793,10 @@ fn issue_14_memory_fast_path_matches_the_pseudocode() {
          ds_store_b64 v1, v[10:11] offset:8\n\
          ds_load_b64 v[16:17], v1 offset:12\n\
          global_load_b64 v[18:19], v1, s[0:1] offset:32\n\
+         ds_store_2addr_b32 v1, v12, v13 offset0:40 offset1:45\n\
+         ds_load_2addr_b32 v[20:21], v1 offset0:41 offset1:47\n\
+         ds_store_2addr_stride64_b64 v1, v[14:15], v[2:3] offset0:1 offset1:2\n\
+         ds_load_2addr_b64 v[22:25], v1 offset0:64 offset1:128\n\
          s_waitcnt vmcnt(0) lgkmcnt(0)\n\
          s_mov_b32 exec_lo, s10\n\
          global_store_b32 v1, v16, s[0:1] offset:640\n\
@@ -800,10 +804,12 @@ fn issue_14_memory_fast_path_matches_the_pseudocode() {
          global_store_b96 v1, v[6:8], s[0:1] offset:896\n\
          global_store_b64 v1, v[18:19], s[0:1] offset:1152\n\
          global_store_b64 v1, v[14:15], s[0:1] offset:1408\n\
+         global_store_b64 v1, v[20:21], s[0:1] offset:1664\n\
+         global_store_b128 v1, v[22:25], s[0:1] offset:1920\n\
          s_endpgm\n",
     );
-    let mut l = raw_launch(Arch::Rdna3, code, 32, 32, 2048);
-    let init: Vec<u8> = (0..512u32)
+    let mut l = raw_launch(Arch::Rdna3, code, 32, 32, 4096);
+    let init: Vec<u8> = (0..1024u32)
         .flat_map(|k| (0x1000 + 7 * k).to_le_bytes())
         .collect();
     l.memory = vec![(OUT, init)];
@@ -853,6 +859,50 @@ fn issue_14_memory_fast_path_matches_the_pseudocode() {
     assert_eq!(out[352], init(1));
     assert_eq!(out[352 + 31], init(1));
     assert_eq!(out[352 + 32], init(2));
+    // ds_store_2addr_b32: lane 1's first word lands at LDS byte 164, which lane 0's first
+    // ds_load_2addr_b32 address reads; lane 1's b64 store overwrites lane 0's second word.
+    assert_eq!(out[416], init(6) + 1);
+    // ds_store_2addr_stride64_b64: lane 0's v[14:15] = s[8:9] at LDS 512 (offset0 1 of 512),
+    // which ds_load_2addr_b64 (offset0 64 of 8) reads back into lane 0's v[22:23].
+    assert_eq!(out[480], init(1));
+}
+
+/// Wave states are reused across workgroups and launches (`dispatch/pool.rs`): a VGPR a
+/// wave wrote, even one past RSRC1's allocation (v200 here, RSRC1 allocates 8), reads zero
+/// in every later wave, wave32 after wave64 on the same dispatcher too.
+#[test]
+fn issue_14_reused_waves_start_with_zeroed_registers() {
+    let code = assemble(
+        Arch::Rdna3,
+        "v_lshlrev_b32 v1, 2, v0\n\
+         s_lshl_b32 s3, s2, 8\n\
+         v_add_nc_u32 v1, s3, v1\n\
+         v_or_b32 v2, v200, v7\n\
+         v_or_b32 v2, v2, s20\n\
+         global_store_b32 v1, v2, s[0:1]\n\
+         v_mov_b32 v200, -1\n\
+         v_mov_b32 v7, 0x55\n\
+         s_mov_b32 s20, 0x77\n\
+         s_endpgm\n",
+    );
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut d = Dispatcher::new(common::spec().db(Arch::Rdna3), engine).expect("engine");
+        d.executor_mut().block_threshold = 1;
+        for wave in [64, 32, 32] {
+            let mut l = raw_launch(Arch::Rdna3, code.clone(), wave, 64, 4 * 256);
+            l.grid = [4, 1, 1];
+            l.memory = vec![(OUT, vec![0xaa; 4 * 256])];
+            let o = d
+                .run(&l)
+                .unwrap_or_else(|e| panic!("{engine:?} wave{wave}: {e}"));
+            assert_eq!(o.waves, 4 * 64 / wave as u64);
+            let out = words(&o.memory[0].1);
+            assert!(
+                out.iter().all(|&x| x == 0),
+                "{engine:?} wave{wave}: {out:x?}"
+            );
+        }
+    }
 }
 
 /// GPU virtual memory faults by page: a load reaching past the end of a mapped buffer into

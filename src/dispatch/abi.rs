@@ -90,6 +90,13 @@ pub fn initial_sgpr_codes(arch: Arch, rsrc2: u32, n_user_sgprs: usize) -> Vec<u3
 /// A wave's initial state.
 pub fn initial_wave(s: &WaveSetup<'_>) -> WaveState {
     let mut w = WaveState::new(s.arch, s.wave_size);
+    init_wave(s, &mut w);
+    w
+}
+
+/// Sets up `w`, a state as `WaveState::new(s.arch, s.wave_size)` makes it, as
+/// [`initial_wave`] does.
+pub fn init_wave(s: &WaveSetup<'_>, w: &mut WaveState) {
     for (i, &v) in s.user_sgprs.iter().enumerate() {
         w.write_sgpr(i as u32, v);
     }
@@ -143,7 +150,6 @@ pub fn initial_wave(s: &WaveSetup<'_>) -> WaveState {
     });
     w.mode = mode_from_rsrc1(s.arch, s.rsrc1);
     w.pc = s.entry;
-    w
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ pub mod abi;
 pub mod cli;
 pub mod codeobj;
 pub mod launch;
+mod pool;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -154,6 +155,8 @@ struct Prepared {
     items: [u32; 3],
     memory: SparseMemory,
     bounds: Option<Arc<Bounds>>,
+    /// The VGPR rows the program may write (`pool::vgpr_rows_bound`).
+    vgpr_rows: usize,
     inputs: Vec<(u64, u64)>,
     loader_ranges: Vec<(u64, u64)>,
     step_budget: u64,
@@ -170,6 +173,8 @@ pub struct Dispatcher {
     /// same code gets a clone that shares the program's id, so the executor keeps its
     /// per-instruction plans and compiled blocks across launches instead of rebuilding them.
     programs: Vec<(u64, Vec<u8>, Program)>,
+    /// Wave states reused across workgroups (`pool.rs`).
+    pool: pool::WavePool,
 }
 
 /// The most programs a dispatcher keeps decoded (least recently used dropped first).
@@ -187,6 +192,7 @@ impl Dispatcher {
         Ok(Dispatcher {
             executor: Executor::new(db, engine)?,
             programs: Vec::new(),
+            pool: pool::WavePool::default(),
         })
     }
 
@@ -342,18 +348,22 @@ impl Dispatcher {
         }
         let mut slots: Vec<Slot> = (0..n_waves)
             .map(|i| {
-                let mut w = abi::initial_wave(&abi::WaveSetup {
-                    arch: p.arch,
-                    wave_size: p.wave_size,
-                    rsrc1: p.rsrc1,
-                    rsrc2: p.rsrc2,
-                    user_sgprs: &p.user_sgprs,
-                    entry: p.entry,
-                    workgroup: wg,
-                    size,
-                    wave_index: i,
-                    n_waves,
-                });
+                let mut w = self.pool.take(p.arch, p.wave_size, p.vgpr_rows);
+                abi::init_wave(
+                    &abi::WaveSetup {
+                        arch: p.arch,
+                        wave_size: p.wave_size,
+                        rsrc1: p.rsrc1,
+                        rsrc2: p.rsrc2,
+                        user_sgprs: &p.user_sgprs,
+                        entry: p.entry,
+                        workgroup: wg,
+                        size,
+                        wave_index: i,
+                        n_waves,
+                    },
+                    &mut w,
+                );
                 w.bounds = p.bounds.clone();
                 // With every access checked against mapped ranges, stores land in known
                 // places: recording each written byte is only needed otherwise.
@@ -428,6 +438,9 @@ impl Dispatcher {
                 }
             }
             if slots.iter().all(|s| s.ended) {
+                for s in slots {
+                    self.pool.give(s.wave, p.vgpr_rows);
+                }
                 return Ok(());
             }
             if slots.iter().all(|s| s.ended || s.waiting) {
@@ -653,9 +666,11 @@ impl Dispatcher {
             })),
             Unmapped::Zero => None,
         };
+        let vgpr_rows = pool::vgpr_rows_bound(&program, arch, rsrc1);
         Ok(Prepared {
             arch,
             wave_size,
+            vgpr_rows,
             program,
             entry,
             rsrc1,

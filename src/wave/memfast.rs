@@ -7,6 +7,7 @@
 //! (`tests/dispatch.rs` compares both ways).
 
 use super::state::WaveState;
+use crate::sparse::{SparseMemory, PAGE};
 
 /// What one plain access does.
 #[derive(Clone, Copy)]
@@ -86,19 +87,33 @@ pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> b
     match kind {
         Plain::ScalarLoad { words } => {
             let m = mem.get(w);
-            let vals: Vec<u32> = (0..words).map(|i| read32(m, at(a.addrs[0], i))).collect();
-            for (i, v) in vals.into_iter().enumerate() {
-                w.write_sgpr(a.reg + i as u32, v);
+            let mut vals = [0u32; 16];
+            for i in 0..words.min(16) {
+                vals[i as usize] = read32(m, at(a.addrs[0], i));
+            }
+            for i in 0..words.min(16) {
+                w.write_sgpr(a.reg + i, vals[i as usize]);
             }
         }
         Plain::Load { words } => {
+            // Every word is read before any register is written: the addresses were taken
+            // already, and memory is not a register, so the order does not show.
+            let mut vals = [0u32; 64 * 4];
+            let m = mem.get(w);
+            let mut page: Option<(u64, &[u8; PAGE])> = None;
             for lane in 0..lanes {
-                if !active(lane) {
-                    continue;
+                if active(lane) {
+                    for i in 0..words.min(4) {
+                        vals[lane * 4 + i as usize] =
+                            read_cached(m, &mut page, at(a.addrs[lane], i));
+                    }
                 }
-                for i in 0..words {
-                    let v = read32(mem.get(w), at(a.addrs[lane], i));
-                    w.set_vgpr(lane as u32, a.reg + i, v);
+            }
+            for lane in 0..lanes {
+                if active(lane) {
+                    for i in 0..words.min(4) {
+                        w.set_vgpr(lane as u32, a.reg + i, vals[lane * 4 + i as usize]);
+                    }
                 }
             }
         }
@@ -109,7 +124,7 @@ pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> b
                 }
                 for i in 0..words {
                     let v = w.vgpr(lane as u32, a.reg + i);
-                    mem.get_mut(w).write(at(a.addrs[lane], i), &v.to_le_bytes());
+                    mem.get_mut(w).write_u32(at(a.addrs[lane], i), v);
                 }
             }
         }
@@ -117,10 +132,33 @@ pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> b
     true
 }
 
-fn read32(m: &crate::sparse::SparseMemory, addr: u64) -> u32 {
-    let mut b = [0u8; 4];
-    m.read(addr, &mut b);
-    u32::from_le_bytes(b)
+fn read32(m: &SparseMemory, addr: u64) -> u32 {
+    m.read_u32(addr)
+}
+
+/// The word at `addr`, looking its page up only when it is not the page of the last word
+/// read (lanes of a wave mostly read one page).
+fn read_cached<'m>(
+    m: &'m SparseMemory,
+    page: &mut Option<(u64, &'m [u8; PAGE])>,
+    addr: u64,
+) -> u32 {
+    let off = (addr as usize) & (PAGE - 1);
+    if off > PAGE - 4 {
+        return m.read_u32(addr);
+    }
+    let n = addr / PAGE as u64;
+    let p = match *page {
+        Some((k, p)) if k == n => p,
+        _ => match m.page_of(addr) {
+            Some(p) => {
+                *page = Some((n, p));
+                p
+            }
+            None => return m.read_u32(addr),
+        },
+    };
+    u32::from_le_bytes([p[off], p[off + 1], p[off + 2], p[off + 3]])
 }
 
 /// Which of the wave's memories an access uses.
@@ -131,13 +169,13 @@ pub(super) enum Mem {
 }
 
 impl Mem {
-    fn get(self, w: &WaveState) -> &crate::sparse::SparseMemory {
+    fn get(self, w: &WaveState) -> &SparseMemory {
         match self {
             Mem::Lds => &w.lds,
             Mem::Global => &w.memory,
         }
     }
-    fn get_mut(self, w: &mut WaveState) -> &mut crate::sparse::SparseMemory {
+    fn get_mut(self, w: &mut WaveState) -> &mut SparseMemory {
         match self {
             Mem::Lds => &mut w.lds,
             Mem::Global => &mut w.memory,

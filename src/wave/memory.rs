@@ -28,7 +28,7 @@ pub(super) fn is_memory(family: &str) -> bool {
 
 /// The RDNA 3 / CDNA name of a memory family (RDNA 4's VGLOBAL, VSCRATCH and VFLAT are
 /// GLOBAL, SCRATCH and FLAT with other field names).
-fn canonical_family(family: &str) -> &str {
+pub(super) fn canonical_family(family: &str) -> &str {
     match family {
         "VGLOBAL" => "GLOBAL",
         "VSCRATCH" => "SCRATCH",
@@ -39,7 +39,7 @@ fn canonical_family(family: &str) -> &str {
 
 /// The encoding's name for field `n` as this module names it (RDNA 3 / CDNA): RDNA 4 calls
 /// the address VGPR `vaddr`, the store data `vsrc` and the immediate offset `ioffset`.
-fn field_name<'a>(has: &dyn Fn(&str) -> bool, n: &'a str) -> &'a str {
+pub(super) fn field_name<'a>(has: &dyn Fn(&str) -> bool, n: &'a str) -> &'a str {
     match n {
         "addr" if !has("addr") && has("vaddr") => "vaddr",
         "data" if !has("data") && has("vsrc") => "vsrc",
@@ -48,7 +48,7 @@ fn field_name<'a>(has: &dyn Fn(&str) -> bool, n: &'a str) -> &'a str {
     }
 }
 
-fn sext(v: u64, bits: u32) -> i64 {
+pub(super) fn sext(v: u64, bits: u32) -> i64 {
     ((v << (64 - bits)) as i64) >> (64 - bits)
 }
 
@@ -119,7 +119,7 @@ fn is_read_modify_write(family: &str, name: &str) -> bool {
 
 /// Whether a DS instruction's text leaves the encoding's offset out (it reads none of `OFFSET`,
 /// `OFFSET0`, `OFFSET1`), so that ADDR must include it.
-fn ds_offset_in_addr(e: &Entry, name: &str) -> bool {
+pub(super) fn ds_offset_in_addr(e: &Entry, name: &str) -> bool {
     let f = &e.prepared.function;
     name != "DS_SWIZZLE_B32"
         && !matches!(name, "DS_PERMUTE_B32" | "DS_BPERMUTE_B32")
@@ -142,7 +142,7 @@ fn scratch_key(lane: u32, offset: u32) -> u64 {
 
 /// The memory an instruction addresses.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Space {
+pub(super) enum Space {
     Global,
     Lds,
     Scratch,
@@ -159,7 +159,7 @@ impl Space {
 }
 
 /// The byte ranges `(offset, bytes)` past its address that a DS instruction accesses.
-fn ds_extents(name: &str, offset0: u64, offset1: u64) -> Vec<(u64, u64)> {
+pub(super) fn ds_extents(name: &str, offset0: u64, offset1: u64) -> Vec<(u64, u64)> {
     let size = access_bytes(name);
     let two = name.contains("2ADDR")
         || name.contains("READ2")
@@ -177,18 +177,22 @@ fn ds_extents(name: &str, offset0: u64, offset1: u64) -> Vec<(u64, u64)> {
     }
 }
 
+/// Whether a memory instruction only loads (its global accesses are checked by page).
+pub(super) fn is_load_only(name: &str) -> bool {
+    name.contains("LOAD") && !name.contains("ATOMIC") && !name.contains("STORE")
+}
+
 /// Checks every active lane's access against the launch's bounds: global loads by page
 /// (`Bounds::global_readable`), stores and atomics byte by byte.
-fn check_bounds(
+pub(super) fn check_bounds(
     b: &super::state::Bounds,
     space: Space,
     d: &Decoded,
     addrs: &[u64],
     active: &dyn Fn(usize) -> bool,
     extents: &[(u64, u64)],
+    load_only: bool,
 ) -> Result<(), WaveError> {
-    let name = d.inst.name.as_str();
-    let load_only = name.contains("LOAD") && !name.contains("ATOMIC") && !name.contains("STORE");
     for (lane, &a) in addrs.iter().enumerate() {
         if !active(lane) {
             continue;
@@ -371,7 +375,8 @@ pub(super) fn execute(
         vec![(0, access_bytes(name))]
     };
     if let Some(b) = w.bounds.clone() {
-        check_bounds(&b, space, d, &addrs, &active, &extents)?;
+        let load_only = is_load_only(name);
+        check_bounds(&b, space, d, &addrs, &active, &extents, load_only)?;
     }
     if let Some(log) = w.last_access.as_mut() {
         let space = match space {

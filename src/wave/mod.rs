@@ -40,6 +40,7 @@ mod gpr_idx;
 pub mod json;
 mod memfast;
 mod memory;
+mod memprep;
 pub use block::DEFAULT_BLOCK_THRESHOLD;
 pub use memory::SCRATCH_LANE_SPAN;
 mod sdwa;
@@ -587,6 +588,8 @@ pub struct Executor {
     plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
     /// The entries of instructions that do not take the fast path, by the same index.
     slow: Vec<Option<Rc<Entry>>>,
+    /// The prepared form of plain loads and stores (`memprep.rs`), by the same index.
+    mem_ops: Vec<Option<memprep::MemOp>>,
     plans_of: (u64, usize),
     /// EXEC at issue while a DPP16 instruction runs with its disabled lanes masked out of
     /// EXEC (sources are still fetched from every lane active at issue).
@@ -707,6 +710,7 @@ impl Executor {
             scratch_slots: Vec::new(),
             plans: Vec::new(),
             slow: Vec::new(),
+            mem_ops: Vec::new(),
             plans_of: (0, 0),
             dpp_source_exec: None,
             trace_after_only: false,
@@ -1051,8 +1055,21 @@ impl Executor {
             vopd::execute(self, d, wave)?
         } else if let Some(entry) = self.slow_entry(program, idx) {
             // An instruction off the bound fast path (memory, register-file addressing)
-            // whose entry is cached: no name lookup.
-            fetch::execute(self, &entry, d, wave)?
+            // whose entry is cached: no name lookup. A plain load or store runs from its
+            // prepared form when it has one (and no observer wants its accesses).
+            let prepared = match &self.mem_ops[idx] {
+                Some(op) if self.memory_fast_path && wave.last_access.is_none() => {
+                    memprep::run(op, d, wave)
+                }
+                _ => None,
+            };
+            match prepared {
+                Some(r) => {
+                    r?;
+                    None
+                }
+                None => fetch::execute(self, &entry, d, wave)?,
+            }
         } else if let Some((entry, plan)) = self.cached_plan(program, idx, wave)? {
             fetch::execute_bound(self, &entry, &plan, d, wave)?
         } else {
@@ -1121,11 +1138,13 @@ impl Executor {
             self.plans.clear();
             self.plan_slots.clear();
             self.slow.clear();
+            self.mem_ops.clear();
             self.blocks.clear();
         }
         if self.plans.len() < program.insts.len() {
             self.plans.resize(program.insts.len(), None);
             self.slow.resize(program.insts.len(), None);
+            self.mem_ops.resize(program.insts.len(), None);
             self.plan_slots
                 .resize_with(program.insts.len(), Default::default);
         }
@@ -1137,6 +1156,7 @@ impl Executor {
         }
         let entry = self.entry(d)?;
         if !fetch::fast_path(&entry, d) {
+            self.mem_ops[idx] = memprep::prepare(&entry, d, self.arch());
             self.slow[idx] = Some(entry);
             return Ok(None);
         }

@@ -272,6 +272,33 @@ impl WaveState {
         w
     }
 
+    /// Resets the state to what [`WaveState::new`] gives for this arch and `wave_size`,
+    /// zeroing the VGPR rows below `rows` only: the caller guarantees the rows past it are
+    /// zero already (`dispatch`'s wave pool).
+    pub fn reset(&mut self, wave_size: u32, rows: usize) {
+        self.wave_size = wave_size;
+        self.sgpr.clear();
+        self.sgpr.resize(N_SCALAR_CODES, 0);
+        self.scc = false;
+        self.pc = 0;
+        let full = vgpr_rows(self.arch) * LANE_SLOTS;
+        if self.vgpr.len() == full {
+            let n = (rows * LANE_SLOTS).min(full);
+            self.vgpr[..n].fill(0);
+        } else {
+            self.vgpr = vec![0; full];
+        }
+        self.mode = default_mode(self.arch);
+        self.memory = SparseMemory::new();
+        self.lds = SparseMemory::new();
+        self.scratch = SparseMemory::new();
+        self.written = BTreeMap::new();
+        self.track_writes = true;
+        self.bounds = None;
+        self.last_access = None;
+        self.set_exec(self.full_mask());
+    }
+
     /// The mask of every lane of the wave.
     pub fn full_mask(&self) -> u64 {
         if self.wave_size >= 64 {

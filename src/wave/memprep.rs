@@ -1,0 +1,411 @@
+//! Plain loads and stores resolved once per decoded instruction (issue 14's prepared form,
+//! for the memory path): which access it is (`memfast::Plain`), where each lane's address
+//! comes from (register numbers and the immediate offset already read out of the encoding),
+//! the destination or source register, the width of the text's `ADDR` and the byte extents
+//! the bounds check covers. Running one then reads no field by name and compares no string.
+//!
+//! `prepare` takes exactly the decisions `memory::execute` takes for an access it hands to
+//! `memfast::run` (same families, same operand fields, same offsets), and `run` does the same
+//! work in the same order: addresses, bounds check (same errors), the access; when
+//! `memfast::run` declines (an address sum that wraps), `run` returns `None` and the caller
+//! runs the generic path, which then takes the pseudocode. `tests/dispatch.rs` compares the
+//! result with `Executor::memory_fast_path` off.
+
+use super::memfast::{self, Mem, Plain};
+use super::memory::{self, Space};
+use super::state::WaveState;
+use super::{Decoded, Entry, WaveError};
+use crate::spec::Arch;
+
+/// Where each lane's address comes from.
+#[derive(Clone, Copy)]
+enum Addr {
+    /// SMEM: the SGPR pair at `sbase` plus `offset` plus SGPR `soffset` when one is named.
+    Scalar {
+        sbase: u32,
+        offset: u64,
+        soffset: Option<u32>,
+    },
+    /// DS: the address VGPR, 32 bits (the text adds `OFFSET` itself).
+    Lds { vaddr: u32 },
+    /// GLOBAL: the SGPR pair `saddr` plus the 32-bit VGPR `vaddr`, or the 64-bit VGPR pair
+    /// `vaddr`, plus `offset`.
+    Global {
+        vaddr: u32,
+        saddr: Option<u32>,
+        offset: u64,
+    },
+}
+
+/// What a prepared access does.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// One of `memfast`'s plain accesses.
+    Plain(Plain),
+    /// A DS two-address load or store (`DS_LOAD_2ADDR_*`, `DS_STORE_2ADDR_*`): `words`
+    /// words at `ADDR + OFFSET0 * stride` and at `ADDR + OFFSET1 * stride`, to or from
+    /// registers `reg0..` and `reg1..`.
+    Pair {
+        store: bool,
+        words: u32,
+        offsets: [u64; 2],
+        regs: [u32; 2],
+    },
+}
+
+/// A plain access resolved from its encoding.
+#[derive(Clone)]
+pub(super) struct MemOp {
+    kind: Kind,
+    addr: Addr,
+    /// The DS `OFFSET` the access adds (0 otherwise).
+    offset: u64,
+    addr_bits: u32,
+    reg: u32,
+    /// `(offset, bytes)` past each address that the bounds check covers.
+    extents: Vec<(u64, u64)>,
+    /// `memory::is_load_only` of the name.
+    load_only: bool,
+}
+
+/// The prepared form of `d` if it is an access `memory::execute` hands to `memfast::run`.
+pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
+    if arch != Arch::Rdna3 {
+        return None;
+    }
+    let family = memory::canonical_family(d.inst.family.as_str());
+    let name = d.inst.name.as_str();
+    if !matches!(family, "SMEM" | "DS" | "GLOBAL") {
+        return None;
+    }
+    if family == "DS" {
+        if let Some(op) = prepare_pair(e, d, name) {
+            return Some(op);
+        }
+    }
+    let kind = memfast::classify(family, name)?;
+    let in_word = |n: &str| d.inst.field(n).is_some();
+    let field = |n: &str| d.inst.field(memory::field_name(&in_word, n)).unwrap_or(0);
+    let listed = |n: &str| e.inst.operands.iter().any(|o| o.field == n);
+    let has_op = |n: &str| listed(memory::field_name(&listed, n));
+    let offset_bits = |smem: u32| if in_word("ioffset") { 24 } else { smem };
+    let null = super::state::null_code(arch).unwrap_or(u32::MAX) as u64;
+    let addr_bits = e
+        .prepared
+        .function
+        .regs
+        .iter()
+        .find(|r| r.name == "ADDR")
+        .map(|r| r.width)?;
+    let data_field = if has_op("data") { "data" } else { "data0" };
+    let reg = match kind {
+        Plain::ScalarLoad { .. } => field("sdata") as u32,
+        Plain::Load { .. } if has_op("vdst") => field("vdst") as u32,
+        Plain::Store { .. } if family == "DS" => field(data_field) as u32,
+        Plain::Store { .. } if has_op("data") && !has_op("vdst") => field("data") as u32,
+        _ => return None,
+    };
+    let (addr, offset, extents) = match family {
+        "SMEM" => {
+            // The GFX9 form (`soffset_en`) is CDNA's; not prepared.
+            if in_word("soffset_en") {
+                return None;
+            }
+            let soff = field("soffset");
+            let soffset = (in_word("soffset") && soff != null && soff < 128).then_some(soff as u32);
+            let addr = Addr::Scalar {
+                sbase: field("sbase") as u32 * 2,
+                offset: memory::sext(field("offset"), offset_bits(21)) as u64,
+                soffset,
+            };
+            (addr, 0, vec![(0, memory::access_bytes(name))])
+        }
+        "DS" => {
+            // Entries whose text leaves the offset out fold it into ADDR: the generic path.
+            if memory::ds_offset_in_addr(e, name) {
+                return None;
+            }
+            let addr = Addr::Lds {
+                vaddr: field("addr") as u32,
+            };
+            let offset = field("offset0") | field("offset1") << 8;
+            let extents = memory::ds_extents(name, field("offset0"), field("offset1"));
+            (addr, offset, extents)
+        }
+        _ => {
+            let saddr = field("saddr");
+            let saddr_on = in_word("saddr") && saddr != null && saddr != 0x7f;
+            let addr = Addr::Global {
+                vaddr: field("addr") as u32,
+                saddr: saddr_on.then_some(saddr as u32),
+                offset: memory::sext(field("offset"), offset_bits(13)) as u64,
+            };
+            (addr, 0, vec![(0, memory::access_bytes(name))])
+        }
+    };
+    // Address rows past the file read zero on the generic path: leave those to it.
+    let rows = super::state::vgpr_rows(arch) as u32;
+    let last_row = match addr {
+        Addr::Scalar { .. } => 0,
+        Addr::Lds { vaddr } => vaddr,
+        Addr::Global { vaddr, saddr, .. } => vaddr + u32::from(saddr.is_none()),
+    };
+    if last_row >= rows {
+        return None;
+    }
+    Some(MemOp {
+        kind: Kind::Plain(kind),
+        addr,
+        offset,
+        addr_bits,
+        reg,
+        extents,
+        load_only: memory::is_load_only(name),
+    })
+}
+
+/// The prepared form of a DS two-address load or store (RDNA 3 field names), if `d` is one
+/// whose text adds the offsets itself.
+fn prepare_pair(e: &Entry, d: &Decoded, name: &str) -> Option<MemOp> {
+    let rest = name.strip_prefix("DS_")?;
+    let (op, tail) = rest.split_once("_2ADDR_")?;
+    let store = match op {
+        "LOAD" => false,
+        "STORE" => true,
+        _ => return None,
+    };
+    let (stride64, bits) = match tail.strip_prefix("STRIDE64_") {
+        Some(b) => (true, b),
+        None => (false, tail),
+    };
+    let words = match bits {
+        "B32" => 1,
+        "B64" => 2,
+        _ => return None,
+    };
+    if memory::ds_offset_in_addr(e, name) {
+        return None;
+    }
+    let field = |n: &str| d.inst.field(n);
+    let (off0, off1, vaddr) = (field("offset0")?, field("offset1")?, field("addr")?);
+    let size = 4 * words as u64;
+    let stride = if stride64 { size * 64 } else { size };
+    let regs = if store {
+        [field("data0")? as u32, field("data1")? as u32]
+    } else {
+        let vdst = field("vdst")? as u32;
+        [vdst, vdst + words]
+    };
+    let addr_bits = e
+        .prepared
+        .function
+        .regs
+        .iter()
+        .find(|r| r.name == "ADDR")
+        .map(|r| r.width)?;
+    Some(MemOp {
+        kind: Kind::Pair {
+            store,
+            words,
+            offsets: [off0 * stride, off1 * stride],
+            regs,
+        },
+        addr: Addr::Lds {
+            vaddr: vaddr as u32,
+        },
+        offset: 0,
+        addr_bits,
+        reg: regs[0],
+        extents: memory::ds_extents(name, off0, off1),
+        load_only: !store,
+    })
+}
+
+/// Runs a two-address access on LDS, lane by lane in lane order (each lane's first
+/// address, then its second, as the text runs), the same as the pseudocode. False (nothing
+/// changed) when an address sum would wrap at the width of `ADDR`.
+fn run_pair(
+    w: &mut WaveState,
+    addrs: &[u64],
+    exec: u64,
+    addr_bits: u32,
+    (store, words, offsets, regs): (bool, u32, [u64; 2], [u32; 2]),
+) -> bool {
+    let mask = if addr_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << addr_bits) - 1
+    };
+    let last = 4 * words as u64 - 4;
+    let active = |lane: usize| exec >> lane & 1 == 1;
+    let wraps = |x: u64, off: u64| {
+        x.checked_add(off)
+            .and_then(|s| s.checked_add(last))
+            .is_none_or(|s| s > mask)
+    };
+    for (lane, &x) in addrs.iter().enumerate() {
+        if active(lane) && offsets.iter().any(|&off| wraps(x, off)) {
+            return false;
+        }
+    }
+    for (lane, &x) in addrs.iter().enumerate() {
+        if !active(lane) {
+            continue;
+        }
+        for (&off, &reg) in offsets.iter().zip(&regs) {
+            for i in 0..words {
+                let at = x + off + 4 * i as u64;
+                if store {
+                    let v = w.vgpr(lane as u32, reg + i);
+                    w.lds.write_u32(at, v);
+                } else {
+                    let v = w.lds.read_u32(at);
+                    w.set_vgpr(lane as u32, reg + i, v);
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Whether the span from the lowest to the highest byte the active lanes access passes the
+/// global bounds check as a whole: then every lane's access, which lies inside it, passes
+/// too (loads by page, stores byte by byte), and `memory::check_bounds` need not run lane
+/// by lane. False says nothing: the lane-by-lane check then decides (and names the lane).
+fn global_span_ok(
+    b: &super::state::Bounds,
+    addrs: &[u64],
+    active: &dyn Fn(usize) -> bool,
+    op: &MemOp,
+) -> bool {
+    let [(off, n)] = op.extents[..] else {
+        return false;
+    };
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for (lane, &a) in addrs.iter().enumerate() {
+        if active(lane) {
+            let at = a.wrapping_add(off);
+            lo = lo.min(at);
+            hi = hi.max(at);
+        }
+    }
+    if lo > hi {
+        // No lane active: nothing to check.
+        return true;
+    }
+    let Some(end) = hi.checked_add(n) else {
+        return false;
+    };
+    if op.load_only {
+        b.global_readable(lo, end - lo)
+    } else {
+        b.global_mapped(lo, end - lo)
+    }
+}
+
+/// Runs `op` (the prepared form of `d`) on the wave. `None` when the access must take the
+/// generic path instead (an address sum wraps), having changed nothing.
+pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(), WaveError>> {
+    let exec = w.exec() & w.full_mask();
+    let mut buf = [0u64; 64];
+    let (n, space) = match op.addr {
+        Addr::Scalar {
+            sbase,
+            offset,
+            soffset,
+        } => {
+            let mut off = offset;
+            if let Some(s) = soffset {
+                off = off.wrapping_add(w.read_sgpr(s) as u64);
+            }
+            buf[0] = w.sgpr_pair(sbase).wrapping_add(off);
+            (1, Space::Global)
+        }
+        Addr::Lds { vaddr } => {
+            let lanes = w.wave_size as usize;
+            let row = vaddr as usize * super::state::LANE_SLOTS;
+            for (a, &v) in buf[..lanes].iter_mut().zip(&w.vgpr[row..row + lanes]) {
+                *a = v as u64;
+            }
+            (lanes, Space::Lds)
+        }
+        Addr::Global {
+            vaddr,
+            saddr,
+            offset,
+        } => {
+            let lanes = w.wave_size as usize;
+            let row = vaddr as usize * super::state::LANE_SLOTS;
+            let lo = &w.vgpr[row..row + lanes];
+            match saddr {
+                Some(s) => {
+                    let base = w.sgpr_pair(s);
+                    for (a, &v) in buf[..lanes].iter_mut().zip(lo) {
+                        *a = base.wrapping_add(v as u64).wrapping_add(offset);
+                    }
+                }
+                None => {
+                    let hi_row = row + super::state::LANE_SLOTS;
+                    let hi = &w.vgpr[hi_row..hi_row + lanes];
+                    for ((a, &l), &h) in buf[..lanes].iter_mut().zip(lo).zip(hi) {
+                        *a = (l as u64 | (h as u64) << 32).wrapping_add(offset);
+                    }
+                }
+            }
+            (lanes, Space::Global)
+        }
+    };
+    let addrs = &buf[..n];
+    let scalar = matches!(op.addr, Addr::Scalar { .. });
+    let active = |lane: usize| scalar || exec >> lane & 1 == 1;
+    if let Some(b) = &w.bounds {
+        let whole = space == Space::Global && global_span_ok(b, addrs, &active, op);
+        if !whole {
+            let r = memory::check_bounds(b, space, d, addrs, &active, &op.extents, op.load_only);
+            if let Err(e) = r {
+                return Some(Err(e));
+            }
+        }
+    }
+    let kind = match op.kind {
+        Kind::Plain(k) => k,
+        Kind::Pair {
+            store,
+            words,
+            offsets,
+            regs,
+        } => {
+            let pair = (store, words, offsets, regs);
+            return run_pair(w, addrs, exec, op.addr_bits, pair).then_some(Ok(()));
+        }
+    };
+    let access = memfast::Access {
+        addrs,
+        offset: op.offset,
+        addr_bits: op.addr_bits,
+        exec,
+        reg: op.reg,
+    };
+    let mem = if space == Space::Lds {
+        Mem::Lds
+    } else {
+        Mem::Global
+    };
+    if !memfast::run(kind, w, mem, &access) {
+        return None;
+    }
+    if let Plain::Store { words } = kind {
+        if w.track_writes && space == Space::Global {
+            for (lane, &a) in addrs.iter().enumerate() {
+                if active(lane) {
+                    for i in 0..4 * words as u64 {
+                        let b = a.wrapping_add(i);
+                        let v = w.memory.byte(b);
+                        w.written.insert(b, v);
+                    }
+                }
+            }
+        }
+    }
+    Some(Ok(()))
+}
