@@ -203,7 +203,11 @@ impl SparseMemory {
     /// Writes the little-endian 32-bit word `value` at `addr` (as [`SparseMemory::write`]).
     pub fn write_u32(&mut self, addr: u64, value: u32) {
         let off = (addr as usize) & (PAGE - 1);
-        if off <= PAGE - 4 {
+        let watched = self
+            .watch
+            .range
+            .is_some_and(|(lo, hi)| addr < hi && lo < addr.saturating_add(4));
+        if off <= PAGE - 4 && !watched {
             if let Some(p) = self.pages.get_mut(&(addr >> PAGE_BITS)) {
                 p[off..off + 4].copy_from_slice(&value.to_le_bytes());
                 return;
