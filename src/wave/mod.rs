@@ -51,6 +51,7 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::exec::{self, Machine, Prepared};
+use crate::interp::compiled::{Compiled, Scratch};
 use crate::isa::{self, Isa};
 use crate::jit::{Jit, Kernel};
 use crate::spec::{Arch, Instruction, SpecDb};
@@ -518,6 +519,9 @@ struct Entry {
     /// The same with optimised IR (constants folded, constant loops unrolled): what the
     /// interpreter runs on the bound fast path.
     optimized: Prepared,
+    /// `optimized` compiled into the interpreter's prepared form (`interp::compiled`), when
+    /// the interpreter runs the entry and its values fit 64 bits.
+    compiled: Option<Compiled>,
     kernel: Option<Kernel>,
     /// The kernel's slot layout (as `Jit::compile` lays it out).
     layout: crate::jit::Layout,
@@ -547,6 +551,9 @@ pub struct Executor {
     plan_slots: Vec<(Vec<u8>, u32)>,
     /// The slot buffer of plans outside the cache (VOPD halves).
     scratch_slots: Vec<u8>,
+    /// The interpreter's register slots and scratch buffers (`interp::compiled`).
+    interp_slots: Vec<u64>,
+    interp_scratch: Scratch,
     /// Fast-path binding plans per instruction index of the program last run (identified by
     /// its instruction buffer); each is checked against the instruction's address and name.
     plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
@@ -638,6 +645,8 @@ impl Executor {
             machine: Machine::new(32),
             plan_slots: Vec::new(),
             scratch_slots: Vec::new(),
+            interp_slots: Vec::new(),
+            interp_scratch: Scratch::default(),
             plans: Vec::new(),
             slow: Vec::new(),
             plans_of: (0, 0),
@@ -730,12 +739,19 @@ impl Executor {
         };
         // The executed text may be an erratum, not AMD's: look at the prepared IR.
         let text = crate::ir::print_function(&prepared.function);
+        let optimized = prepared.optimized();
+        // The interpreter's prepared form, for entries the JIT does not run.
+        let compiled = match kernel {
+            None => Compiled::new(&optimized.function, &optimized.per_lane),
+            Some(_) => None,
+        };
         Ok(Rc::new(Entry {
             inst: (*inst).clone(),
             sgpr_space: text.contains("SGPR["),
             vgpr_space: text.contains("VGPR["),
             layout: crate::jit::Layout::new(&prepared.per_lane),
-            optimized: prepared.optimized(),
+            optimized,
+            compiled,
             prepared,
             kernel,
         }))

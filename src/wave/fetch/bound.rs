@@ -50,6 +50,11 @@ pub(in crate::wave) fn execute_bound(
     if let Some(k) = &e.kernel {
         return slots::execute(ex, k, ii, plan, w);
     }
+    if let Some(c) = &e.compiled {
+        if let Some(next) = super::prepared::execute(ex, e, c, plan, ii, w)? {
+            return Ok(next);
+        }
+    }
     let dst = plan.dst;
     let p = &e.prepared;
     let f = &p.function;

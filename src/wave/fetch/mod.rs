@@ -29,6 +29,7 @@ mod dest;
 mod mods;
 mod operands;
 mod plan;
+mod prepared;
 mod slots;
 mod writeback;
 
