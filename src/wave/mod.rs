@@ -575,6 +575,10 @@ pub struct Executor {
     /// Run RDNA 3's plain loads and stores (`memfast.rs`) directly instead of through their
     /// pseudocode; on by default, the same under both engines.
     pub memory_fast_path: bool,
+    /// Under the interpreter, run fast-path instructions on their prepared form
+    /// (`interp::compiled`); on by default. Off, they run on the tree walk, the reference the
+    /// prepared form is checked against (`cargo bench --bench wave` reports both).
+    pub prepared_interp: bool,
     /// Block state per instruction index of the program last run (same key as `plans`).
     blocks: Vec<block::Tier>,
     /// Time spent building and compiling blocks.
@@ -655,6 +659,7 @@ impl Executor {
             block_compile: true,
             block_threshold: DEFAULT_BLOCK_THRESHOLD,
             memory_fast_path: true,
+            prepared_interp: true,
             blocks: Vec::new(),
             block_compile_time: std::time::Duration::ZERO,
         })

@@ -50,7 +50,7 @@ pub(in crate::wave) fn execute_bound(
     if let Some(k) = &e.kernel {
         return slots::execute(ex, k, ii, plan, w);
     }
-    if let Some(c) = &e.compiled {
+    if let Some(c) = e.compiled.as_ref().filter(|_| ex.prepared_interp) {
         if let Some(next) = super::prepared::execute(ex, e, c, plan, ii, w)? {
             return Ok(next);
         }
