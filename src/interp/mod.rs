@@ -5,6 +5,8 @@
 //! and every runtime fault is an [`ExecError`] with the span of the offending node: never a
 //! panic, never a hang.
 
+pub mod compiled;
+
 use std::cmp::Ordering;
 
 use crate::builtins::{self, FpEnv};

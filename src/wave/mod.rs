@@ -54,6 +54,7 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::exec::{self, Machine, Prepared};
+use crate::interp::compiled::{Compiled, Scratch};
 use crate::isa::{self, Isa};
 use crate::jit::{Jit, Kernel};
 use crate::spec::{Arch, Instruction, SpecDb};
@@ -521,6 +522,10 @@ struct Entry {
     /// The same with optimised IR (constants folded, constant loops unrolled): what the
     /// interpreter runs on the bound fast path.
     optimized: Prepared,
+    /// `optimized` compiled into the interpreter's prepared form (`interp::compiled`), when
+    /// the interpreter may run the entry (interpreter engine, or JIT tiering) and its values
+    /// fit 64 bits.
+    compiled: Option<Compiled>,
     /// The kernel, once compiled (`None` inside: the JIT does not compile this entry).
     kernel: std::cell::OnceCell<Option<Kernel>>,
     /// Under the JIT: the JIT and the executions interpreted before the kernel is compiled
@@ -583,6 +588,9 @@ pub struct Executor {
     plan_slots: Vec<(Vec<u8>, u32)>,
     /// The slot buffer of plans outside the cache (VOPD halves).
     scratch_slots: Vec<u8>,
+    /// The interpreter's register slots and scratch buffers (`interp::compiled`).
+    interp_slots: Vec<u64>,
+    interp_scratch: Scratch,
     /// Fast-path binding plans per instruction index of the program last run (identified by
     /// its instruction buffer); each is checked against the instruction's address and name.
     plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
@@ -610,6 +618,10 @@ pub struct Executor {
     /// Run RDNA 3's plain loads and stores (`memfast.rs`) directly instead of through their
     /// pseudocode; on by default, the same under both engines.
     pub memory_fast_path: bool,
+    /// Under the interpreter, run fast-path instructions on their prepared form
+    /// (`interp::compiled`); on by default. Off, they run on the tree walk, the reference the
+    /// prepared form is checked against (`cargo bench --bench wave` reports both).
+    pub prepared_interp: bool,
     /// Block state per instruction index of the program last run (same key as `plans`).
     blocks: Vec<block::Tier>,
     /// Time spent building and compiling blocks.
@@ -708,6 +720,8 @@ impl Executor {
             machine: Machine::new(32),
             plan_slots: Vec::new(),
             scratch_slots: Vec::new(),
+            interp_slots: Vec::new(),
+            interp_scratch: Scratch::default(),
             plans: Vec::new(),
             slow: Vec::new(),
             mem_ops: Vec::new(),
@@ -718,6 +732,7 @@ impl Executor {
             block_threshold: DEFAULT_BLOCK_THRESHOLD,
             jit_threshold: 0,
             memory_fast_path: true,
+            prepared_interp: true,
             blocks: Vec::new(),
             block_compile_time: std::time::Duration::ZERO,
         })
@@ -789,12 +804,20 @@ impl Executor {
         let jit = self.jit.clone().map(|j| (j, self.jit_threshold));
         // The executed text may be an erratum, not AMD's: look at the prepared IR.
         let text = crate::ir::print_function(&prepared.function);
+        let optimized = prepared.optimized();
+        // The interpreter's prepared form, for entries the interpreter runs (the interpreter
+        // engine, and the JIT's executions before an entry becomes hot).
+        let compiled = match &jit {
+            Some((_, 0)) => None,
+            _ => Compiled::new(&optimized.function, &optimized.per_lane),
+        };
         let entry = Entry {
             inst: (*inst).clone(),
             sgpr_space: text.contains("SGPR["),
             vgpr_space: text.contains("VGPR["),
             layout: crate::jit::Layout::new(&prepared.per_lane),
-            optimized: prepared.optimized(),
+            optimized,
+            compiled,
             prepared,
             kernel: std::cell::OnceCell::new(),
             jit,

@@ -1,0 +1,158 @@
+//! The interpreter's bound fast path: registers filled by index from the wave, the
+//! optimised IR run, results written back by their prepared `Out` kinds.
+
+use crate::exec::Machine;
+use crate::interp::RegValue;
+
+use super::mods::{apply_mods, flush_f32};
+use super::operands::{bind_named, default_value, fit_value, read_vgpr_lanes};
+use super::plan::{Bind, Out, Plan};
+use super::writeback::{first, write_back, OutValue};
+use super::{slots, uni, Entry, Executor, Inst, WaveError};
+use crate::wave::state::{code, WaveState};
+use crate::wave::Decoded;
+
+/// The executor's scratch machine emptied, as the memory of a fast-path instruction (which
+/// addresses no register file: at most hardware registers, which read as zero).
+pub(super) fn empty_memory(m: &mut Machine, lanes: u32) -> impl crate::interp::Memory + '_ {
+    m.wave_size = lanes;
+    // (An allocated map's `clear` writes its whole table even when empty.)
+    if !m.vgpr.is_empty() {
+        m.vgpr.clear();
+    }
+    if !m.sgpr.is_empty() {
+        m.sgpr.clear();
+    }
+    if !m.hwreg.is_empty() {
+        m.hwreg.clear();
+    }
+    crate::exec::machine_memory(m)
+}
+
+/// The bound fast path for entries that do not address the register files: registers are
+/// filled by index straight from the wave (no named `exec::Machine` values), run with
+/// `exec::run_bound_interp` or the kernel's slot buffer, and written back by index.
+pub(in crate::wave) fn execute_bound(
+    ex: &mut Executor,
+    e: &Entry,
+    plan: &Plan,
+    d: &Decoded,
+    w: &mut WaveState,
+) -> Result<Option<u64>, WaveError> {
+    let ii = &Inst {
+        d,
+        e,
+        family: d.inst.family.as_str(),
+        arch: w.arch,
+        mode: w.mode,
+        src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
+    };
+    if let Some(k) = e.kernel() {
+        return slots::execute(ex, k, ii, plan, w);
+    }
+    if let Some(c) = e.compiled.as_ref().filter(|_| ex.prepared_interp) {
+        if let Some(next) = super::prepared::execute(ex, e, c, plan, ii, w)? {
+            return Ok(next);
+        }
+    }
+    let dst = plan.dst;
+    let p = &e.prepared;
+    let f = &p.function;
+    let lanes = w.wave_size;
+    let exec_at_issue = w.exec();
+    let mut regs: Vec<RegValue> = Vec::with_capacity(f.regs.len());
+    for ((r, &per_lane), bind) in f.regs.iter().zip(&p.per_lane).zip(&plan.binds) {
+        let v = match bind {
+            Bind::Vgpr {
+                reg,
+                hi,
+                width,
+                mods,
+                narrow,
+            } => RegValue::Lanes(
+                (0..lanes)
+                    .map(|lane| {
+                        let v = apply_mods(read_vgpr_lanes(w, *reg, *hi, *width, lane), mods);
+                        match narrow {
+                            Some(n) => v.zext(*n),
+                            None => v,
+                        }
+                    })
+                    .collect(),
+            ),
+            Bind::Const(v) => v.clone(),
+            Bind::Sgpr { code, width } => {
+                let mut x = w.read_sgpr(*code) as u64;
+                if *width > 32 {
+                    x |= (w.read_sgpr(code + 1) as u64) << 32;
+                }
+                uni(*width, x & crate::value::mask64(*width))
+            }
+            Bind::Scc => uni(r.width, w.scc as u64),
+            Bind::Exec => uni(r.width, w.sgpr_pair(code::EXEC_LO)),
+            Bind::ByName => bind_named(w, ii, dst, &r.name, r.width, None)
+                .unwrap_or_else(|| RegValue::Uniform(default_value(w, &r.name, r.width))),
+            Bind::Unread => uni(r.width, 0),
+        };
+        regs.push(fit_value(v, per_lane, r.width, lanes));
+    }
+
+    let exec = exec_at_issue & w.full_mask();
+    let mut memory = empty_memory(&mut ex.machine, lanes);
+    let result = crate::exec::run_bound_interp(&e.optimized, &mut regs, lanes, exec, &mut memory);
+    if let Err(err) = result {
+        return Err(WaveError::Exec {
+            addr: ii.d.addr,
+            inst: ii.d.inst.name.clone(),
+            message: err.to_string(),
+        });
+    }
+    // The common results go straight into the wave; the rest through `write_back`.
+    let mut next = None;
+    let mut general = false;
+    for &(i, out) in &plan.outputs {
+        let v = &regs[i];
+        match out {
+            Out::VgprD0 { reg, width, ftz } => {
+                for lane in 0..lanes {
+                    if exec_at_issue >> lane & 1 == 1 {
+                        let mut x = match v {
+                            RegValue::Uniform(b) => b.low_u64(),
+                            RegValue::Lanes(l) => l[lane as usize].low_u64(),
+                        };
+                        if ftz {
+                            x = flush_f32(x as u32) as u64;
+                        }
+                        w.set_vgpr(lane, reg, x as u32);
+                        if width == 64 {
+                            w.set_vgpr(lane, reg + 1, (x >> 32) as u32);
+                        }
+                    }
+                }
+            }
+            // No lane ran: nothing to write (see `write_back`).
+            Out::SgprD0 { .. } if p.vector && !p.wave_level && exec == 0 => {}
+            Out::SgprD0 { code: c, width } => {
+                let x = first(v).low_u64();
+                w.write_sgpr(c, x as u32);
+                if width == 64 {
+                    w.write_sgpr(c + 1, (x >> 32) as u32);
+                }
+            }
+            Out::Scc => w.scc = first(v).low_u64() & 1 == 1,
+            Out::Pc => next = Some(first(v).low_u64()),
+            Out::General => general = true,
+        }
+    }
+    if general {
+        let outs = plan
+            .outputs
+            .iter()
+            .filter(|(_, out)| *out == Out::General)
+            .map(|&(i, _)| (f.regs[i].name.as_str(), OutValue::Reg(&regs[i])));
+        if let Some(pc) = write_back(w, ii, dst, exec_at_issue, outs, plan.wb) {
+            next = Some(pc);
+        }
+    }
+    Ok(next)
+}

@@ -1,0 +1,242 @@
+//! Operand fetch and write-back: the part of each instruction the pseudocode leaves to the
+//! encoding.
+//!
+//! Sources come from their encoding fields: scalar codes (SGPRs, VCC, EXEC, M0, `null`,
+//! inline integer and float constants, the literal, `src_scc`/`vccz`/`execz`), or VGPRs read
+//! per lane. 64-bit operands read register pairs. VOP3 applies `op_sel` (16-bit halves),
+//! `abs` and `neg` to float sources; VOP3P builds each packed source from the halves its
+//! `op_sel`/`op_sel_hi` pick and negates them by `neg`/`neg_hi`. On RDNA the 16-bit VOP1,
+//! VOP2 and VOPC encodings address halves with bit 7 of the VGPR number (`v1.h` is 129).
+//! DPP16 and DPP8 read `src0` from another lane of the same register.
+//!
+//! Files: `operands.rs` (sources, modifiers, registers bound by name), `writeback.rs`
+//! (results into the wave), `plan.rs` (the per-instruction binding plan of the fast path),
+//! `bound.rs` (the interpreter's fast path), `slots.rs` (the JIT's), `block.rs` (plans
+//! lowered for the block compiler), `mods.rs`, `clamp.rs`, `dest.rs`; this file holds the
+//! general path (`execute`) and the per-instruction facts (`Inst`) the others share.
+
+use crate::exec::Machine;
+use crate::interp::RegValue;
+use crate::spec::{Arch, Operand};
+use crate::value::Bits;
+
+use super::state::{code, WaveState};
+
+pub(super) mod block;
+mod bound;
+mod clamp;
+mod dest;
+mod mods;
+mod operands;
+mod plan;
+mod prepared;
+mod slots;
+mod writeback;
+
+use super::{Decoded, Entry, Executor, WaveError};
+use bound::empty_memory;
+pub(super) use bound::execute_bound;
+pub(super) use clamp::int_clamp_covers;
+use dest::{dest, Dest};
+use mods::{apply_mods, flush_f32};
+use operands::{bind_named, default_value, read_vgpr_lanes};
+pub(super) use plan::{fast_path, plan, Plan};
+use plan::{write_back_info, Bind, Out};
+use writeback::{write_back, OutValue};
+
+/// Where a source operand's value comes from.
+#[derive(Clone, Debug)]
+enum Src {
+    /// One value for the wave.
+    Uniform(Bits),
+    /// A VGPR (first register), read per lane; `hi` reads the upper 16-bit half.
+    Vgpr { reg: u32, hi: bool },
+}
+
+/// Whether an instruction is float arithmetic whose inputs and results MODE's denormal
+/// control flushes: not class tests (they report denormals) and not VOP3P (packed and mixed
+/// sources are not one float of the operand's width).
+fn flushes_denormals(ii: &Inst<'_>) -> bool {
+    ii.family != "VOP3P" && !ii.d.inst.name.contains("CLASS")
+}
+
+fn float_bits(format: &str) -> u32 {
+    if format.contains("F16") || format.contains("BF16") {
+        16
+    } else if format.contains("F64") {
+        64
+    } else if format.contains("_F") {
+        32
+    } else {
+        0
+    }
+}
+
+fn is_mask_format(format: &str) -> bool {
+    format.contains("_M64") || format.contains("_M32")
+}
+
+fn words_bits(width: u32, words32: &[u32]) -> Bits {
+    let w64: Vec<u64> = words32
+        .chunks(2)
+        .map(|c| c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32)
+        .collect();
+    Bits::from_words(width, &w64)
+}
+
+fn uni(width: u32, v: u64) -> RegValue {
+    RegValue::Uniform(Bits::from_u64(width, v))
+}
+
+/// Fixed facts about one decoded instruction.
+struct Inst<'a> {
+    d: &'a Decoded,
+    e: &'a Entry,
+    family: &'a str,
+    arch: Arch,
+    /// The wave's MODE register.
+    mode: u32,
+    /// EXEC at issue, for DPP16 source validity (EXEC itself may have the lanes a DPP16
+    /// instruction does not write masked out).
+    src_exec: u64,
+}
+
+impl Inst<'_> {
+    fn field(&self, name: &str) -> u32 {
+        self.d.inst.field(name).unwrap_or(0) as u32
+    }
+
+    fn has_field(&self, name: &str) -> bool {
+        self.d.inst.field(name).is_some()
+    }
+
+    /// The operand table's entry of an encoding field. The VOP3 forms of VOP1 entries list
+    /// their `src0` as `vsrc0` (AMD's XML), though the field takes any source.
+    fn operand(&self, field: &str) -> Option<&Operand> {
+        let ops = &self.e.inst.operands;
+        ops.iter().find(|o| o.field == field).or_else(|| {
+            let alt = match field {
+                "src0" => "vsrc0",
+                "src1" => "vsrc1",
+                "src2" => "vsrc2",
+                _ => return None,
+            };
+            ops.iter().find(|o| o.field == alt)
+        })
+    }
+
+    fn is_vop3(&self) -> bool {
+        matches!(self.family, "VOP3" | "VOP3SD" | "VOP3P")
+    }
+
+    /// The encoding field of pseudocode source `k` (0, 1, 2).
+    fn src_field(&self, k: usize) -> Option<&'static str> {
+        let f: &[&'static str] = match self.family {
+            "SOP1" => &["ssrc0"],
+            "SOP2" | "SOPC" => &["ssrc0", "ssrc1"],
+            "VOP1" => &["src0"],
+            "VOP2" | "VOPC" => &["src0", "vsrc1"],
+            "VOP3" | "VOP3SD" | "VOP3P" | "VINTERP" => &["src0", "src1", "src2"],
+            _ => &[],
+        };
+        f.get(k).copied()
+    }
+
+    /// Whether 16-bit VGPR operands of this encoding address halves with bit 7 (RDNA true16
+    /// VOP1/VOP2/VOPC).
+    fn half_by_bit7(&self, bits: u32) -> bool {
+        bits == 16 && self.arch != Arch::Cdna && matches!(self.family, "VOP1" | "VOP2" | "VOPC")
+    }
+}
+
+/// Executes one instruction: binds its operands, runs its pseudocode and writes the results
+/// back. Returns the new PC when the instruction wrote one.
+pub(super) fn execute(
+    ex: &mut Executor,
+    e: &Entry,
+    d: &Decoded,
+    w: &mut WaveState,
+) -> Result<Option<u64>, WaveError> {
+    let ii = Inst {
+        d,
+        e,
+        family: d.inst.family.as_str(),
+        arch: w.arch,
+        mode: w.mode,
+        src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
+    };
+    if ii.family == "VOPD" {
+        return super::vopd::execute(ex, d, w);
+    }
+    if super::memory::is_memory(ii.family) {
+        return super::memory::execute(ex, e, d, w);
+    }
+    let p = &e.prepared;
+    let f = &p.function;
+    let exec_at_issue = w.exec();
+    let d0_width = f
+        .reg("D0")
+        .map(|r| f.regs[r.0 as usize].width)
+        .unwrap_or(32);
+    let dst = dest(&ii, d0_width);
+    if fast_path(e, d) {
+        let plan = plan(e, d, w);
+        return execute_bound(ex, e, &plan, d, w);
+    }
+    let mut m = std::mem::replace(&mut ex.machine, Machine::new(w.wave_size));
+    m.wave_size = w.wave_size;
+    m.values.clear();
+    m.vgpr.clear();
+    m.sgpr.clear();
+    m.hwreg.clear();
+    for r in &f.regs {
+        let v = bind_named(w, &ii, dst, &r.name, r.width, Some(&mut m.vgpr));
+        if let Some(v) = v {
+            m.values.insert(r.name.clone(), v);
+        }
+    }
+    // The executors run the lanes whose EXEC bit is set.
+    m.values
+        .entry("EXEC".to_string())
+        .or_insert_with(|| uni(64, w.sgpr_pair(code::EXEC_LO)));
+    if e.sgpr_space {
+        for c in 0..w.sgpr.len() as u32 {
+            m.sgpr.insert(c, w.read_sgpr(c));
+        }
+    }
+    let result = match e.kernel() {
+        Some(k) => k.run(&mut m),
+        None => crate::exec::run_interp(p, &mut m),
+    };
+    let outputs = match result {
+        Ok(o) => o,
+        Err(err) => {
+            ex.machine = m;
+            return Err(WaveError::Exec {
+                addr: d.addr,
+                inst: d.inst.name.clone(),
+                message: err.to_string(),
+            });
+        }
+    };
+    // Wave-level entries wrote the register files themselves.
+    if e.vgpr_space {
+        for (&(lane, reg), &v) in &m.vgpr {
+            if (reg as usize) < w.vgpr_rows() && lane < w.wave_size {
+                w.set_vgpr(lane, reg, v);
+            }
+        }
+    }
+    if e.sgpr_space {
+        for (&c, &v) in &m.sgpr {
+            w.write_sgpr(c, v);
+        }
+    }
+    let outs = outputs
+        .values
+        .iter()
+        .map(|(n, v)| (n.as_str(), OutValue::Reg(v)));
+    let new_pc = write_back(w, &ii, dst, exec_at_issue, outs, write_back_info(&ii));
+    ex.machine = m;
+    Ok(new_pc)
+}

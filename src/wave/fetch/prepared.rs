@@ -1,0 +1,201 @@
+//! The interpreter's prepared fast path: operands go from the wave straight into the
+//! register slots of the entry's compiled form (`interp::compiled`), the lanes run over
+//! them, and results go from the slots straight back by their prepared `Out` kinds. Same
+//! bindings and write-back as the tree walk of `bound.rs`, without per-lane `RegValue`
+//! vectors or name lookups.
+
+use crate::interp::compiled::{Compiled, Stop};
+use crate::interp::RegValue;
+use crate::value::{mask64, Bits};
+
+use super::mods::{apply_mods, flush_f32};
+use super::operands::{bind_named, default_value, fit_value, read_vgpr_lanes};
+use super::plan::{Bind, Out, Plan};
+use super::writeback::{write_back, OutValue};
+use super::{Entry, Executor, Inst, WaveError};
+use crate::wave::state::{code, WaveState};
+
+/// Writes `v` into register `i`'s slots: every lane of a per-lane register, else its one slot.
+fn fill(slots: &mut [u64], c: &Compiled, i: usize, per_lane: bool, lanes: u32, v: u64) {
+    let base = c.slot(i, 0);
+    let n = if per_lane { lanes as usize } else { 1 };
+    slots[base..base + n].fill(v);
+}
+
+/// Runs a fast-path instruction on its compiled form. `Ok(None)`: the compiled form
+/// diverged from the tree walk (`Stop::Diverged`); nothing was written, run the tree walk.
+pub(super) fn execute(
+    ex: &mut Executor,
+    e: &Entry,
+    c: &Compiled,
+    plan: &Plan,
+    ii: &Inst<'_>,
+    w: &mut WaveState,
+) -> Result<Option<Option<u64>>, WaveError> {
+    let p = &e.prepared;
+    let f = &p.function;
+    let lanes = w.wave_size;
+    let exec_at_issue = w.exec();
+    // Every slot a run reads is written below (lanes past the wave's are never read).
+    let slots = &mut ex.interp_slots;
+    if slots.len() < c.n_slots() {
+        slots.resize(c.n_slots(), 0);
+    }
+    for (i, ((r, &per_lane), bind)) in f.regs.iter().zip(&p.per_lane).zip(&plan.binds).enumerate() {
+        let m = mask64(r.width);
+        match bind {
+            Bind::Vgpr {
+                reg,
+                hi,
+                width,
+                mods,
+                narrow,
+            } if *width <= 64 => {
+                let base = c.slot(i, 0);
+                let n = if per_lane { lanes } else { 1 };
+                let ftz32 = mods.only_ftz32() && *width == 32;
+                let direct = mods.is_plain() || ftz32;
+                let keep = m & narrow.map_or(u64::MAX, mask64);
+                for lane in 0..n {
+                    let v = if direct {
+                        let mut x = w.vgpr(lane, *reg) as u64;
+                        if *width > 32 {
+                            x |= (w.vgpr(lane, reg + 1) as u64) << 32;
+                        }
+                        if *hi {
+                            x >>= 16;
+                        }
+                        x &= mask64(*width);
+                        if ftz32 {
+                            x = flush_f32(x as u32) as u64;
+                        }
+                        x
+                    } else {
+                        apply_mods(read_vgpr_lanes(w, *reg, *hi, *width, lane), mods).low_u64()
+                    };
+                    slots[base + lane as usize] = v & keep;
+                }
+            }
+            Bind::Const(RegValue::Uniform(b)) => {
+                fill(slots, c, i, per_lane, lanes, b.low_u64() & m);
+            }
+            Bind::Sgpr { code, width } => {
+                let mut x = w.read_sgpr(*code) as u64;
+                if *width > 32 {
+                    x |= (w.read_sgpr(code + 1) as u64) << 32;
+                }
+                fill(slots, c, i, per_lane, lanes, x & mask64(*width) & m);
+            }
+            Bind::Scc => fill(slots, c, i, per_lane, lanes, w.scc as u64 & m),
+            Bind::Exec => {
+                let x = w.sgpr_pair(code::EXEC_LO) & m;
+                fill(slots, c, i, per_lane, lanes, x);
+            }
+            Bind::Unread => fill(slots, c, i, per_lane, lanes, 0),
+            _ => {
+                let v = match bind {
+                    Bind::Vgpr {
+                        reg,
+                        hi,
+                        width,
+                        mods,
+                        narrow,
+                    } => RegValue::Lanes(
+                        (0..lanes)
+                            .map(|lane| {
+                                let v =
+                                    apply_mods(read_vgpr_lanes(w, *reg, *hi, *width, lane), mods);
+                                narrow.map_or(v.clone(), |n| v.zext(n))
+                            })
+                            .collect(),
+                    ),
+                    Bind::Const(v) => v.clone(),
+                    _ => bind_named(w, ii, plan.dst, &r.name, r.width, None)
+                        .unwrap_or_else(|| RegValue::Uniform(default_value(w, &r.name, r.width))),
+                };
+                match fit_value(v, per_lane, r.width, lanes) {
+                    RegValue::Uniform(b) => fill(slots, c, i, per_lane, lanes, b.low_u64() & m),
+                    RegValue::Lanes(l) => {
+                        for (lane, b) in (0..lanes).zip(&l) {
+                            slots[c.slot(i, lane)] = b.low_u64() & m;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    let exec = exec_at_issue & w.full_mask();
+    let run = if p.vector && !p.wave_level { exec } else { 1 };
+    match c.run_lanes(slots, run, &mut ex.interp_scratch) {
+        Ok(()) => {}
+        Err(Stop::Diverged) => return Ok(None),
+        Err(Stop::Fault(err)) => {
+            return Err(WaveError::Exec {
+                addr: ii.d.addr,
+                inst: ii.d.inst.name.clone(),
+                message: err.to_string(),
+            });
+        }
+    }
+    // The common results go straight into the wave; the rest through `write_back`.
+    let mut next = None;
+    let mut general = false;
+    for &(i, out) in &plan.outputs {
+        match out {
+            Out::VgprD0 { reg, width, ftz } => {
+                for lane in 0..lanes {
+                    if exec_at_issue >> lane & 1 == 1 {
+                        let mut x = slots[c.slot(i, lane)];
+                        if ftz {
+                            x = flush_f32(x as u32) as u64;
+                        }
+                        w.set_vgpr(lane, reg, x as u32);
+                        if width == 64 {
+                            w.set_vgpr(lane, reg + 1, (x >> 32) as u32);
+                        }
+                    }
+                }
+            }
+            // No lane ran: nothing to write (see `write_back`).
+            Out::SgprD0 { .. } if p.vector && !p.wave_level && exec == 0 => {}
+            Out::SgprD0 { code: sc, width } => {
+                let x = slots[c.slot(i, 0)];
+                w.write_sgpr(sc, x as u32);
+                if width == 64 {
+                    w.write_sgpr(sc + 1, (x >> 32) as u32);
+                }
+            }
+            Out::Scc => w.scc = slots[c.slot(i, 0)] & 1 == 1,
+            Out::Pc => next = Some(slots[c.slot(i, 0)]),
+            Out::General => general = true,
+        }
+    }
+    if general {
+        let values: Vec<(usize, RegValue)> = plan
+            .outputs
+            .iter()
+            .filter(|(_, out)| *out == Out::General)
+            .map(|&(i, _)| {
+                let width = f.regs[i].width;
+                let v = if p.per_lane[i] {
+                    RegValue::Lanes(
+                        (0..lanes)
+                            .map(|lane| Bits::from_u64(width, slots[c.slot(i, lane)]))
+                            .collect(),
+                    )
+                } else {
+                    RegValue::Uniform(Bits::from_u64(width, slots[c.slot(i, 0)]))
+                };
+                (i, v)
+            })
+            .collect();
+        let outs = values
+            .iter()
+            .map(|(i, v)| (f.regs[*i].name.as_str(), OutValue::Reg(v)));
+        if let Some(pc) = write_back(w, ii, plan.dst, exec_at_issue, outs, plan.wb) {
+            next = Some(pc);
+        }
+    }
+    Ok(Some(next))
+}
