@@ -1,13 +1,14 @@
-//! Set-up shared by the dispatch examples: the spec, and launches of the kernels in the gfx1100
-//! fixture code object (`tests/dispatch/fixture-gfx1100.hsaco`, the kernels of
-//! `benches/dispatch.rs`).
+//! Set-up shared by the dispatch examples and `benches/dispatch.rs` (which includes this file):
+//! the spec, and launches of the kernels in the gfx1100 fixture code object
+//! (`tests/dispatch/fixture-gfx1100.hsaco`).
 
 use amdpcode::dispatch::{Code, Launch, Unmapped};
 use amdpcode::spec::{self, Locate, Spec};
 
 /// Loads the spec wheel, found as the CLI finds it.
 pub fn load_spec() -> Spec {
-    Spec::load(&spec::find_wheel(&Locate::default()).expect("wheel")).expect("spec")
+    let path = spec::find_wheel(&Locate::default()).expect("the spec wheel");
+    Spec::load(&path).expect("loading the spec")
 }
 
 /// The kernel arguments of a kernel whose parameters are the pointers `ptrs`.
@@ -31,7 +32,7 @@ pub fn fixture_launch(
     Launch {
         arch: None,
         code: Code::Object {
-            bytes: std::fs::read(path).expect("fixture"),
+            bytes: std::fs::read(path).expect("the fixture code object"),
             path: path.into(),
             kernel: kernel.into(),
             kernarg,
