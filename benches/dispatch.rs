@@ -8,47 +8,20 @@
 //! so its `thrpt` reads as lane operations per second; the run prints the dynamic
 //! instruction count for the per-instruction figure.
 
+#[path = "../examples/common/mod.rs"]
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-use amdpcode::dispatch::{Code, Dispatcher, Launch, Unmapped};
-use amdpcode::spec::{self, Arch, Locate, Spec};
+use amdpcode::dispatch::Dispatcher;
+use amdpcode::spec::Arch;
 use amdpcode::wave::Engine;
+use common::{fixture_launch, load_spec, pointer_kernarg};
 
 const N: u32 = 1 << 20;
 const A: u64 = 0x1_0000_0000;
 const B: u64 = 0x2_0000_0000;
 const C: u64 = 0x3_0000_0000;
-
-fn launch(
-    kernel: &str,
-    grid: u32,
-    block: u32,
-    kernarg: Vec<u8>,
-    memory: Vec<(u64, Vec<u8>)>,
-) -> Launch {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/dispatch/fixture-gfx1100.hsaco"
-    );
-    Launch {
-        arch: None,
-        code: Code::Object {
-            bytes: std::fs::read(path).expect("the fixture code object"),
-            path: path.into(),
-            kernel: kernel.into(),
-            kernarg,
-        },
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        grid_items: None,
-        wave: None,
-        lds_bytes: None,
-        scratch_bytes: None,
-        memory,
-        unmapped: Unmapped::Fault,
-        step_budget: None,
-    }
-}
 
 fn floats(seed: u32) -> Vec<f32> {
     (0..N)
@@ -61,20 +34,16 @@ fn bytes<T: Copy>(v: &[T], f: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
 }
 
 fn bench(c: &mut Criterion) {
-    let path = spec::find_wheel(&Locate::default()).expect("the spec wheel");
-    let spec = Spec::load(&path).expect("loading the spec");
+    let spec = load_spec();
     let db = spec.db(Arch::Rdna3);
     let (a, b) = (floats(1), floats(2));
-    let mut kernarg = Vec::new();
-    for p in [A, B, C] {
-        kernarg.extend(p.to_le_bytes());
-    }
+    let mut kernarg = pointer_kernarg(&[A, B, C]);
     kernarg.extend(N.to_le_bytes());
-    let vadd = launch(
+    let vadd = fixture_launch(
         "vadd",
+        kernarg,
         N / 256,
         256,
-        kernarg,
         vec![
             (A, bytes(&a, f32::to_le_bytes)),
             (B, bytes(&b, f32::to_le_bytes)),
@@ -82,14 +51,11 @@ fn bench(c: &mut Criterion) {
         ],
     );
     let ints: Vec<i32> = (0..N as i32).map(|i| i % 1000 - 500).collect();
-    let mut kernarg = Vec::new();
-    kernarg.extend(A.to_le_bytes());
-    kernarg.extend(B.to_le_bytes());
-    let sum = launch(
+    let sum = fixture_launch(
         "lds_sum",
+        pointer_kernarg(&[A, B]),
         N / 64,
         64,
-        kernarg,
         vec![
             (A, bytes(&ints, i32::to_le_bytes)),
             (B, vec![0; 4 * (N / 64) as usize]),

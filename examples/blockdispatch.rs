@@ -3,43 +3,27 @@
 //!
 //! Run: `cargo run --release --example blockdispatch`.
 
-use amdpcode::dispatch::{Code, Dispatcher, Launch, Unmapped};
-use amdpcode::spec::{self, Arch, Locate, Spec};
+mod common;
+
+use amdpcode::dispatch::Dispatcher;
+use amdpcode::spec::Arch;
 use amdpcode::wave::Engine;
 
 fn main() {
-    let spec = Spec::load(&spec::find_wheel(&Locate::default()).expect("wheel")).expect("spec");
+    let spec = common::load_spec();
     let db = spec.db(Arch::Rdna3);
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/dispatch/fixture-gfx1100.hsaco"
-    );
     let n: u32 = 1 << 16;
     let (a, b) = (0x1_0000_0000u64, 0x2_0000_0000u64);
-    let mut kernarg = Vec::new();
-    kernarg.extend(a.to_le_bytes());
-    kernarg.extend(b.to_le_bytes());
     let ints: Vec<u8> = (0..n as i32)
         .flat_map(|i| (i % 1000 - 500).to_le_bytes())
         .collect();
-    let launch = Launch {
-        arch: None,
-        code: Code::Object {
-            bytes: std::fs::read(path).expect("fixture"),
-            path: path.into(),
-            kernel: "lds_sum".into(),
-            kernarg,
-        },
-        grid: [n / 64, 1, 1],
-        block: [64, 1, 1],
-        grid_items: None,
-        wave: None,
-        lds_bytes: None,
-        scratch_bytes: None,
-        memory: vec![(a, ints), (b, vec![0; 4 * (n / 64) as usize])],
-        unmapped: Unmapped::Fault,
-        step_budget: None,
-    };
+    let launch = common::fixture_launch(
+        "lds_sum",
+        common::pointer_kernarg(&[a, b]),
+        n / 64,
+        64,
+        vec![(a, ints), (b, vec![0; 4 * (n / 64) as usize])],
+    );
     for round in 0..3 {
         for blocks in [false, true] {
             let mut d = Dispatcher::new(db, Engine::Jit).expect("dispatcher");

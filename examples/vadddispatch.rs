@@ -3,52 +3,36 @@
 //!
 //! Run: `cargo run --release --example vadddispatch [ROUNDS] [step]`.
 
-use amdpcode::dispatch::{Code, Dispatcher, Launch, Unmapped};
-use amdpcode::spec::{self, Arch, Locate, Spec};
+mod common;
+
+use amdpcode::dispatch::Dispatcher;
+use amdpcode::spec::Arch;
 use amdpcode::wave::Engine;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let rounds: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(5);
     let blocks = args.get(2).map(|s| s != "step").unwrap_or(true);
-    let spec = Spec::load(&spec::find_wheel(&Locate::default()).expect("wheel")).expect("spec");
+    let spec = common::load_spec();
     let db = spec.db(Arch::Rdna3);
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/dispatch/fixture-gfx1100.hsaco"
-    );
     let n: u32 = 1 << 16;
     let (a, b, c) = (0x1_0000_0000u64, 0x2_0000_0000u64, 0x3_0000_0000u64);
-    let mut kernarg = Vec::new();
-    for p in [a, b, c] {
-        kernarg.extend(p.to_le_bytes());
-    }
+    let mut kernarg = common::pointer_kernarg(&[a, b, c]);
     kernarg.extend(n.to_le_bytes());
     let floats: Vec<u8> = (0..n)
         .flat_map(|i| (i as f32 * 0.5).to_le_bytes())
         .collect();
-    let launch = Launch {
-        arch: None,
-        code: Code::Object {
-            bytes: std::fs::read(path).expect("fixture"),
-            path: path.into(),
-            kernel: "vadd".into(),
-            kernarg,
-        },
-        grid: [n / 256, 1, 1],
-        block: [256, 1, 1],
-        grid_items: None,
-        wave: None,
-        lds_bytes: None,
-        scratch_bytes: None,
-        memory: vec![
+    let launch = common::fixture_launch(
+        "vadd",
+        kernarg,
+        n / 256,
+        256,
+        vec![
             (a, floats.clone()),
             (b, floats),
             (c, vec![0; 4 * n as usize]),
         ],
-        unmapped: Unmapped::Fault,
-        step_budget: None,
-    };
+    );
     let mut d = Dispatcher::new(db, Engine::Jit).expect("dispatcher");
     d.executor_mut().block_compile = blocks;
     for round in 0..rounds {

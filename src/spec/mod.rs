@@ -4,7 +4,7 @@
 //! The wheel carries, per arch, four generated Python modules: `enum.py` (opcodes),
 //! `ins.py` (encodings and bit fields), `operands.py` (operand formats and sizes) and
 //! `str_pcode.py` (the pseudocode AMD printed in its manuals). A small purpose-built reader
-//! (a tokenizer for Python literals plus a recursive reader, in `pyread.rs`) accepts exactly the
+//! (a tokenizer for Python literals plus a recursive reader, in `pyread/`) accepts exactly the
 //! statement shapes those files use and reports anything else as [`SpecError::Shape`] with the
 //! file and line, so a changed generator fails loudly instead of silently dropping entries.
 //!
