@@ -445,7 +445,13 @@ mod tests {
                     .unwrap()
                     .stmt
                     .unwrap();
-                assert_eq!(parse_ctrl(arch, &stmt.mods[0]), Some(ctrl), "{text}");
+                // RDNA prints GFX9's row_bcast (its hardware executes it) but, like LLVM, does
+                // not assemble it.
+                let want = match ctrl {
+                    0x142 | 0x143 if arch != Arch::Cdna => None,
+                    _ => Some(ctrl),
+                };
+                assert_eq!(parse_ctrl(arch, &stmt.mods[0]), want, "{text}");
             }
         }
     }
