@@ -44,6 +44,8 @@ pub(super) struct InstInfo {
     /// Operand field → (size in bits, lane-mask format).
     pub ops: HashMap<String, (u32, bool)>,
     pub implicit: Implicit,
+    /// A transcendental VALU (see `is_trans`).
+    pub trans: bool,
 }
 
 impl InstInfo {

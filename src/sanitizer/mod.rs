@@ -14,6 +14,7 @@
 
 mod defined;
 mod hazards;
+mod hazards_rdna;
 mod operands;
 
 use std::collections::{HashMap, VecDeque};
@@ -220,25 +221,14 @@ struct Pending {
     store: bool,
 }
 
-/// One instruction of a wave's recent history (for hazards).
-#[derive(Clone, Debug)]
-struct Past {
-    pc: u64,
-    text: String,
-    valu: bool,
-    writes: Vec<Regs>,
-    /// VGPRs of a store with more than 64 bits of data.
-    wide_store_data: Vec<Regs>,
-    /// Wait states this instruction provides (1, or N+1 for `s_nop N`).
-    wait_states: u32,
-}
-
 #[derive(Default)]
 struct WaveTrack {
     pending: Vec<Pending>,
     arrived: u32,
     passed: u32,
-    history: VecDeque<Past>,
+    history: VecDeque<hazards::Past>,
+    /// SGPRs whose next SALU read needs `depctr_sa_sdst(0)` (RDNA 3 wave64).
+    mask_armed: Vec<hazards::Armed>,
     /// Definedness of the wave's registers and scratch (created at its first instruction).
     def: Option<defined::WaveDef>,
 }
@@ -355,6 +345,7 @@ impl Sanitizer {
                         _ => {}
                     }
                 }
+                info.trans = hazards::is_trans(&self.db, inst, &c.text);
             }
         }
         let info = Rc::new(info);
@@ -501,9 +492,20 @@ impl Sanitizer {
             }
         }
 
-        if self.arch == Arch::Cdna {
-            self.hazards(&mut track, wg, wave, d, &text, &reads, &writes, &mut found);
-        }
+        let step = hazards::Step {
+            wg,
+            wave,
+            wave64: after.wave_size == 64,
+            d,
+            text: &text,
+            reads: &reads,
+            writes: &writes,
+            all_reads: &wait_reads,
+            all_writes: &wait_writes,
+            ops: &ops,
+            info: &info,
+        };
+        self.hazards(&mut track, &step, &mut found);
 
         // New outstanding operations.
         if let Some((counter, event)) = memory_op {
