@@ -75,6 +75,9 @@ pub(super) struct WaveDef {
     scc: bool,
     /// Defined bits per VGPR and lane (`vgpr[reg * 64 + lane]`).
     vgpr: Vec<u32>,
+    /// Per VGPR: how many of the wave's lanes hold undefined bits (0: the whole register is
+    /// defined, so instructions reading only such registers skip the per-lane work).
+    vundef: Vec<u16>,
     /// Where an undefined value in a register came from (the PC that wrote it).
     sorigin: Vec<Option<u64>>,
     vorigin: Vec<Option<u64>>,
@@ -149,10 +152,18 @@ impl WaveDef {
                 *v = u32::MAX;
             }
         }
+        let ws = after.wave_size as usize;
+        let vundef = (0..N_VGPRS)
+            .map(|r| {
+                let lanes = &vgpr[r * LANE_SLOTS..r * LANE_SLOTS + ws.min(LANE_SLOTS)];
+                lanes.iter().filter(|&&d| d != u32::MAX).count() as u16
+            })
+            .collect();
         WaveDef {
             sgpr,
             scc: all,
             vgpr,
+            vundef,
             sorigin: vec![None; N_CODES],
             vorigin: vec![None; N_VGPRS],
             scc_origin: None,
@@ -187,7 +198,16 @@ impl WaveDef {
     fn set_v(&mut self, reg: u32, lane: u32, keep: u32, def: u32, origin: Option<u64>) {
         let i = reg as usize * LANE_SLOTS + lane as usize;
         if let Some(v) = self.vgpr.get_mut(i) {
-            *v = (*v & keep) | (def & !keep);
+            let old = *v;
+            *v = (old & keep) | (def & !keep);
+            if lane < self.wave_size && (old == u32::MAX) != (*v == u32::MAX) {
+                let n = &mut self.vundef[reg as usize];
+                if *v == u32::MAX {
+                    *n -= 1;
+                } else {
+                    *n += 1;
+                }
+            }
             if def & !keep != !keep {
                 self.vorigin[reg as usize] = origin;
             }
@@ -551,6 +571,33 @@ fn lane_inputs(
     (ok, origin)
 }
 
+/// Whether every input of `s` (through `filter`) is defined in every lane, from the
+/// wave-wide summaries (whole VGPRs, whole scalar registers and masks): the fast path that
+/// spares the per-lane work of `lane_inputs` and `lane_undef`. A `false` only means the
+/// per-lane check must run.
+fn inputs_all_defined(w: &WaveDef, s: &Step<'_>, filter: &dyn Fn(&Opnd) -> bool) -> bool {
+    for o in s.ops.iter().filter(|o| o.read && filter(o)) {
+        let ok = match o.r.file {
+            'v' => {
+                let (r, _) = half(s, o);
+                (r.first..r.first + r.count)
+                    .all(|reg| w.vundef.get(reg as usize).is_some_and(|&n| n == 0))
+            }
+            's' if s.info.mask(&o.field) => w.mask_def(o.r.first) == u64::MAX,
+            's' => scalar_defined(w, &o.r),
+            _ => true,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    let imp = &s.info.implicit;
+    let mask_src = s.ops.iter().any(|o| o.read && s.info.mask(&o.field));
+    !(imp.reads_vcc && !mask_src && w.mask_def(code::VCC_LO) != u64::MAX
+        || imp.reads_scc && !w.scc
+        || imp.reads_m0 && w.sdef(m0_code(s.arch)) != u32::MAX)
+}
+
 /// Integer add, subtract, multiply, left shift and bitwise instructions: a result bit depends
 /// only on input bits at its position and below, so undefined inputs leave the bits below
 /// their lowest undefined bit defined (Memcheck's "left smear"; `v_mad_u64_u32` with an
@@ -655,8 +702,12 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
     };
     for filter in &halves {
         let mut per_lane = [(true, None); 64];
-        for lane in 0..ws {
-            per_lane[lane as usize] = lane_inputs(w, s, lane, filter.as_ref());
+        // Every input fully defined in every lane: the per-lane results are all defined.
+        let all_defined = inputs_all_defined(w, s, filter.as_ref());
+        if !all_defined {
+            for lane in 0..ws {
+                per_lane[lane as usize] = lane_inputs(w, s, lane, filter.as_ref());
+            }
         }
         if cross {
             let bad = lanes(exec, ws).find(|&l| !per_lane[l as usize].0);
@@ -669,7 +720,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
         }
         let smear = !cross && smears_left(name);
         let mut undef = [0u64; 64];
-        if smear {
+        if smear && !all_defined {
             for lane in 0..ws {
                 undef[lane as usize] = lane_undef(w, s, lane, filter.as_ref()).0;
             }

@@ -4,6 +4,8 @@
 //! sources of each rule. CDNA's wait-state table is here, RDNA 3's forwarding and mask rules
 //! in `hazards_rdna.rs`.
 
+use std::rc::Rc;
+
 use super::operands::{is_memory_family, Opnd};
 use super::{defined, operand_file_regs, reg_name, Finding, Kind, Regs, Sanitizer, WaveTrack};
 use crate::spec::Arch;
@@ -14,14 +16,16 @@ use crate::wave::{code, Decoded};
 const HISTORY: usize = 24;
 
 /// One instruction of a wave's recent history.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(super) struct Past {
     pub(super) pc: u64,
-    pub(super) text: String,
+    pub(super) text: Rc<str>,
     pub(super) valu: bool,
     pub(super) salu: bool,
     /// A transcendental VALU (RDNA 3's TRANS unit).
     pub(super) trans: bool,
+    /// A WMMA / SWMMAC matrix instruction.
+    pub(super) wmma: bool,
     /// Explicit register writes.
     pub(super) writes: Vec<Regs>,
     /// Register writes including the implicit ones (VCC, EXEC).
@@ -49,7 +53,7 @@ pub(super) struct Past {
 pub(super) struct Armed {
     pub(super) regs: Regs,
     pub(super) pc: u64,
-    pub(super) text: String,
+    pub(super) text: Rc<str>,
 }
 
 /// What the hazard rules see of the instruction being observed.
@@ -58,7 +62,7 @@ pub(super) struct Step<'a> {
     pub(super) wave: u32,
     pub(super) wave64: bool,
     pub(super) d: &'a Decoded,
-    pub(super) text: &'a str,
+    pub(super) text: &'a Rc<str>,
     /// Explicit operands.
     pub(super) reads: &'a [Regs],
     pub(super) writes: &'a [Regs],
@@ -105,10 +109,21 @@ impl Sanitizer {
     /// Checks the hazards of `s`'s arch against the wave's history, then records `s`.
     pub(super) fn hazards(&mut self, track: &mut WaveTrack, s: &Step, found: &mut Vec<Finding>) {
         let now = self.past(s);
+        // Calls and returns end every window: LLVM resolves hazards per function, taking a
+        // function's entry and the return from a call as clean.
+        let name = s.d.inst.name.as_str();
+        if ["S_SWAPPC", "S_SETPC", "S_CALL"]
+            .iter()
+            .any(|k| name.starts_with(k))
+        {
+            track.history.clear();
+            track.mask_armed.clear();
+            return;
+        }
         match self.arch {
             Arch::Cdna => cdna_hazards(track, s, &now, found),
             Arch::Rdna3 => super::hazards_rdna::rdna3_hazards(track, s, &now, found),
-            Arch::Rdna4 => {}
+            Arch::Rdna4 => super::hazards_rdna::wmma_overlap(track, s, &now, found),
         }
         track.history.push_back(now);
         if track.history.len() > HISTORY {
@@ -163,10 +178,11 @@ impl Sanitizer {
                 }));
         Past {
             pc: d.addr,
-            text: s.text.to_string(),
+            text: s.text.clone(),
             valu,
             salu,
             trans: s.info.trans,
+            wmma: name.starts_with("V_WMMA") || name.starts_with("V_SWMMAC"),
             writes: s.writes.to_vec(),
             all_writes: s.all_writes.to_vec(),
             wide_store_data,

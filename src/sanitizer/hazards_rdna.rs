@@ -199,8 +199,40 @@ fn mask_write(track: &mut WaveTrack, s: &Step, now: &Past, found: &mut Vec<Findi
     }
 }
 
+/// RDNA 3 and RDNA 4: a WMMA reads, as its A or B matrix (`src0`, `src1`), the result of the
+/// previous WMMA with no VALU between (LLVM `fixWMMAHazards` inserts a `v_nop`; `s_nop`
+/// does not help).
+pub(super) fn wmma_overlap(track: &WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding>) {
+    if !now.wmma {
+        return;
+    }
+    let Some(p) = track.history.iter().rev().find(|p| p.valu) else {
+        return;
+    };
+    if !p.wmma {
+        return;
+    }
+    let ab: Vec<Regs> = s
+        .ops
+        .iter()
+        .filter(|o| o.read && matches!(o.field.as_str(), "src0" | "src1"))
+        .map(|o| o.r)
+        .collect();
+    if let Some(at) = written(p, &ab) {
+        found.push(
+            s.finding(
+                (p.pc, &p.text),
+                reg_name('v', at),
+                "a WMMA reads the previous WMMA's result as matrix A or B with no VALU between"
+                    .to_string(),
+            ),
+        );
+    }
+}
+
 /// The RDNA 3 hazards `s` exposes against the wave's history.
 pub(super) fn rdna3_hazards(track: &mut WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding>) {
+    wmma_overlap(track, s, now, found);
     trans_use(track, s, now, found);
     partial_forwarding(track, s, now, found);
     mask_write(track, s, now, found);

@@ -214,7 +214,7 @@ struct Pending {
     counter: Counter,
     event: Event,
     pc: u64,
-    text: String,
+    text: Rc<str>,
     /// The registers its return writes (loads, returning atomics).
     writes: Vec<Regs>,
     /// It writes memory (a store or an atomic).
@@ -255,14 +255,14 @@ pub struct Sanitizer {
     arch: Arch,
     db: SpecDb,
     isa: Isa,
-    /// Per instruction name: the operand fields the spec types as scalar (SGPR) registers.
-    scalar_fields: HashMap<String, Vec<String>>,
+    /// Per instruction address: the operand fields the spec types as scalar (SGPR) registers.
+    scalar_fields: HashMap<u64, Rc<[String]>>,
     options: Options,
     waves: HashMap<([u32; 3], u32), WaveTrack>,
     lds: HashMap<u64, Shadow>,
     lds_wg: Option<[u32; 3]>,
     global: HashMap<u64, Shadow>,
-    texts: HashMap<u64, String>,
+    texts: HashMap<u64, Rc<str>>,
     findings: Vec<Finding>,
     /// Per instruction address: operand sizes and implicit operands.
     info: HashMap<u64, Rc<defined::InstInfo>>,
@@ -358,19 +358,20 @@ impl Sanitizer {
         &self.findings
     }
 
-    fn text(&mut self, d: &Decoded) -> String {
+    fn text(&mut self, d: &Decoded) -> Rc<str> {
         if let Some(t) = self.texts.get(&d.addr) {
             return t.clone();
         }
-        let t = self.isa.print(d.encoded());
+        let t: Rc<str> = self.isa.print(d.encoded()).into();
         self.texts.insert(d.addr, t.clone());
         t
     }
 
     /// The operand fields of `d` the spec types as SGPRs (a VOP `vdst` that is an SGPR,
     /// as in `v_readfirstlane_b32`, decodes as a register number only).
-    fn scalar_fields(&mut self, d: &Decoded) -> Vec<String> {
-        if let Some(v) = self.scalar_fields.get(&d.inst.name) {
+    fn scalar_fields(&mut self, d: &Decoded) -> Rc<[String]> {
+        // By address, as `inst_info`.
+        if let Some(v) = self.scalar_fields.get(&d.addr) {
             return v.clone();
         }
         let all = self.db.get_all(&d.inst.name);
@@ -378,16 +379,17 @@ impl Sanitizer {
             .iter()
             .find(|i| i.encoding == d.inst.family)
             .or_else(|| all.first());
-        let v: Vec<String> = inst
+        let v: Rc<[String]> = inst
             .map(|i| {
                 i.operands
                     .iter()
                     .filter(|o| is_scalar_kind(&o.kind))
                     .map(|o| o.field.clone())
-                    .collect()
+                    .collect::<Vec<String>>()
             })
-            .unwrap_or_default();
-        self.scalar_fields.insert(d.inst.name.clone(), v.clone());
+            .unwrap_or_default()
+            .into();
+        self.scalar_fields.insert(d.addr, v.clone());
         v
     }
 
@@ -448,8 +450,8 @@ impl Sanitizer {
                         workgroup: wg,
                         wave,
                         pc: d.addr,
-                        inst: text.clone(),
-                        earlier: Some((wave, p.pc, p.text.clone())),
+                        inst: text.to_string(),
+                        earlier: Some((wave, p.pc, p.text.to_string())),
                         location: reg_name(r.file, at),
                         detail: format!(
                             "reads a register the earlier load has not returned (no wait on {})",
@@ -479,8 +481,8 @@ impl Sanitizer {
                         workgroup: wg,
                         wave,
                         pc: d.addr,
-                        inst: text.clone(),
-                        earlier: Some((wave, p.pc, p.text.clone())),
+                        inst: text.to_string(),
+                        earlier: Some((wave, p.pc, p.text.to_string())),
                         location: reg_name(w.file, at),
                         detail: format!(
                             "overwrites a register the earlier load has not returned (no wait on {})",
@@ -562,13 +564,17 @@ impl Sanitizer {
                 (global_hit, Kind::GlobalRace, "global"),
             ] {
                 if let Some((addr, other)) = hit {
-                    let earlier_text = self.texts.get(&other.pc).cloned().unwrap_or_default();
+                    let earlier_text = self
+                        .texts
+                        .get(&other.pc)
+                        .map(|t| t.to_string())
+                        .unwrap_or_default();
                     found.push(Finding {
                         kind,
                         workgroup: wg,
                         wave,
                         pc: d.addr,
-                        inst: text.clone(),
+                        inst: text.to_string(),
                         earlier: Some((other.wave, other.pc, earlier_text)),
                         location: format!("{space}[0x{addr:x}]"),
                         detail: if other.wg == wg {
@@ -616,7 +622,11 @@ impl Sanitizer {
             };
             for u in defined::step(def, &step, &mut self.lds_def) {
                 let earlier = u.origin.map(|pc| {
-                    let t = self.texts.get(&pc).cloned().unwrap_or_default();
+                    let t = self
+                        .texts
+                        .get(&pc)
+                        .map(|t| t.to_string())
+                        .unwrap_or_default();
                     (wave, pc, t)
                 });
                 found.push(Finding {
@@ -624,7 +634,7 @@ impl Sanitizer {
                     workgroup: wg,
                     wave,
                     pc: d.addr,
-                    inst: text.clone(),
+                    inst: text.to_string(),
                     earlier,
                     location: u.location,
                     detail: u.what.to_string(),
@@ -648,8 +658,8 @@ impl Sanitizer {
                         workgroup: wg,
                         wave,
                         pc: d.addr,
-                        inst: text.clone(),
-                        earlier: Some((wave, p.pc, p.text.clone())),
+                        inst: text.to_string(),
+                        earlier: Some((wave, p.pc, p.text.to_string())),
                         location: "lds".into(),
                         detail: format!(
                             "an LDS write is still outstanding at the barrier (no wait on {} 0)",
@@ -835,7 +845,7 @@ mod tests {
             counter,
             event,
             pc,
-            text: String::new(),
+            text: "".into(),
             store: false,
             writes: vec![Regs {
                 file: 'v',
