@@ -46,14 +46,19 @@ pub(super) struct InstInfo {
     pub implicit: Implicit,
     /// A transcendental VALU (see `is_trans`).
     pub trans: bool,
+    /// Its name says it moves values between lanes (permutes, swizzles).
+    pub cross_lane: bool,
+    /// Its results smear undefined bits only leftwards (`smears_left`).
+    pub smears_left: bool,
 }
 
 impl InstInfo {
-    fn bits(&self, field: &str) -> u32 {
-        self.ops.get(field).map_or(32, |o| o.0)
-    }
-    fn mask(&self, field: &str) -> bool {
-        self.ops.get(field).is_some_and(|o| o.1)
+    /// The name-derived flags of instruction `name`.
+    pub(super) fn set_name_flags(&mut self, name: &str) {
+        self.cross_lane = ["PERMLANE", "PERMUTE", "SWIZZLE"]
+            .iter()
+            .any(|k| name.contains(k));
+        self.smears_left = smears_left(name);
     }
 }
 
@@ -249,7 +254,7 @@ impl WaveDef {
 /// register (and the register number with the true16 bit removed).
 fn half(s: &Step<'_>, o: &Opnd) -> (Regs, Option<bool>) {
     let mut r = o.r;
-    if r.file != 'v' || s.info.bits(&o.field) != 16 {
+    if r.file != 'v' || o.bits != 16 {
         return (r, None);
     }
     if s.arch != Arch::Cdna && matches!(s.family, "VOP1" | "VOP2" | "VOPC") {
@@ -549,7 +554,7 @@ fn lane_inputs(
                 let m = half_mask(h);
                 (r.first..r.first + r.count).any(|reg| w.vdef(reg, lane) & m != m)
             }
-            's' if s.info.mask(&o.field) => w.mask_def(o.r.first) >> lane & 1 == 0,
+            's' if o.mask => w.mask_def(o.r.first) >> lane & 1 == 0,
             's' => !scalar_defined(w, &o.r),
             _ => false,
         };
@@ -558,7 +563,7 @@ fn lane_inputs(
         }
     }
     let imp = &s.info.implicit;
-    let mask_src = s.ops.iter().any(|o| o.read && s.info.mask(&o.field));
+    let mask_src = s.ops.iter().any(|o| o.read && o.mask);
     if imp.reads_vcc && !mask_src && w.mask_def(code::VCC_LO) >> lane & 1 == 0 {
         fail(w.sorigin[code::VCC_LO as usize], &mut ok);
     }
@@ -583,7 +588,7 @@ fn inputs_all_defined(w: &WaveDef, s: &Step<'_>, filter: &dyn Fn(&Opnd) -> bool)
                 (r.first..r.first + r.count)
                     .all(|reg| w.vundef.get(reg as usize).is_some_and(|&n| n == 0))
             }
-            's' if s.info.mask(&o.field) => w.mask_def(o.r.first) == u64::MAX,
+            's' if o.mask => w.mask_def(o.r.first) == u64::MAX,
             's' => scalar_defined(w, &o.r),
             _ => true,
         };
@@ -592,7 +597,7 @@ fn inputs_all_defined(w: &WaveDef, s: &Step<'_>, filter: &dyn Fn(&Opnd) -> bool)
         }
     }
     let imp = &s.info.implicit;
-    let mask_src = s.ops.iter().any(|o| o.read && s.info.mask(&o.field));
+    let mask_src = s.ops.iter().any(|o| o.read && o.mask);
     !(imp.reads_vcc && !mask_src && w.mask_def(code::VCC_LO) != u64::MAX
         || imp.reads_scc && !w.scc
         || imp.reads_m0 && w.sdef(m0_code(s.arch)) != u32::MAX)
@@ -638,7 +643,7 @@ fn lane_undef(
                     u |= (und as u64) << (32 * k);
                 }
             }
-            's' if s.info.mask(&o.field) => u |= (w.mask_def(o.r.first) >> lane & 1) ^ 1,
+            's' if o.mask => u |= (w.mask_def(o.r.first) >> lane & 1) ^ 1,
             's' if Some(o.r.first) != crate::wave::null_code(w.arch) => {
                 for (k, c) in (o.r.first..o.r.first + o.r.count.min(2)).enumerate() {
                     u |= (!w.sdef(c) as u64) << (32 * k);
@@ -651,7 +656,7 @@ fn lane_undef(
         }
     }
     let imp = &s.info.implicit;
-    let mask_src = s.ops.iter().any(|o| o.read && s.info.mask(&o.field));
+    let mask_src = s.ops.iter().any(|o| o.read && o.mask);
     if imp.reads_vcc && !mask_src && w.mask_def(code::VCC_LO) >> lane & 1 == 0 {
         u |= 1;
         origin = origin.or(w.sorigin[code::VCC_LO as usize]);
@@ -683,11 +688,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
     let exec = w.exec & s.after.full_mask();
     let ws = w.wave_size;
     let name = s.name;
-    let cross = s.dpp
-        || s.family == "DS"
-        || ["PERMLANE", "PERMUTE", "SWIZZLE"]
-            .iter()
-            .any(|k| name.contains(k));
+    let cross = s.dpp || s.family == "DS" || s.info.cross_lane;
     let all = |_: &Opnd| true;
     // VOPD: the X half's fields name `x`, the Y half's `y`.
     let vopd = s.family == "VOPD";
@@ -718,7 +719,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
                 }
             }
         }
-        let smear = !cross && smears_left(name);
+        let smear = !cross && s.info.smears_left;
         let mut undef = [0u64; 64];
         if smear && !all_defined {
             for lane in 0..ws {
@@ -787,7 +788,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
                         }
                     }
                 }
-                's' if s.info.mask(&o.field) || s.family == "VOPC" => {
+                's' if o.mask || s.family == "VOPC" => {
                     write_lane_mask(w, o.r.first, exec, &per_lane, s.pc);
                 }
                 's' => {
@@ -813,7 +814,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
         }
         // Implicit lane masks: VOPC's VCC, carries, V_CMPX's EXEC.
         let imp = &s.info.implicit;
-        let mask_dst = s.ops.iter().any(|o| o.written && s.info.mask(&o.field));
+        let mask_dst = s.ops.iter().any(|o| o.written && o.mask);
         let vopc_e32 = s.family == "VOPC";
         if !mask_dst && (imp.writes_vcc || vopc_e32 && imp.writes_d0 && !imp.writes_exec) {
             write_lane_mask(w, code::VCC_LO, exec, &per_lane, s.pc);

@@ -27,9 +27,9 @@ pub(super) struct Past {
     /// A WMMA / SWMMAC matrix instruction.
     pub(super) wmma: bool,
     /// Explicit register writes.
-    pub(super) writes: Vec<Regs>,
+    pub(super) writes: Rc<[Regs]>,
     /// Register writes including the implicit ones (VCC, EXEC).
-    pub(super) all_writes: Vec<Regs>,
+    pub(super) all_writes: Rc<[Regs]>,
     /// VGPRs of a store with more than 64 bits of data.
     pub(super) wide_store_data: Vec<Regs>,
     /// Wait states this instruction provides (1, or N+1 for `s_nop N`).
@@ -64,11 +64,11 @@ pub(super) struct Step<'a> {
     pub(super) d: &'a Decoded,
     pub(super) text: &'a Rc<str>,
     /// Explicit operands.
-    pub(super) reads: &'a [Regs],
-    pub(super) writes: &'a [Regs],
+    pub(super) reads: &'a Rc<[Regs]>,
+    pub(super) writes: &'a Rc<[Regs]>,
     /// Explicit and implicit operands.
-    pub(super) all_reads: &'a [Regs],
-    pub(super) all_writes: &'a [Regs],
+    pub(super) all_reads: &'a Rc<[Regs]>,
+    pub(super) all_writes: &'a Rc<[Regs]>,
     pub(super) ops: &'a [Opnd],
     pub(super) info: &'a defined::InstInfo,
 }
@@ -154,11 +154,7 @@ impl Sanitizer {
         let (va_vdst, sa_sdst) = depctr_fields(imm);
         let mut mask_reads: Vec<Regs> = Vec::new();
         if valu {
-            for o in s
-                .ops
-                .iter()
-                .filter(|o| o.read && s.info.ops.get(&o.field).is_some_and(|x| x.1))
-            {
+            for o in s.ops.iter().filter(|o| o.read && o.mask) {
                 mask_reads.push(o.r);
             }
             let vcc = Regs {
@@ -183,8 +179,8 @@ impl Sanitizer {
             salu,
             trans: s.info.trans,
             wmma: name.starts_with("V_WMMA") || name.starts_with("V_SWMMAC"),
-            writes: s.writes.to_vec(),
-            all_writes: s.all_writes.to_vec(),
+            writes: s.writes.clone(),
+            all_writes: s.all_writes.clone(),
             wide_store_data,
             wait_states,
             va_vdst_zero: vmem || depctr && va_vdst == 0,

@@ -233,6 +233,22 @@ struct WaveTrack {
     def: Option<defined::WaveDef>,
 }
 
+/// What the checker derives from one instruction alone (cached per address: one checker
+/// sees one program, so an address is one instruction).
+struct Prepared {
+    text: Rc<str>,
+    ops: Vec<Opnd>,
+    info: Rc<defined::InstInfo>,
+    /// Explicit operands.
+    reads: Rc<[Regs]>,
+    writes: Rc<[Regs]>,
+    /// Explicit and implicit operands.
+    wait_reads: Rc<[Regs]>,
+    wait_writes: Rc<[Regs]>,
+    /// An atomic read-modify-write (`is_atomic`).
+    atomic: bool,
+}
+
 /// One access in the shadow memory.
 #[derive(Clone, Debug)]
 struct Access {
@@ -264,6 +280,8 @@ pub struct Sanitizer {
     global: HashMap<u64, Shadow>,
     texts: HashMap<u64, Rc<str>>,
     findings: Vec<Finding>,
+    /// Per instruction address: its operands and text.
+    prepared: HashMap<u64, Rc<Prepared>>,
     /// Per instruction address: operand sizes and implicit operands.
     info: HashMap<u64, Rc<defined::InstInfo>>,
     /// Which registers count as written when a wave starts.
@@ -291,6 +309,7 @@ impl Sanitizer {
             lds_wg: None,
             global: HashMap::new(),
             texts: HashMap::new(),
+            prepared: HashMap::new(),
             findings: Vec::new(),
             info: HashMap::new(),
             initial: Initial::All,
@@ -320,6 +339,7 @@ impl Sanitizer {
             .find(|i| i.encoding == d.inst.family)
             .or_else(|| all.first());
         let mut info = defined::InstInfo::default();
+        info.set_name_flags(&d.inst.name);
         if let Some(inst) = inst {
             for o in &inst.operands {
                 let mask = o.format.contains("_M64") || o.format.contains("_M32");
@@ -356,6 +376,37 @@ impl Sanitizer {
     /// The findings so far, in the order found.
     pub fn findings(&self) -> &[Finding] {
         &self.findings
+    }
+
+    /// What the checker derives from `d` alone, computed once per address.
+    fn prepared(&mut self, d: &Decoded) -> Rc<Prepared> {
+        if let Some(p) = self.prepared.get(&d.addr) {
+            return p.clone();
+        }
+        let text = self.text(d);
+        let scalar = self.scalar_fields(d);
+        let info = self.inst_info(d);
+        let mut ops = operand_list(d, &scalar);
+        for o in &mut ops {
+            (o.bits, o.mask) = info.ops.get(&o.field).copied().unwrap_or((32, false));
+        }
+        let (reads, writes) = operand_regs(d, &scalar);
+        // The wait model also sees the implicit operands (VCC, EXEC, M0); hazards only the
+        // explicit ones, as the manual's tables list them (and the rules that name them).
+        let (mut wait_reads, mut wait_writes) = (reads.clone(), writes.clone());
+        implicit_regs(self.arch, d, &info, &mut wait_reads, &mut wait_writes);
+        let p = Rc::new(Prepared {
+            text,
+            ops,
+            info,
+            reads: reads.into(),
+            writes: writes.into(),
+            wait_reads: wait_reads.into(),
+            wait_writes: wait_writes.into(),
+            atomic: is_atomic(d),
+        });
+        self.prepared.insert(d.addr, p.clone());
+        p
     }
 
     fn text(&mut self, d: &Decoded) -> Rc<str> {
@@ -412,15 +463,11 @@ impl Sanitizer {
         after: &WaveState,
     ) {
         self.instructions += 1;
-        let text = self.text(d);
-        let scalar = self.scalar_fields(d);
-        let ops = operand_list(d, &scalar);
-        let info = self.inst_info(d);
-        let (reads, writes) = operand_regs(d, &scalar);
-        // The wait model also sees the implicit operands (VCC, EXEC, M0); hazards only the
-        // explicit ones, as the manual's tables list them.
-        let (mut wait_reads, mut wait_writes) = (reads.clone(), writes.clone());
-        implicit_regs(self.arch, d, &info, &mut wait_reads, &mut wait_writes);
+        let prep = self.prepared(d);
+        let text = prep.text.clone();
+        let (ops, info) = (&prep.ops, &prep.info);
+        let (reads, writes) = (&prep.reads, &prep.writes);
+        let (wait_reads, wait_writes) = (&prep.wait_reads, &prep.wait_writes);
         let family = d.inst.family.as_str();
         let name = d.inst.name.as_str();
         let mut track = self.waves.remove(&(wg, wave)).unwrap_or_default();
@@ -435,7 +482,7 @@ impl Sanitizer {
         }
 
         // Reads of registers an outstanding load will still write.
-        for r in &wait_reads {
+        for r in wait_reads.iter() {
             for p in track.pending.iter_mut() {
                 let mut hit = None;
                 for w in p.writes.iter() {
@@ -467,7 +514,7 @@ impl Sanitizer {
         let memory_op = memory_event(d, after);
         // Overwrites of registers an outstanding load will still write (its return would
         // land after this write), unless this is a load of the same in-order kind.
-        for w in &wait_writes {
+        for w in wait_writes.iter() {
             for p in track.pending.iter_mut() {
                 let same_order = memory_op
                     .is_some_and(|(c, e)| c == p.counter && e == p.event && e != Event::Smem);
@@ -500,18 +547,18 @@ impl Sanitizer {
             wave64: after.wave_size == 64,
             d,
             text: &text,
-            reads: &reads,
-            writes: &writes,
-            all_reads: &wait_reads,
-            all_writes: &wait_writes,
-            ops: &ops,
-            info: &info,
+            reads,
+            writes,
+            all_reads: wait_reads,
+            all_writes: wait_writes,
+            ops,
+            info,
         };
         self.hazards(&mut track, &step, &mut found);
 
         // New outstanding operations.
         if let Some((counter, event)) = memory_op {
-            let returns = writes.clone();
+            let returns = writes.to_vec();
             track.pending.push(Pending {
                 counter,
                 event,
@@ -612,13 +659,13 @@ impl Sanitizer {
                 family,
                 format: d.inst.format.as_str(),
                 dpp: d.ext.is_some() && !d.inst.format.contains("SDWA"),
-                ops: &ops,
-                info: &info,
+                ops,
+                info,
                 opsel: d.inst.field("opsel").unwrap_or(0),
                 after,
                 access,
                 inst: &d.inst,
-                atomic: is_atomic(d),
+                atomic: prep.atomic,
             };
             for u in defined::step(def, &step, &mut self.lds_def) {
                 let earlier = u.origin.map(|pc| {
