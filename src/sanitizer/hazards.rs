@@ -39,6 +39,9 @@ pub(super) struct Past {
     pub(super) va_vdst_zero: bool,
     /// `s_waitcnt_depctr` / `s_wait_alu` with `sa_sdst` = 0.
     pub(super) sa_sdst_zero: bool,
+    /// `s_waitcnt_depctr` / `s_wait_alu` with `va_sdst` = 0 (bits 11:9; `depctr_va_sdst(0)`
+    /// = 0xf19f).
+    pub(super) va_sdst_zero: bool,
     /// SGPRs a VALU reads as a lane mask (VCC implicitly, or a mask operand).
     pub(super) mask_reads: Vec<Regs>,
     /// A VALU that reads some SGPR (or VCC) or a literal constant.
@@ -185,6 +188,7 @@ impl Sanitizer {
             wait_states,
             va_vdst_zero: vmem || depctr && va_vdst == 0,
             sa_sdst_zero: depctr && sa_sdst == 0,
+            va_sdst_zero: depctr && (imm >> 9) & 7 == 0,
             mask_reads,
             reads_sgpr_or_literal,
             setreg: name.starts_with("S_SETREG").then_some((imm & 0x3f) as u32),

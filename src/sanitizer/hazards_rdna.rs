@@ -146,8 +146,8 @@ fn partial_forwarding(track: &WaveTrack, s: &Step, now: &Past, found: &mut Vec<F
 
 /// RDNA 3 wave64: a VALU reads an SGPR as a lane mask, a SALU then writes that SGPR, and a
 /// SALU reads it before `s_waitcnt_depctr depctr_sa_sdst(0)`. Between the VALU and the
-/// SALU write, a VALU reading another SGPR or a literal, or the wait, ends the hazard; after
-/// the write only the wait does (LLVM always inserts it after such a write).
+/// SALU write, a VALU reading another SGPR or a literal, a VALU writing that SGPR, a wait on
+/// `sa_sdst` or `va_sdst` ends the hazard; after the write only the `sa_sdst` wait does.
 fn mask_write(track: &mut WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding>) {
     if !s.wave64 {
         return;
@@ -192,7 +192,10 @@ fn mask_write(track: &mut WaveTrack, s: &Step, now: &Past, found: &mut Vec<Findi
                 });
                 break;
             }
-            if p.sa_sdst_zero || p.valu && p.reads_sgpr_or_literal {
+            // A later VALU write of the SGPR (or a wait for VALU SGPR writes) means the
+            // VALU's mask read is done: VALUs complete in order.
+            let valu_wrote = p.valu && p.all_writes.iter().any(|x| x.overlaps(w).is_some());
+            if p.sa_sdst_zero || p.va_sdst_zero || valu_wrote || p.valu && p.reads_sgpr_or_literal {
                 break;
             }
         }
