@@ -44,14 +44,21 @@ pub(super) struct InstInfo {
     /// Operand field → (size in bits, lane-mask format).
     pub ops: HashMap<String, (u32, bool)>,
     pub implicit: Implicit,
+    /// A transcendental VALU (see `is_trans`).
+    pub trans: bool,
+    /// Its name says it moves values between lanes (permutes, swizzles).
+    pub cross_lane: bool,
+    /// Its results smear undefined bits only leftwards (`smears_left`).
+    pub smears_left: bool,
 }
 
 impl InstInfo {
-    fn bits(&self, field: &str) -> u32 {
-        self.ops.get(field).map_or(32, |o| o.0)
-    }
-    fn mask(&self, field: &str) -> bool {
-        self.ops.get(field).is_some_and(|o| o.1)
+    /// The name-derived flags of instruction `name`.
+    pub(super) fn set_name_flags(&mut self, name: &str) {
+        self.cross_lane = ["PERMLANE", "PERMUTE", "SWIZZLE"]
+            .iter()
+            .any(|k| name.contains(k));
+        self.smears_left = smears_left(name);
     }
 }
 
@@ -73,6 +80,9 @@ pub(super) struct WaveDef {
     scc: bool,
     /// Defined bits per VGPR and lane (`vgpr[reg * 64 + lane]`).
     vgpr: Vec<u32>,
+    /// Per VGPR: how many of the wave's lanes hold undefined bits (0: the whole register is
+    /// defined, so instructions reading only such registers skip the per-lane work).
+    vundef: Vec<u16>,
     /// Where an undefined value in a register came from (the PC that wrote it).
     sorigin: Vec<Option<u64>>,
     vorigin: Vec<Option<u64>>,
@@ -147,10 +157,18 @@ impl WaveDef {
                 *v = u32::MAX;
             }
         }
+        let ws = after.wave_size as usize;
+        let vundef = (0..N_VGPRS)
+            .map(|r| {
+                let lanes = &vgpr[r * LANE_SLOTS..r * LANE_SLOTS + ws.min(LANE_SLOTS)];
+                lanes.iter().filter(|&&d| d != u32::MAX).count() as u16
+            })
+            .collect();
         WaveDef {
             sgpr,
             scc: all,
             vgpr,
+            vundef,
             sorigin: vec![None; N_CODES],
             vorigin: vec![None; N_VGPRS],
             scc_origin: None,
@@ -185,7 +203,16 @@ impl WaveDef {
     fn set_v(&mut self, reg: u32, lane: u32, keep: u32, def: u32, origin: Option<u64>) {
         let i = reg as usize * LANE_SLOTS + lane as usize;
         if let Some(v) = self.vgpr.get_mut(i) {
-            *v = (*v & keep) | (def & !keep);
+            let old = *v;
+            *v = (old & keep) | (def & !keep);
+            if lane < self.wave_size && (old == u32::MAX) != (*v == u32::MAX) {
+                let n = &mut self.vundef[reg as usize];
+                if *v == u32::MAX {
+                    *n -= 1;
+                } else {
+                    *n += 1;
+                }
+            }
             if def & !keep != !keep {
                 self.vorigin[reg as usize] = origin;
             }
@@ -227,7 +254,7 @@ impl WaveDef {
 /// register (and the register number with the true16 bit removed).
 fn half(s: &Step<'_>, o: &Opnd) -> (Regs, Option<bool>) {
     let mut r = o.r;
-    if r.file != 'v' || s.info.bits(&o.field) != 16 {
+    if r.file != 'v' || o.bits != 16 {
         return (r, None);
     }
     if s.arch != Arch::Cdna && matches!(s.family, "VOP1" | "VOP2" | "VOPC") {
@@ -527,7 +554,7 @@ fn lane_inputs(
                 let m = half_mask(h);
                 (r.first..r.first + r.count).any(|reg| w.vdef(reg, lane) & m != m)
             }
-            's' if s.info.mask(&o.field) => w.mask_def(o.r.first) >> lane & 1 == 0,
+            's' if o.mask => w.mask_def(o.r.first) >> lane & 1 == 0,
             's' => !scalar_defined(w, &o.r),
             _ => false,
         };
@@ -536,7 +563,7 @@ fn lane_inputs(
         }
     }
     let imp = &s.info.implicit;
-    let mask_src = s.ops.iter().any(|o| o.read && s.info.mask(&o.field));
+    let mask_src = s.ops.iter().any(|o| o.read && o.mask);
     if imp.reads_vcc && !mask_src && w.mask_def(code::VCC_LO) >> lane & 1 == 0 {
         fail(w.sorigin[code::VCC_LO as usize], &mut ok);
     }
@@ -547,6 +574,33 @@ fn lane_inputs(
         fail(w.sorigin[m0_code(s.arch) as usize], &mut ok);
     }
     (ok, origin)
+}
+
+/// Whether every input of `s` (through `filter`) is defined in every lane, from the
+/// wave-wide summaries (whole VGPRs, whole scalar registers and masks): the fast path that
+/// spares the per-lane work of `lane_inputs` and `lane_undef`. A `false` only means the
+/// per-lane check must run.
+fn inputs_all_defined(w: &WaveDef, s: &Step<'_>, filter: &dyn Fn(&Opnd) -> bool) -> bool {
+    for o in s.ops.iter().filter(|o| o.read && filter(o)) {
+        let ok = match o.r.file {
+            'v' => {
+                let (r, _) = half(s, o);
+                (r.first..r.first + r.count)
+                    .all(|reg| w.vundef.get(reg as usize).is_some_and(|&n| n == 0))
+            }
+            's' if o.mask => w.mask_def(o.r.first) == u64::MAX,
+            's' => scalar_defined(w, &o.r),
+            _ => true,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    let imp = &s.info.implicit;
+    let mask_src = s.ops.iter().any(|o| o.read && o.mask);
+    !(imp.reads_vcc && !mask_src && w.mask_def(code::VCC_LO) != u64::MAX
+        || imp.reads_scc && !w.scc
+        || imp.reads_m0 && w.sdef(m0_code(s.arch)) != u32::MAX)
 }
 
 /// Integer add, subtract, multiply, left shift and bitwise instructions: a result bit depends
@@ -589,7 +643,7 @@ fn lane_undef(
                     u |= (und as u64) << (32 * k);
                 }
             }
-            's' if s.info.mask(&o.field) => u |= (w.mask_def(o.r.first) >> lane & 1) ^ 1,
+            's' if o.mask => u |= (w.mask_def(o.r.first) >> lane & 1) ^ 1,
             's' if Some(o.r.first) != crate::wave::null_code(w.arch) => {
                 for (k, c) in (o.r.first..o.r.first + o.r.count.min(2)).enumerate() {
                     u |= (!w.sdef(c) as u64) << (32 * k);
@@ -602,7 +656,7 @@ fn lane_undef(
         }
     }
     let imp = &s.info.implicit;
-    let mask_src = s.ops.iter().any(|o| o.read && s.info.mask(&o.field));
+    let mask_src = s.ops.iter().any(|o| o.read && o.mask);
     if imp.reads_vcc && !mask_src && w.mask_def(code::VCC_LO) >> lane & 1 == 0 {
         u |= 1;
         origin = origin.or(w.sorigin[code::VCC_LO as usize]);
@@ -634,11 +688,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
     let exec = w.exec & s.after.full_mask();
     let ws = w.wave_size;
     let name = s.name;
-    let cross = s.dpp
-        || s.family == "DS"
-        || ["PERMLANE", "PERMUTE", "SWIZZLE"]
-            .iter()
-            .any(|k| name.contains(k));
+    let cross = s.dpp || s.family == "DS" || s.info.cross_lane;
     let all = |_: &Opnd| true;
     // VOPD: the X half's fields name `x`, the Y half's `y`.
     let vopd = s.family == "VOPD";
@@ -653,8 +703,12 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
     };
     for filter in &halves {
         let mut per_lane = [(true, None); 64];
-        for lane in 0..ws {
-            per_lane[lane as usize] = lane_inputs(w, s, lane, filter.as_ref());
+        // Every input fully defined in every lane: the per-lane results are all defined.
+        let all_defined = inputs_all_defined(w, s, filter.as_ref());
+        if !all_defined {
+            for lane in 0..ws {
+                per_lane[lane as usize] = lane_inputs(w, s, lane, filter.as_ref());
+            }
         }
         if cross {
             let bad = lanes(exec, ws).find(|&l| !per_lane[l as usize].0);
@@ -665,9 +719,9 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
                 }
             }
         }
-        let smear = !cross && smears_left(name);
+        let smear = !cross && s.info.smears_left;
         let mut undef = [0u64; 64];
-        if smear {
+        if smear && !all_defined {
             for lane in 0..ws {
                 undef[lane as usize] = lane_undef(w, s, lane, filter.as_ref()).0;
             }
@@ -734,7 +788,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
                         }
                     }
                 }
-                's' if s.info.mask(&o.field) || s.family == "VOPC" => {
+                's' if o.mask || s.family == "VOPC" => {
                     write_lane_mask(w, o.r.first, exec, &per_lane, s.pc);
                 }
                 's' => {
@@ -760,7 +814,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
         }
         // Implicit lane masks: VOPC's VCC, carries, V_CMPX's EXEC.
         let imp = &s.info.implicit;
-        let mask_dst = s.ops.iter().any(|o| o.written && s.info.mask(&o.field));
+        let mask_dst = s.ops.iter().any(|o| o.written && o.mask);
         let vopc_e32 = s.family == "VOPC";
         if !mask_dst && (imp.writes_vcc || vopc_e32 && imp.writes_d0 && !imp.writes_exec) {
             write_lane_mask(w, code::VCC_LO, exec, &per_lane, s.pc);

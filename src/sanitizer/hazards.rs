@@ -1,112 +1,328 @@
 //! Hazards the ISA makes software avoid: dependencies the hardware does not interlock, which
 //! need wait states (`s_nop`, independent instructions) or an `s_waitcnt_depctr`. Fed from
 //! [`Sanitizer::observe`] with the wave's recent history; see docs/sanitizer.md for the
-//! sources of each rule.
+//! sources of each rule. CDNA's wait-state table is here, RDNA 3's forwarding and mask rules
+//! in `hazards_rdna.rs`.
 
-use super::{operand_file_regs, reg_name, Finding, Kind, Past, Regs, Sanitizer, WaveTrack};
-use crate::wave::Decoded;
+use std::rc::Rc;
+
+use super::operands::{is_memory_family, Opnd};
+use super::{defined, operand_file_regs, reg_name, Finding, Kind, Regs, Sanitizer, WaveTrack};
+use crate::spec::Arch;
+use crate::wave::{code, Decoded};
+
+/// How many instructions of a wave's history the hazard rules look back over (RDNA 3's
+/// partial-forwarding window spans up to 8 VALUs with other instructions between).
+const HISTORY: usize = 24;
+
+/// One instruction of a wave's recent history.
+#[derive(Clone, Debug)]
+pub(super) struct Past {
+    pub(super) pc: u64,
+    pub(super) text: Rc<str>,
+    pub(super) valu: bool,
+    pub(super) salu: bool,
+    /// A transcendental VALU (RDNA 3's TRANS unit).
+    pub(super) trans: bool,
+    /// A WMMA / SWMMAC matrix instruction.
+    pub(super) wmma: bool,
+    /// Explicit register writes.
+    pub(super) writes: Rc<[Regs]>,
+    /// Register writes including the implicit ones (VCC, EXEC).
+    pub(super) all_writes: Rc<[Regs]>,
+    /// VGPRs of a store with more than 64 bits of data.
+    pub(super) wide_store_data: Vec<Regs>,
+    /// Wait states this instruction provides (1, or N+1 for `s_nop N`).
+    pub(super) wait_states: u32,
+    /// It drains the VALU result counter: a vector memory, LDS or export instruction, or
+    /// `s_waitcnt_depctr` / `s_wait_alu` with `va_vdst` = 0.
+    pub(super) va_vdst_zero: bool,
+    /// `s_waitcnt_depctr` / `s_wait_alu` with `sa_sdst` = 0.
+    pub(super) sa_sdst_zero: bool,
+    /// `s_waitcnt_depctr` / `s_wait_alu` with `va_sdst` = 0 (bits 11:9; `depctr_va_sdst(0)`
+    /// = 0xf19f).
+    pub(super) va_sdst_zero: bool,
+    /// SGPRs a VALU reads as a lane mask (VCC implicitly, or a mask operand).
+    pub(super) mask_reads: Vec<Regs>,
+    /// A VALU that reads some SGPR (or VCC) or a literal constant.
+    pub(super) reads_sgpr_or_literal: bool,
+    /// The hardware register an `s_setreg*` writes.
+    pub(super) setreg: Option<u32>,
+}
+
+/// An SGPR a SALU wrote after a VALU read it as a lane mask (RDNA 3 wave64): reading it
+/// again needs `s_waitcnt_depctr depctr_sa_sdst(0)` first.
+#[derive(Clone, Debug)]
+pub(super) struct Armed {
+    pub(super) regs: Regs,
+    pub(super) pc: u64,
+    pub(super) text: Rc<str>,
+}
+
+/// What the hazard rules see of the instruction being observed.
+pub(super) struct Step<'a> {
+    pub(super) wg: [u32; 3],
+    pub(super) wave: u32,
+    pub(super) wave64: bool,
+    pub(super) d: &'a Decoded,
+    pub(super) text: &'a Rc<str>,
+    /// Explicit operands.
+    pub(super) reads: &'a Rc<[Regs]>,
+    pub(super) writes: &'a Rc<[Regs]>,
+    /// Explicit and implicit operands.
+    pub(super) all_reads: &'a Rc<[Regs]>,
+    pub(super) all_writes: &'a Rc<[Regs]>,
+    pub(super) ops: &'a [Opnd],
+    pub(super) info: &'a defined::InstInfo,
+}
+
+impl Step<'_> {
+    /// A finding at this instruction against `earlier`.
+    pub(super) fn finding(
+        &self,
+        earlier: (u64, &str),
+        location: String,
+        detail: String,
+    ) -> Finding {
+        Finding {
+            kind: Kind::Hazard,
+            workgroup: self.wg,
+            wave: self.wave,
+            pc: self.d.addr,
+            inst: self.text.to_string(),
+            earlier: Some((self.wave, earlier.0, earlier.1.to_string())),
+            location,
+            detail,
+        }
+    }
+}
+
+/// The `va_vdst` and `sa_sdst` fields of an `s_waitcnt_depctr` / `s_wait_alu` immediate
+/// (bits 15:12 and 0; llvm-mc-22: `depctr_va_vdst(0)` = 0x0f9f, `depctr_sa_sdst(0)` = 0xff9e).
+pub(super) fn depctr_fields(imm: u64) -> (u64, u64) {
+    ((imm >> 12) & 0xf, imm & 1)
+}
+
+/// Whether `d` is a vector memory, LDS or export instruction.
+fn vector_memory(family: &str) -> bool {
+    family == "EXP" || is_memory_family(family) && family != "SMEM"
+}
 
 impl Sanitizer {
-    /// CDNA hazards the manual requires software to separate by wait states (CDNA 3 ISA,
-    /// section 4.5 "Manually Inserted Wait States (NOPs)").
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn hazards(
-        &mut self,
-        track: &mut WaveTrack,
-        wg: [u32; 3],
-        wave: u32,
-        d: &Decoded,
-        text: &str,
-        reads: &[Regs],
-        writes: &[Regs],
-        found: &mut Vec<Finding>,
-    ) {
+    /// Checks the hazards of `s`'s arch against the wave's history, then records `s`.
+    pub(super) fn hazards(&mut self, track: &mut WaveTrack, s: &Step, found: &mut Vec<Finding>) {
+        let now = self.past(s);
+        // Calls and returns end every window: LLVM resolves hazards per function, taking a
+        // function's entry and the return from a call as clean.
+        let name = s.d.inst.name.as_str();
+        if ["S_SWAPPC", "S_SETPC", "S_CALL"]
+            .iter()
+            .any(|k| name.starts_with(k))
+        {
+            track.history.clear();
+            track.mask_armed.clear();
+            return;
+        }
+        match self.arch {
+            Arch::Cdna => cdna_hazards(track, s, &now, found),
+            Arch::Rdna3 => super::hazards_rdna::rdna3_hazards(track, s, &now, found),
+            Arch::Rdna4 => super::hazards_rdna::wmma_overlap(track, s, &now, found),
+        }
+        track.history.push_back(now);
+        if track.history.len() > HISTORY {
+            track.history.pop_front();
+        }
+    }
+
+    /// The history entry of `s`.
+    fn past(&self, s: &Step) -> Past {
+        let d = s.d;
         let family = d.inst.family.as_str();
-        let valu = family.starts_with("VOP");
-        let vmem = matches!(family, "GLOBAL" | "FLAT" | "SCRATCH" | "MUBUF" | "MTBUF");
-        let dpp = d.ext.is_some() || d.inst.format.contains("DPP");
-        let mut between = 0u32;
-        let mut hit = None;
-        for past in track.history.iter().rev() {
-            // VALU writes an SGPR, then a VMEM instruction reads it: 5 wait states.
-            if vmem && past.valu && between < 5 {
-                for r in reads.iter().filter(|r| r.file == 's') {
-                    if let Some(at) = past.writes.iter().find_map(|w| w.overlaps(r)) {
-                        hit = Some((
-                            past.pc,
-                            past.text.clone(),
-                            reg_name('s', at),
-                            5,
-                            "a VMEM instruction reads an SGPR a VALU instruction wrote",
-                        ));
-                    }
-                }
-            }
-            // VALU writes a VGPR, then a DPP instruction reads it: 2 wait states.
-            if dpp && past.valu && between < 2 && hit.is_none() {
-                for r in reads.iter().filter(|r| r.file == 'v') {
-                    if let Some(at) = past.writes.iter().find_map(|w| w.overlaps(r)) {
-                        hit = Some((
-                            past.pc,
-                            past.text.clone(),
-                            reg_name('v', at),
-                            2,
-                            "a DPP instruction reads a VGPR a VALU instruction wrote",
-                        ));
-                    }
-                }
-            }
-            // A store with more than 64 bits of data, then a VALU write of its data VGPRs:
-            // 2 wait states (gfx940 and later).
-            if valu && between < 2 && hit.is_none() {
-                for w in writes.iter().filter(|r| r.file == 'v') {
-                    if let Some(at) = past.wide_store_data.iter().find_map(|s| s.overlaps(w)) {
-                        hit = Some((past.pc, past.text.clone(), reg_name('v', at), 2, "a VALU instruction overwrites the data VGPRs of a store of more than 64 bits"));
-                    }
-                }
-            }
-            if hit.is_some() {
-                break;
-            }
-            between += past.wait_states;
-            if between >= 5 {
-                break;
-            }
-        }
-        if let Some((pc, earlier, location, needed, what)) = hit {
-            found.push(Finding {
-                kind: Kind::Hazard,
-                workgroup: wg,
-                wave,
-                pc: d.addr,
-                inst: text.to_string(),
-                earlier: Some((wave, pc, earlier)),
-                location,
-                detail: format!("{what}: {needed} wait states required, {between} given"),
-            });
-        }
         let name = d.inst.name.as_str();
+        let valu = family.starts_with("VOP");
+        let salu = family.starts_with("SOP");
+        let vmem = vector_memory(family);
         let wide_store_data = if vmem && (name.contains("STORE") || name.contains("ATOMIC")) {
             data_regs(d).into_iter().filter(|r| r.count > 2).collect()
         } else {
             Vec::new()
         };
+        let imm = d.inst.field("simm16").unwrap_or(0);
         let wait_states = if name == "S_NOP" {
-            d.inst.field("simm16").unwrap_or(0) as u32 % 16 + 1
+            (imm % 16) as u32 + 1
         } else {
             1
         };
-        track.history.push_back(Past {
+        let depctr = matches!(name, "S_WAITCNT_DEPCTR" | "S_WAIT_ALU");
+        let (va_vdst, sa_sdst) = depctr_fields(imm);
+        let mut mask_reads: Vec<Regs> = Vec::new();
+        if valu {
+            for o in s.ops.iter().filter(|o| o.read && o.mask) {
+                mask_reads.push(o.r);
+            }
+            let vcc = Regs {
+                file: 's',
+                first: code::VCC_LO,
+                count: 2,
+            };
+            if s.info.implicit.reads_vcc && s.all_reads.contains(&vcc) {
+                mask_reads.push(vcc);
+            }
+        }
+        let reads_sgpr_or_literal = valu
+            && (d.inst.literal.is_some()
+                || !mask_reads.is_empty()
+                || s.reads.iter().any(|r| {
+                    r.file == 's' && r.first != code::EXEC_LO && r.first != code::EXEC_HI
+                }));
+        Past {
             pc: d.addr,
-            text: text.to_string(),
+            text: s.text.clone(),
             valu,
-            writes: writes.to_vec(),
+            salu,
+            trans: s.info.trans,
+            wmma: name.starts_with("V_WMMA") || name.starts_with("V_SWMMAC"),
+            writes: s.writes.clone(),
+            all_writes: s.all_writes.clone(),
             wide_store_data,
             wait_states,
-        });
-        if track.history.len() > 6 {
-            track.history.pop_front();
+            va_vdst_zero: vmem || depctr && va_vdst == 0,
+            sa_sdst_zero: depctr && sa_sdst == 0,
+            va_sdst_zero: depctr && (imm >> 9) & 7 == 0,
+            mask_reads,
+            reads_sgpr_or_literal,
+            setreg: name.starts_with("S_SETREG").then_some((imm & 0x3f) as u32),
         }
+    }
+}
+
+/// One rule of CDNA's wait-state table that `s` triggers: what the earlier instruction
+/// must be, how many wait states must separate them, and what the finding says.
+struct Rule {
+    needed: u32,
+    what: &'static str,
+    hit: fn(&Past, &Step) -> Option<(char, u32)>,
+}
+
+/// The first register of `regs` (of file `file`) that `written` overlaps.
+fn overlap(written: &[Regs], regs: &[Regs], file: char) -> Option<(char, u32)> {
+    regs.iter()
+        .filter(|r| r.file == file)
+        .find_map(|r| written.iter().find_map(|w| w.overlaps(r)))
+        .map(|at| (file, at))
+}
+
+/// CDNA hazards the manual requires software to separate by wait states (CDNA 3 ISA,
+/// section 4.5 "Manually Inserted Wait States (NOPs)").
+fn cdna_hazards(track: &WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding>) {
+    let d = s.d;
+    let family = d.inst.family.as_str();
+    let name = d.inst.name.as_str();
+    let vmem = matches!(family, "GLOBAL" | "FLAT" | "SCRATCH" | "MUBUF" | "MTBUF");
+    let dpp = d.ext.is_some() || d.inst.format.contains("DPP");
+    let mut rules: Vec<Rule> = Vec::new();
+    if vmem {
+        rules.push(Rule {
+            needed: 5,
+            what: "a VMEM instruction reads an SGPR a VALU instruction wrote",
+            hit: |p, s| p.valu.then(|| overlap(&p.writes, s.reads, 's')).flatten(),
+        });
+    }
+    if dpp {
+        rules.push(Rule {
+            needed: 2,
+            what: "a DPP instruction reads a VGPR a VALU instruction wrote",
+            hit: |p, s| p.valu.then(|| overlap(&p.writes, s.reads, 'v')).flatten(),
+        });
+        rules.push(Rule {
+            needed: 5,
+            what: "a DPP instruction follows a VALU write of EXEC",
+            hit: |p, _| {
+                let exec = [Regs {
+                    file: 's',
+                    first: code::EXEC_LO,
+                    count: 2,
+                }];
+                p.valu.then(|| overlap(&p.all_writes, &exec, 's')).flatten()
+            },
+        });
+    }
+    if now.valu {
+        rules.push(Rule {
+            needed: 2,
+            what: "a VALU instruction overwrites the data VGPRs of a store of more than 64 bits",
+            hit: |p, s| overlap(&p.wide_store_data, s.writes, 'v'),
+        });
+    }
+    if name.starts_with("V_READLANE") || name.starts_with("V_WRITELANE") {
+        rules.push(Rule {
+            needed: 4,
+            what: "v_readlane/v_writelane's lane select reads an SGPR a VALU instruction wrote",
+            hit: |p, s| {
+                let select: Vec<Regs> = s
+                    .ops
+                    .iter()
+                    .filter(|o| o.field == "src1" && o.read)
+                    .map(|o| o.r)
+                    .collect();
+                p.valu.then(|| overlap(&p.writes, &select, 's')).flatten()
+            },
+        });
+    }
+    if name.starts_with("V_DIV_FMAS") {
+        rules.push(Rule {
+            needed: 4,
+            what: "v_div_fmas reads VCC a VALU instruction wrote",
+            hit: |p, _| {
+                let vcc = [Regs {
+                    file: 's',
+                    first: code::VCC_LO,
+                    count: 2,
+                }];
+                p.valu.then(|| overlap(&p.all_writes, &vcc, 's')).flatten()
+            },
+        });
+    }
+    if name == "S_GETREG_B32" {
+        rules.push(Rule {
+            needed: 2,
+            what: "s_getreg reads a hardware register an s_setreg wrote",
+            hit: |p, s| {
+                let id = (s.d.inst.field("simm16")? & 0x3f) as u32;
+                (p.setreg == Some(id)).then_some(('h', id))
+            },
+        });
+    }
+    if rules.is_empty() {
+        return;
+    }
+    let mut between = 0u32;
+    for past in track.history.iter().rev() {
+        if between >= 5 {
+            break;
+        }
+        for rule in &rules {
+            if between >= rule.needed {
+                continue;
+            }
+            if let Some((file, at)) = (rule.hit)(past, s) {
+                let location = if file == 'h' {
+                    format!("hwreg {at}")
+                } else {
+                    reg_name(file, at)
+                };
+                found.push(s.finding(
+                    (past.pc, &past.text),
+                    location,
+                    format!(
+                        "{}: {} wait states required, {between} given",
+                        rule.what, rule.needed
+                    ),
+                ));
+                return;
+            }
+        }
+        between += past.wait_states;
     }
 }
 
@@ -123,4 +339,25 @@ fn data_regs(d: &Decoded) -> Vec<Regs> {
         })
         .filter_map(|o| operand_file_regs(d, o))
         .collect()
+}
+
+/// Whether `inst` is a transcendental VALU (RDNA 3's TRANS unit: `v_exp`, `v_log`, `v_rcp`,
+/// `v_rsq`, `v_sqrt`, `v_sin`, `v_cos` in every float width). Read from the spec: a VOP1
+/// instruction (or the VOP3 form of one) whose pseudocode `text` computes a reciprocal,
+/// root, power, logarithm or sine/cosine. No other VOP1 entry's text does.
+pub(super) fn is_trans(
+    db: &crate::spec::SpecDb,
+    inst: &crate::spec::Instruction,
+    text: &str,
+) -> bool {
+    let vop1 = inst.encoding == "VOP1"
+        || inst.encoding == "VOP3"
+            && inst.name.strip_suffix("_E64").is_some_and(|base| {
+                db.get_all(&format!("{base}_E32"))
+                    .iter()
+                    .any(|i| i.encoding == "VOP1")
+            });
+    vop1 && ["sqrt(", "log2(", "sin(", "cos(", "pow(", " / "]
+        .iter()
+        .any(|m| text.contains(m))
 }

@@ -14,6 +14,7 @@
 
 mod defined;
 mod hazards;
+mod hazards_rdna;
 mod operands;
 
 use std::collections::{HashMap, VecDeque};
@@ -213,24 +214,11 @@ struct Pending {
     counter: Counter,
     event: Event,
     pc: u64,
-    text: String,
+    text: Rc<str>,
     /// The registers its return writes (loads, returning atomics).
     writes: Vec<Regs>,
     /// It writes memory (a store or an atomic).
     store: bool,
-}
-
-/// One instruction of a wave's recent history (for hazards).
-#[derive(Clone, Debug)]
-struct Past {
-    pc: u64,
-    text: String,
-    valu: bool,
-    writes: Vec<Regs>,
-    /// VGPRs of a store with more than 64 bits of data.
-    wide_store_data: Vec<Regs>,
-    /// Wait states this instruction provides (1, or N+1 for `s_nop N`).
-    wait_states: u32,
 }
 
 #[derive(Default)]
@@ -238,9 +226,27 @@ struct WaveTrack {
     pending: Vec<Pending>,
     arrived: u32,
     passed: u32,
-    history: VecDeque<Past>,
+    history: VecDeque<hazards::Past>,
+    /// SGPRs whose next SALU read needs `depctr_sa_sdst(0)` (RDNA 3 wave64).
+    mask_armed: Vec<hazards::Armed>,
     /// Definedness of the wave's registers and scratch (created at its first instruction).
     def: Option<defined::WaveDef>,
+}
+
+/// What the checker derives from one instruction alone (cached per address: one checker
+/// sees one program, so an address is one instruction).
+struct Prepared {
+    text: Rc<str>,
+    ops: Vec<Opnd>,
+    info: Rc<defined::InstInfo>,
+    /// Explicit operands.
+    reads: Rc<[Regs]>,
+    writes: Rc<[Regs]>,
+    /// Explicit and implicit operands.
+    wait_reads: Rc<[Regs]>,
+    wait_writes: Rc<[Regs]>,
+    /// An atomic read-modify-write (`is_atomic`).
+    atomic: bool,
 }
 
 /// One access in the shadow memory.
@@ -265,15 +271,17 @@ pub struct Sanitizer {
     arch: Arch,
     db: SpecDb,
     isa: Isa,
-    /// Per instruction name: the operand fields the spec types as scalar (SGPR) registers.
-    scalar_fields: HashMap<String, Vec<String>>,
+    /// Per instruction address: the operand fields the spec types as scalar (SGPR) registers.
+    scalar_fields: HashMap<u64, Rc<[String]>>,
     options: Options,
     waves: HashMap<([u32; 3], u32), WaveTrack>,
     lds: HashMap<u64, Shadow>,
     lds_wg: Option<[u32; 3]>,
     global: HashMap<u64, Shadow>,
-    texts: HashMap<u64, String>,
+    texts: HashMap<u64, Rc<str>>,
     findings: Vec<Finding>,
+    /// Per instruction address: its operands and text.
+    prepared: HashMap<u64, Rc<Prepared>>,
     /// Per instruction address: operand sizes and implicit operands.
     info: HashMap<u64, Rc<defined::InstInfo>>,
     /// Which registers count as written when a wave starts.
@@ -301,6 +309,7 @@ impl Sanitizer {
             lds_wg: None,
             global: HashMap::new(),
             texts: HashMap::new(),
+            prepared: HashMap::new(),
             findings: Vec::new(),
             info: HashMap::new(),
             initial: Initial::All,
@@ -330,6 +339,7 @@ impl Sanitizer {
             .find(|i| i.encoding == d.inst.family)
             .or_else(|| all.first());
         let mut info = defined::InstInfo::default();
+        info.set_name_flags(&d.inst.name);
         if let Some(inst) = inst {
             for o in &inst.operands {
                 let mask = o.format.contains("_M64") || o.format.contains("_M32");
@@ -355,6 +365,7 @@ impl Sanitizer {
                         _ => {}
                     }
                 }
+                info.trans = hazards::is_trans(&self.db, inst, &c.text);
             }
         }
         let info = Rc::new(info);
@@ -367,19 +378,51 @@ impl Sanitizer {
         &self.findings
     }
 
-    fn text(&mut self, d: &Decoded) -> String {
+    /// What the checker derives from `d` alone, computed once per address.
+    fn prepared(&mut self, d: &Decoded) -> Rc<Prepared> {
+        if let Some(p) = self.prepared.get(&d.addr) {
+            return p.clone();
+        }
+        let text = self.text(d);
+        let scalar = self.scalar_fields(d);
+        let info = self.inst_info(d);
+        let mut ops = operand_list(d, &scalar);
+        for o in &mut ops {
+            (o.bits, o.mask) = info.ops.get(&o.field).copied().unwrap_or((32, false));
+        }
+        let (reads, writes) = operand_regs(d, &scalar);
+        // The wait model also sees the implicit operands (VCC, EXEC, M0); hazards only the
+        // explicit ones, as the manual's tables list them (and the rules that name them).
+        let (mut wait_reads, mut wait_writes) = (reads.clone(), writes.clone());
+        implicit_regs(self.arch, d, &info, &mut wait_reads, &mut wait_writes);
+        let p = Rc::new(Prepared {
+            text,
+            ops,
+            info,
+            reads: reads.into(),
+            writes: writes.into(),
+            wait_reads: wait_reads.into(),
+            wait_writes: wait_writes.into(),
+            atomic: is_atomic(d),
+        });
+        self.prepared.insert(d.addr, p.clone());
+        p
+    }
+
+    fn text(&mut self, d: &Decoded) -> Rc<str> {
         if let Some(t) = self.texts.get(&d.addr) {
             return t.clone();
         }
-        let t = self.isa.print(d.encoded());
+        let t: Rc<str> = self.isa.print(d.encoded()).into();
         self.texts.insert(d.addr, t.clone());
         t
     }
 
     /// The operand fields of `d` the spec types as SGPRs (a VOP `vdst` that is an SGPR,
     /// as in `v_readfirstlane_b32`, decodes as a register number only).
-    fn scalar_fields(&mut self, d: &Decoded) -> Vec<String> {
-        if let Some(v) = self.scalar_fields.get(&d.inst.name) {
+    fn scalar_fields(&mut self, d: &Decoded) -> Rc<[String]> {
+        // By address, as `inst_info`.
+        if let Some(v) = self.scalar_fields.get(&d.addr) {
             return v.clone();
         }
         let all = self.db.get_all(&d.inst.name);
@@ -387,16 +430,17 @@ impl Sanitizer {
             .iter()
             .find(|i| i.encoding == d.inst.family)
             .or_else(|| all.first());
-        let v: Vec<String> = inst
+        let v: Rc<[String]> = inst
             .map(|i| {
                 i.operands
                     .iter()
                     .filter(|o| is_scalar_kind(&o.kind))
                     .map(|o| o.field.clone())
-                    .collect()
+                    .collect::<Vec<String>>()
             })
-            .unwrap_or_default();
-        self.scalar_fields.insert(d.inst.name.clone(), v.clone());
+            .unwrap_or_default()
+            .into();
+        self.scalar_fields.insert(d.addr, v.clone());
         v
     }
 
@@ -419,15 +463,11 @@ impl Sanitizer {
         after: &WaveState,
     ) {
         self.instructions += 1;
-        let text = self.text(d);
-        let scalar = self.scalar_fields(d);
-        let ops = operand_list(d, &scalar);
-        let info = self.inst_info(d);
-        let (reads, writes) = operand_regs(d, &scalar);
-        // The wait model also sees the implicit operands (VCC, EXEC, M0); hazards only the
-        // explicit ones, as the manual's tables list them.
-        let (mut wait_reads, mut wait_writes) = (reads.clone(), writes.clone());
-        implicit_regs(self.arch, d, &info, &mut wait_reads, &mut wait_writes);
+        let prep = self.prepared(d);
+        let text = prep.text.clone();
+        let (ops, info) = (&prep.ops, &prep.info);
+        let (reads, writes) = (&prep.reads, &prep.writes);
+        let (wait_reads, wait_writes) = (&prep.wait_reads, &prep.wait_writes);
         let family = d.inst.family.as_str();
         let name = d.inst.name.as_str();
         let mut track = self.waves.remove(&(wg, wave)).unwrap_or_default();
@@ -442,7 +482,7 @@ impl Sanitizer {
         }
 
         // Reads of registers an outstanding load will still write.
-        for r in &wait_reads {
+        for r in wait_reads.iter() {
             for p in track.pending.iter_mut() {
                 let mut hit = None;
                 for w in p.writes.iter() {
@@ -457,8 +497,8 @@ impl Sanitizer {
                         workgroup: wg,
                         wave,
                         pc: d.addr,
-                        inst: text.clone(),
-                        earlier: Some((wave, p.pc, p.text.clone())),
+                        inst: text.to_string(),
+                        earlier: Some((wave, p.pc, p.text.to_string())),
                         location: reg_name(r.file, at),
                         detail: format!(
                             "reads a register the earlier load has not returned (no wait on {})",
@@ -474,7 +514,7 @@ impl Sanitizer {
         let memory_op = memory_event(d, after);
         // Overwrites of registers an outstanding load will still write (its return would
         // land after this write), unless this is a load of the same in-order kind.
-        for w in &wait_writes {
+        for w in wait_writes.iter() {
             for p in track.pending.iter_mut() {
                 let same_order = memory_op
                     .is_some_and(|(c, e)| c == p.counter && e == p.event && e != Event::Smem);
@@ -488,8 +528,8 @@ impl Sanitizer {
                         workgroup: wg,
                         wave,
                         pc: d.addr,
-                        inst: text.clone(),
-                        earlier: Some((wave, p.pc, p.text.clone())),
+                        inst: text.to_string(),
+                        earlier: Some((wave, p.pc, p.text.to_string())),
                         location: reg_name(w.file, at),
                         detail: format!(
                             "overwrites a register the earlier load has not returned (no wait on {})",
@@ -501,13 +541,24 @@ impl Sanitizer {
             }
         }
 
-        if self.arch == Arch::Cdna {
-            self.hazards(&mut track, wg, wave, d, &text, &reads, &writes, &mut found);
-        }
+        let step = hazards::Step {
+            wg,
+            wave,
+            wave64: after.wave_size == 64,
+            d,
+            text: &text,
+            reads,
+            writes,
+            all_reads: wait_reads,
+            all_writes: wait_writes,
+            ops,
+            info,
+        };
+        self.hazards(&mut track, &step, &mut found);
 
         // New outstanding operations.
         if let Some((counter, event)) = memory_op {
-            let returns = writes.clone();
+            let returns = writes.to_vec();
             track.pending.push(Pending {
                 counter,
                 event,
@@ -560,13 +611,17 @@ impl Sanitizer {
                 (global_hit, Kind::GlobalRace, "global"),
             ] {
                 if let Some((addr, other)) = hit {
-                    let earlier_text = self.texts.get(&other.pc).cloned().unwrap_or_default();
+                    let earlier_text = self
+                        .texts
+                        .get(&other.pc)
+                        .map(|t| t.to_string())
+                        .unwrap_or_default();
                     found.push(Finding {
                         kind,
                         workgroup: wg,
                         wave,
                         pc: d.addr,
-                        inst: text.clone(),
+                        inst: text.to_string(),
                         earlier: Some((other.wave, other.pc, earlier_text)),
                         location: format!("{space}[0x{addr:x}]"),
                         detail: if other.wg == wg {
@@ -604,17 +659,21 @@ impl Sanitizer {
                 family,
                 format: d.inst.format.as_str(),
                 dpp: d.ext.is_some() && !d.inst.format.contains("SDWA"),
-                ops: &ops,
-                info: &info,
+                ops,
+                info,
                 opsel: d.inst.field("opsel").unwrap_or(0),
                 after,
                 access,
                 inst: &d.inst,
-                atomic: is_atomic(d),
+                atomic: prep.atomic,
             };
             for u in defined::step(def, &step, &mut self.lds_def) {
                 let earlier = u.origin.map(|pc| {
-                    let t = self.texts.get(&pc).cloned().unwrap_or_default();
+                    let t = self
+                        .texts
+                        .get(&pc)
+                        .map(|t| t.to_string())
+                        .unwrap_or_default();
                     (wave, pc, t)
                 });
                 found.push(Finding {
@@ -622,7 +681,7 @@ impl Sanitizer {
                     workgroup: wg,
                     wave,
                     pc: d.addr,
-                    inst: text.clone(),
+                    inst: text.to_string(),
                     earlier,
                     location: u.location,
                     detail: u.what.to_string(),
@@ -646,8 +705,8 @@ impl Sanitizer {
                         workgroup: wg,
                         wave,
                         pc: d.addr,
-                        inst: text.clone(),
-                        earlier: Some((wave, p.pc, p.text.clone())),
+                        inst: text.to_string(),
+                        earlier: Some((wave, p.pc, p.text.to_string())),
                         location: "lds".into(),
                         detail: format!(
                             "an LDS write is still outstanding at the barrier (no wait on {} 0)",
@@ -833,7 +892,7 @@ mod tests {
             counter,
             event,
             pc,
-            text: String::new(),
+            text: "".into(),
             store: false,
             writes: vec![Regs {
                 file: 'v',

@@ -154,6 +154,10 @@ pub(super) struct Opnd {
     pub(super) field: String,
     pub(super) read: bool,
     pub(super) written: bool,
+    /// Its size in bits (32 unless the spec says otherwise; set by `Sanitizer::prepared`).
+    pub(super) bits: u32,
+    /// The spec formats it as a lane mask (`_M32`/`_M64`; set by `Sanitizer::prepared`).
+    pub(super) mask: bool,
 }
 
 /// The registers `d` reads and writes, from its operand table (`scalar`: fields the spec
@@ -220,6 +224,8 @@ pub(super) fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
             field: o.field.clone(),
             read,
             written,
+            bits: 32,
+            mask: false,
         });
     }
     // VOPD lists only the VGPR second sources; the first sources are source codes.
@@ -247,6 +253,8 @@ pub(super) fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
                     field: f.to_string(),
                     read: true,
                     written: false,
+                    bits: 32,
+                    mask: false,
                 });
             }
         }
