@@ -279,7 +279,7 @@ fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods {
     // untyped sources floats.
     m.ftz =
         flushes_denormals(ii) && float_bits(format) != 0 && denorm_flush(ii.mode, m.float_bits).0;
-    let reads = |n: &str| ii.e.prepared.function.reg(n).is_some();
+    let reads = |n: &str| reads_field(&ii.e.prepared.function, n);
     match ii.family {
         "VOP3" | "VOP3SD" => {
             if !reads("OPSEL") && (bits == 16 || width == 16) {
@@ -595,6 +595,18 @@ pub(super) fn execute(
     Ok(new_pc)
 }
 
+/// The modifier field a register of the text names: `INST.OMOD` (CDNA's V_BITOP3_* read
+/// their truth table from the OMOD, ABS and NEG fields this way) is the field `OMOD`.
+fn inst_field_name(name: &str) -> &str {
+    name.strip_prefix("INST.").unwrap_or(name)
+}
+
+/// Whether the text of `f` reads the instruction field `name` (as `NAME` or `INST.NAME`);
+/// such a field is data for the text, not a source or output modifier.
+fn reads_field(f: &crate::ir::Function, name: &str) -> bool {
+    f.reg(name).is_some() || f.reg(&format!("INST.{name}")).is_some()
+}
+
 /// The value the wave state gives function register `name`, or `None` for a register the
 /// encoding does not supply (it then takes its default). `vgprs` receives the VGPRs that
 /// operand numbers (`SRC0`, `VDST`, ...) address, for entries reading the register file.
@@ -607,7 +619,7 @@ fn bind_named(
     vgprs: Option<&mut std::collections::HashMap<(u32, u32), u32>>,
 ) -> Option<RegValue> {
     let d = ii.d;
-    match name {
+    match inst_field_name(name) {
         "S0" | "S1" | "S2" => {
             let k = (name.as_bytes()[1] - b'0') as usize;
             match ii.src_field(k) {
@@ -1056,8 +1068,8 @@ fn write_back_info(ii: &Inst<'_>) -> WriteBackInfo {
     let d_fbits = dst_op.map(|o| float_bits(&o.format)).unwrap_or(0);
     let ieee = ii.mode & super::state::mode::IEEE != 0;
     WriteBackInfo {
-        clamp: ii.is_vop3() && ii.field("clmp") == 1 && f.reg("CLAMP").is_none(),
-        omod: if ii.is_vop3() && f.reg("OMOD").is_none() && !ieee {
+        clamp: ii.is_vop3() && ii.field("clmp") == 1 && !reads_field(f, "CLAMP"),
+        omod: if ii.is_vop3() && !reads_field(f, "OMOD") && !ieee {
             ii.field("omod")
         } else {
             0
@@ -1105,7 +1117,7 @@ pub(super) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
             }
             let width = r.width;
             let uni_field = |v: u64| Bind::Const(uni(width, v));
-            match r.name.as_str() {
+            match inst_field_name(&r.name) {
                 "S0" | "S1" | "S2" => {
                     let k = (r.name.as_bytes()[1] - b'0') as usize;
                     let Some(field) = ii.src_field(k).filter(|f| ii.has_field(f)) else {
