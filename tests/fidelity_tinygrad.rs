@@ -57,3 +57,42 @@ fn cdna_bitop3_truth_table_from_modifier_fields() {
     assert_eq!(w.vgpr(5, 6) & 0xffff, 0x0ff0, "xor3, low half");
     assert_eq!(w.vgpr(0, 7), 0xffff_ffff, "table 0xff: all ones");
 }
+
+/// CDNA packed f32 (`V_PK_ADD/MUL/FMA_F32`) inline float constants are the f32 value in the
+/// low half of the 64-bit operand (LLVM encodes `op_sel_hi` 0 for the constant so the high
+/// half selects it too), not the f64 encoding, whose low half is 0: `x - 1.0` gave `x`.
+/// tinygrad's gfx950 `test_mod` (floor of a quotient) computed this way. Encodings from
+/// `llvm-mc-22 -mcpu=gfx950 -show-encoding`.
+#[test]
+fn cdna_packed_f32_inline_constants() {
+    let program = "\
+        06 40 b2 d3 00 e7 01 08 \
+        08 40 b1 d3 f0 00 02 10 \
+        0a 40 b0 d3 00 e9 09 0c";
+    // v_pk_add_f32 v[6:7], v[0:1], -1.0 op_sel_hi:[1,0]
+    // v_pk_mul_f32 v[8:9], 0.5, v[0:1] op_sel_hi:[0,1]
+    // v_pk_fma_f32 v[10:11], v[0:1], 2.0, v[2:3] op_sel_hi:[1,0,1]
+    let w = run_hex_both(Arch::Cdna, 64, program, &|w| {
+        for lane in 0..64 {
+            w.set_vgpr(lane, 0, 0xc000_0000); // -2.0
+            w.set_vgpr(lane, 1, 0x4040_0000); // 3.0
+            w.set_vgpr(lane, 2, 0x3f80_0000); // 1.0
+            w.set_vgpr(lane, 3, 0x3e80_0000); // 0.25
+        }
+    });
+    assert_eq!(
+        (w.vgpr(0, 6), w.vgpr(0, 7)),
+        (0xc040_0000, 0x4000_0000),
+        "-3, 2"
+    );
+    assert_eq!(
+        (w.vgpr(0, 8), w.vgpr(0, 9)),
+        (0xbf80_0000, 0x3fc0_0000),
+        "-1, 1.5"
+    );
+    assert_eq!(
+        (w.vgpr(0, 10), w.vgpr(0, 11)),
+        (0xc040_0000, 0x40c8_0000),
+        "-3, 6.25"
+    );
+}

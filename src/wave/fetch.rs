@@ -142,7 +142,9 @@ fn scalar_src(w: &WaveState, ii: &Inst<'_>, src_code: u32, width: u32, format: &
         240..=248 => {
             let (_, _, _, f32b, f64b, f16b) =
                 crate::isa::operands::INLINE_FLOATS[(src_code - 240) as usize];
-            if width >= 64 {
+            // CDNA's packed f32 operands (64 bits, two f32 halves) take the f32 constant,
+            // zero-extended: LLVM selects it for the high half too with op_sel_hi 0.
+            if width >= 64 && !format.contains("PK2") {
                 f64b
             } else if fbits == 16 || (width == 16 && fbits == 0) {
                 f16b as u64
