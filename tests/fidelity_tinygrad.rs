@@ -96,3 +96,30 @@ fn cdna_packed_f32_inline_constants() {
         "-3, 6.25"
     );
 }
+
+/// CDNA `V_PK_MOV_B32` moves 32-bit halves of 64-bit operands: D0's low half from the half of
+/// S0 that `op_sel[0]` picks, its high half from the half of S1 that `op_sel[1]` picks. AMD's
+/// text reads the halves through 32-bit views, so the high halves were lost (tinygrad's
+/// gfx950 padded convolutions gathered operands this way). Encodings from
+/// `llvm-mc-22 -mcpu=gfx950 -show-encoding`.
+#[test]
+fn cdna_pk_mov_b32_selects_32_bit_halves() {
+    let program = "\
+        26 40 b3 d3 28 0d 02 18 \
+        1e 58 b3 d3 28 0d 02 18 \
+        20 48 b3 d3 28 0d 02 18";
+    // v_pk_mov_b32 v[38:39], v[40:41], v[6:7]
+    // v_pk_mov_b32 v[30:31], v[40:41], v[6:7] op_sel:[1,1]
+    // v_pk_mov_b32 v[32:33], v[40:41], v[6:7] op_sel:[1,0]
+    let w = run_hex_both(Arch::Cdna, 64, program, &|w| {
+        for lane in 0..64 {
+            w.set_vgpr(lane, 40, 0x1111_1111);
+            w.set_vgpr(lane, 41, 0x2222_2222);
+            w.set_vgpr(lane, 6, 0x3333_3333);
+            w.set_vgpr(lane, 7, 0x4444_4444);
+        }
+    });
+    assert_eq!((w.vgpr(0, 38), w.vgpr(0, 39)), (0x1111_1111, 0x3333_3333));
+    assert_eq!((w.vgpr(0, 30), w.vgpr(0, 31)), (0x2222_2222, 0x4444_4444));
+    assert_eq!((w.vgpr(63, 32), w.vgpr(63, 33)), (0x2222_2222, 0x3333_3333));
+}
