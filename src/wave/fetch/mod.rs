@@ -240,3 +240,15 @@ pub(super) fn execute(
     ex.machine = m;
     Ok(new_pc)
 }
+
+/// The modifier field a register of the text names: `INST.OMOD` (CDNA's V_BITOP3_* read
+/// their truth table from the OMOD, ABS and NEG fields this way) is the field `OMOD`.
+pub(super) fn inst_field_name(name: &str) -> &str {
+    name.strip_prefix("INST.").unwrap_or(name)
+}
+
+/// Whether the text of `f` reads the instruction field `name` (as `NAME` or `INST.NAME`);
+/// such a field is data for the text, not a source or output modifier.
+pub(super) fn reads_field(f: &crate::ir::Function, name: &str) -> bool {
+    f.reg(name).is_some() || f.reg(&format!("INST.{name}")).is_some()
+}

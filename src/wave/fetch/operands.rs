@@ -24,7 +24,9 @@ pub(super) fn scalar_src(
         240..=248 => {
             let (_, _, _, f32b, f64b, f16b) =
                 crate::isa::operands::INLINE_FLOATS[(src_code - 240) as usize];
-            if width >= 64 {
+            // CDNA's packed f32 operands (64 bits, two f32 halves) take the f32 constant,
+            // zero-extended: LLVM selects it for the high half too with op_sel_hi 0.
+            if width >= 64 && !format.contains("PK2") {
                 f64b
             } else if fbits == 16 || (width == 16 && fbits == 0) {
                 f16b as u64
@@ -161,7 +163,7 @@ pub(super) fn src_mods(ii: &Inst<'_>, k: usize, field: &str, width: u32) -> Mods
     // untyped sources floats.
     m.ftz =
         flushes_denormals(ii) && float_bits(format) != 0 && denorm_flush(ii.mode, m.float_bits).0;
-    let reads = |n: &str| ii.e.prepared.function.reg(n).is_some();
+    let reads = |n: &str| super::reads_field(&ii.e.prepared.function, n);
     match ii.family {
         "VOP3" | "VOP3SD" => {
             if !reads("OPSEL") && (bits == 16 || width == 16) {
@@ -296,7 +298,7 @@ pub(super) fn bind_named(
     vgprs: Option<&mut std::collections::HashMap<(u32, u32), u32>>,
 ) -> Option<RegValue> {
     let d = ii.d;
-    match name {
+    match super::inst_field_name(name) {
         "S0" | "S1" | "S2" => {
             let k = (name.as_bytes()[1] - b'0') as usize;
             match ii.src_field(k) {

@@ -172,8 +172,8 @@ pub(super) fn write_back_info(ii: &Inst<'_>) -> WriteBackInfo {
     let d_fbits = dst_op.map(|o| float_bits(&o.format)).unwrap_or(0);
     let ieee = ii.mode & crate::wave::state::mode::IEEE != 0;
     WriteBackInfo {
-        clamp: ii.is_vop3() && ii.field("clmp") == 1 && f.reg("CLAMP").is_none(),
-        omod: if ii.is_vop3() && f.reg("OMOD").is_none() && !ieee {
+        clamp: ii.is_vop3() && ii.field("clmp") == 1 && !super::reads_field(f, "CLAMP"),
+        omod: if ii.is_vop3() && !super::reads_field(f, "OMOD") && !ieee {
             ii.field("omod")
         } else {
             0
@@ -221,7 +221,7 @@ pub(in crate::wave) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
             }
             let width = r.width;
             let uni_field = |v: u64| Bind::Const(uni(width, v));
-            match r.name.as_str() {
+            match super::inst_field_name(&r.name) {
                 "S0" | "S1" | "S2" => {
                     let k = (r.name.as_bytes()[1] - b'0') as usize;
                     let Some(field) = ii.src_field(k).filter(|f| ii.has_field(f)) else {

@@ -1,0 +1,125 @@
+//! Classes of wrong behaviour found by running tinygrad's test suite on amdpcode (issues 11
+//! and 13): each program runs under both engines, which must agree bit for bit, and is checked
+//! against concrete bits.
+
+mod common;
+
+use amdpcode::spec::Arch;
+use amdpcode::wave::{Engine, Executor, Program, WaveState};
+
+/// Runs machine code given as hex bytes on a fresh wave of `arch` prepared by `init` under the
+/// interpreter and the JIT, checks the two final states agree and returns it.
+fn run_hex_both(arch: Arch, wave_size: u32, hex: &str, init: &dyn Fn(&mut WaveState)) -> WaveState {
+    let db = common::spec().db(arch);
+    let mut finals = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut ex = Executor::new(db, engine).unwrap();
+        let p = Program::from_hex(ex.isa(), hex).unwrap_or_else(|e| panic!("{arch}: {hex}: {e}"));
+        let mut w = ex.new_wave(wave_size);
+        init(&mut w);
+        ex.run(&p, &mut w)
+            .unwrap_or_else(|e| panic!("{arch} {engine:?}: {hex}: {e}"));
+        finals.push(w);
+    }
+    assert_eq!(finals[0], finals[1], "interpreter and JIT disagree");
+    finals.remove(0)
+}
+
+/// CDNA's `V_BITOP3_B16/B32` read their 8-bit truth table from the VOP3 OMOD, ABS and NEG
+/// fields (`TTBL = {INST.OMOD[1:0], INST.ABS[2:0], INST.NEG[2:0]}`): those fields are data,
+/// not source negation or an output multiplier. They were taken as modifiers and the table
+/// as 0, so tinygrad's gfx950 `test_pad_circular_mode` computed a wild index (`(x ^ 2) & 3`
+/// via `bitop3:0x6c`) and faulted. Encodings from `llvm-mc-22 -mcpu=gfx950 -show-encoding`.
+#[test]
+fn cdna_bitop3_truth_table_from_modifier_fields() {
+    let program = "\
+        02 05 34 d2 01 05 0d 8a \
+        03 05 34 d2 01 09 16 1c \
+        06 02 33 d2 01 09 16 d4 \
+        07 07 34 d2 01 09 16 fc";
+    // v_bitop3_b32 v2, v1, 2, 3 bitop3:0x6c
+    // v_bitop3_b32 v3, v1, v4, v5 bitop3:0xe8   (majority)
+    // v_bitop3_b16 v6, v1, v4, v5 bitop3:0x96   (three-way xor)
+    // v_bitop3_b32 v7, v1, v4, v5 bitop3:0xff
+    let w = run_hex_both(Arch::Cdna, 64, program, &|w| {
+        for lane in 0..64 {
+            let v1 = if lane == 5 { 0xffff_ffff } else { 0x1234_5679 };
+            w.set_vgpr(lane, 1, v1);
+            w.set_vgpr(lane, 4, 0xff00_ff00);
+            w.set_vgpr(lane, 5, 0x0f0f_0f0f);
+        }
+    });
+    assert_eq!(w.vgpr(0, 2), 3, "(0x..79 ^ 2) & 3");
+    assert_eq!(w.vgpr(5, 2), 1, "(0x..ff ^ 2) & 3");
+    assert_eq!(w.vgpr(0, 3), 0x1f04_5f09, "majority");
+    assert_eq!(w.vgpr(5, 3), 0xff0f_ff0f, "majority");
+    assert_eq!(w.vgpr(0, 6) & 0xffff, 0xa676, "xor3, low half");
+    assert_eq!(w.vgpr(5, 6) & 0xffff, 0x0ff0, "xor3, low half");
+    assert_eq!(w.vgpr(0, 7), 0xffff_ffff, "table 0xff: all ones");
+}
+
+/// CDNA packed f32 (`V_PK_ADD/MUL/FMA_F32`) inline float constants are the f32 value in the
+/// low half of the 64-bit operand (LLVM encodes `op_sel_hi` 0 for the constant so the high
+/// half selects it too), not the f64 encoding, whose low half is 0: `x - 1.0` gave `x`.
+/// tinygrad's gfx950 `test_mod` (floor of a quotient) computed this way. Encodings from
+/// `llvm-mc-22 -mcpu=gfx950 -show-encoding`.
+#[test]
+fn cdna_packed_f32_inline_constants() {
+    let program = "\
+        06 40 b2 d3 00 e7 01 08 \
+        08 40 b1 d3 f0 00 02 10 \
+        0a 40 b0 d3 00 e9 09 0c";
+    // v_pk_add_f32 v[6:7], v[0:1], -1.0 op_sel_hi:[1,0]
+    // v_pk_mul_f32 v[8:9], 0.5, v[0:1] op_sel_hi:[0,1]
+    // v_pk_fma_f32 v[10:11], v[0:1], 2.0, v[2:3] op_sel_hi:[1,0,1]
+    let w = run_hex_both(Arch::Cdna, 64, program, &|w| {
+        for lane in 0..64 {
+            w.set_vgpr(lane, 0, 0xc000_0000); // -2.0
+            w.set_vgpr(lane, 1, 0x4040_0000); // 3.0
+            w.set_vgpr(lane, 2, 0x3f80_0000); // 1.0
+            w.set_vgpr(lane, 3, 0x3e80_0000); // 0.25
+        }
+    });
+    assert_eq!(
+        (w.vgpr(0, 6), w.vgpr(0, 7)),
+        (0xc040_0000, 0x4000_0000),
+        "-3, 2"
+    );
+    assert_eq!(
+        (w.vgpr(0, 8), w.vgpr(0, 9)),
+        (0xbf80_0000, 0x3fc0_0000),
+        "-1, 1.5"
+    );
+    assert_eq!(
+        (w.vgpr(0, 10), w.vgpr(0, 11)),
+        (0xc040_0000, 0x40c8_0000),
+        "-3, 6.25"
+    );
+}
+
+/// CDNA `V_PK_MOV_B32` moves 32-bit halves of 64-bit operands: D0's low half from the half of
+/// S0 that `op_sel[0]` picks, its high half from the half of S1 that `op_sel[1]` picks. AMD's
+/// text reads the halves through 32-bit views, so the high halves were lost (tinygrad's
+/// gfx950 padded convolutions gathered operands this way). Encodings from
+/// `llvm-mc-22 -mcpu=gfx950 -show-encoding`.
+#[test]
+fn cdna_pk_mov_b32_selects_32_bit_halves() {
+    let program = "\
+        26 40 b3 d3 28 0d 02 18 \
+        1e 58 b3 d3 28 0d 02 18 \
+        20 48 b3 d3 28 0d 02 18";
+    // v_pk_mov_b32 v[38:39], v[40:41], v[6:7]
+    // v_pk_mov_b32 v[30:31], v[40:41], v[6:7] op_sel:[1,1]
+    // v_pk_mov_b32 v[32:33], v[40:41], v[6:7] op_sel:[1,0]
+    let w = run_hex_both(Arch::Cdna, 64, program, &|w| {
+        for lane in 0..64 {
+            w.set_vgpr(lane, 40, 0x1111_1111);
+            w.set_vgpr(lane, 41, 0x2222_2222);
+            w.set_vgpr(lane, 6, 0x3333_3333);
+            w.set_vgpr(lane, 7, 0x4444_4444);
+        }
+    });
+    assert_eq!((w.vgpr(0, 38), w.vgpr(0, 39)), (0x1111_1111, 0x3333_3333));
+    assert_eq!((w.vgpr(0, 30), w.vgpr(0, 31)), (0x2222_2222, 0x4444_4444));
+    assert_eq!((w.vgpr(63, 32), w.vgpr(63, 33)), (0x2222_2222, 0x3333_3333));
+}
