@@ -62,17 +62,33 @@ class Remu:
 
 
 # ``AMDPCODE_CAPTURE=FILE.jsonl`` appends every launch, as ``amdpcode dispatch --batch`` reads
-# it (raw form: the declared memory ranges before the run, each as its bytes up to the last
-# non-zero one and a zero-filled rest), to FILE, for replaying a test suite's kernels without
-# tinygrad.
+# it (raw form: the memory before the run — the kernel-argument range and every declared range
+# an argument word points into (``_reachable``), each as its bytes up to the last non-zero one
+# and a zero-filled rest), to FILE, for replaying a test suite's kernels without tinygrad.
 _CAPTURE = os.environ.get("AMDPCODE_CAPTURE")
+
+
+def _reachable(ranges, user):
+  """The declared ranges a launch can reach: the one holding the kernel arguments (the address
+  in the first two user SGPRs) and every range a 64-bit word of those arguments points into.
+  A framework's mock declares every buffer it has allocated (hundreds of MB); a kernel reads
+  and writes only the buffers its arguments name."""
+  def holding(addr): return next(((a, n) for a, n in ranges if a <= addr < a + n), None)
+  kernarg = (user[0] | user[1] << 32) if len(user) >= 2 else 0
+  home = holding(kernarg)
+  if home is None: return list(ranges)
+  out = [home]
+  args = ctypes.string_at(kernarg, min(4096, home[0] + home[1] - kernarg))
+  for i in range(0, len(args) - 7, 8):
+    r = holding(int.from_bytes(args[i:i + 8], "little"))
+    if r is not None and r not in out: out.append(r)
+  return out
 
 
 def _capture(arch, code, lib, rsrc1, rsrc2, user, grid, block, ranges, scratch):
   import json
   memory = []
-  for a, n in ranges:
-    if a <= lib < a + n: continue
+  for a, n in _reachable([r for r in ranges if not r[0] <= lib < r[0] + r[1]], user):
     data = ctypes.string_at(a, n).rstrip(b"\0")
     if data: memory.append({"addr": hex(a), "hex": data.hex()})
     if len(data) < n: memory.append({"addr": hex(a + len(data)), "size": n - len(data)})
