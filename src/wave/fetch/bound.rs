@@ -4,10 +4,10 @@
 use crate::exec::Machine;
 use crate::interp::RegValue;
 
-use super::mods::{apply_mods, flush_f32};
+use super::mods::apply_mods;
 use super::operands::{bind_named, default_value, fit_value, read_vgpr_lanes};
 use super::plan::{Bind, Out, Plan};
-use super::writeback::{first, write_back, OutValue};
+use super::writeback::{first, write_back, write_sgpr_d0, write_vgpr_d0, OutValue};
 use super::{slots, uni, Entry, Executor, Inst, WaveError};
 use crate::wave::state::{code, WaveState};
 use crate::wave::Decoded;
@@ -114,31 +114,14 @@ pub(in crate::wave) fn execute_bound(
         let v = &regs[i];
         match out {
             Out::VgprD0 { reg, width, ftz } => {
-                for lane in 0..lanes {
-                    if exec_at_issue >> lane & 1 == 1 {
-                        let mut x = match v {
-                            RegValue::Uniform(b) => b.low_u64(),
-                            RegValue::Lanes(l) => l[lane as usize].low_u64(),
-                        };
-                        if ftz {
-                            x = flush_f32(x as u32) as u64;
-                        }
-                        w.set_vgpr(lane, reg, x as u32);
-                        if width == 64 {
-                            w.set_vgpr(lane, reg + 1, (x >> 32) as u32);
-                        }
-                    }
-                }
+                write_vgpr_d0(w, (reg, width, ftz), exec_at_issue, |lane| match v {
+                    RegValue::Uniform(b) => b.low_u64(),
+                    RegValue::Lanes(l) => l[lane as usize].low_u64(),
+                });
             }
             // No lane ran: nothing to write (see `write_back`).
             Out::SgprD0 { .. } if p.vector && !p.wave_level && exec == 0 => {}
-            Out::SgprD0 { code: c, width } => {
-                let x = first(v).low_u64();
-                w.write_sgpr(c, x as u32);
-                if width == 64 {
-                    w.write_sgpr(c + 1, (x >> 32) as u32);
-                }
-            }
+            Out::SgprD0 { code: c, width } => write_sgpr_d0(w, c, width, first(v).low_u64()),
             Out::Scc => w.scc = first(v).low_u64() & 1 == 1,
             Out::Pc => next = Some(first(v).low_u64()),
             Out::General => general = true,

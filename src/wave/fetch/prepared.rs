@@ -11,7 +11,7 @@ use crate::value::{mask64, Bits};
 use super::mods::{apply_mods, flush_f32};
 use super::operands::{bind_named, default_value, fit_value, read_vgpr_lanes};
 use super::plan::{Bind, Out, Plan};
-use super::writeback::{write_back, OutValue};
+use super::writeback::{write_back, write_sgpr_d0, write_vgpr_d0, OutValue};
 use super::{Entry, Executor, Inst, WaveError};
 use crate::wave::state::{code, WaveState};
 
@@ -144,28 +144,13 @@ pub(super) fn execute(
     for &(i, out) in &plan.outputs {
         match out {
             Out::VgprD0 { reg, width, ftz } => {
-                for lane in 0..lanes {
-                    if exec_at_issue >> lane & 1 == 1 {
-                        let mut x = slots[c.slot(i, lane)];
-                        if ftz {
-                            x = flush_f32(x as u32) as u64;
-                        }
-                        w.set_vgpr(lane, reg, x as u32);
-                        if width == 64 {
-                            w.set_vgpr(lane, reg + 1, (x >> 32) as u32);
-                        }
-                    }
-                }
+                write_vgpr_d0(w, (reg, width, ftz), exec_at_issue, |lane| {
+                    slots[c.slot(i, lane)]
+                });
             }
             // No lane ran: nothing to write (see `write_back`).
             Out::SgprD0 { .. } if p.vector && !p.wave_level && exec == 0 => {}
-            Out::SgprD0 { code: sc, width } => {
-                let x = slots[c.slot(i, 0)];
-                w.write_sgpr(sc, x as u32);
-                if width == 64 {
-                    w.write_sgpr(sc + 1, (x >> 32) as u32);
-                }
-            }
+            Out::SgprD0 { code: sc, width } => write_sgpr_d0(w, sc, width, slots[c.slot(i, 0)]),
             Out::Scc => w.scc = slots[c.slot(i, 0)] & 1 == 1,
             Out::Pc => next = Some(slots[c.slot(i, 0)]),
             Out::General => general = true,

@@ -271,3 +271,36 @@ pub(super) fn write_back<'o>(
     }
     new_pc
 }
+
+/// Writes a per-lane D0 result to VGPR `reg` (and `reg + 1` for 64 bits) in the lanes of
+/// `exec`, flushing an f32 denormal when `ftz`: the bound fast paths' direct write-back.
+/// `value(lane)` gives the lane's result.
+#[inline]
+pub(super) fn write_vgpr_d0(
+    w: &mut WaveState,
+    (reg, width, ftz): (u32, u32, bool),
+    exec: u64,
+    value: impl Fn(u32) -> u64,
+) {
+    for lane in 0..w.wave_size {
+        if exec >> lane & 1 == 1 {
+            let mut x = value(lane);
+            if ftz {
+                x = super::mods::flush_f32(x as u32) as u64;
+            }
+            w.set_vgpr(lane, reg, x as u32);
+            if width == 64 {
+                w.set_vgpr(lane, reg + 1, (x >> 32) as u32);
+            }
+        }
+    }
+}
+
+/// Writes a wave-wide D0 result `x` to SGPR `code` (and `code + 1` for 64 bits).
+#[inline]
+pub(super) fn write_sgpr_d0(w: &mut WaveState, code: u32, width: u32, x: u64) {
+    w.write_sgpr(code, x as u32);
+    if width == 64 {
+        w.write_sgpr(code + 1, (x >> 32) as u32);
+    }
+}
