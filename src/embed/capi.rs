@@ -171,8 +171,10 @@ pub unsafe extern "C" fn amdpcode_engine_new(
         } else {
             Engine::Interp
         };
-        let dispatcher = Dispatcher::new(spec.db(arch), engine)
+        let mut dispatcher = Dispatcher::new(spec.db(arch), engine)
             .map_err(|e| Failure(AMDPCODE_ERROR_ARGUMENT, e.to_string()))?;
+        // Tiering as in the CLI (`AMDPCODE_JIT_THRESHOLD`): hot instructions are compiled.
+        dispatcher.executor_mut().jit_threshold = crate::wave::cli_jit_threshold();
         Ok(amdpcode_engine {
             dispatcher,
             instructions: 0,
