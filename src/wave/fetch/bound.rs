@@ -62,38 +62,7 @@ pub(in crate::wave) fn execute_bound(
     let exec_at_issue = w.exec();
     let mut regs: Vec<RegValue> = Vec::with_capacity(f.regs.len());
     for ((r, &per_lane), bind) in f.regs.iter().zip(&p.per_lane).zip(&plan.binds) {
-        let v = match bind {
-            Bind::Vgpr {
-                reg,
-                hi,
-                width,
-                mods,
-                narrow,
-            } => RegValue::Lanes(
-                (0..lanes)
-                    .map(|lane| {
-                        let v = apply_mods(read_vgpr_lanes(w, *reg, *hi, *width, lane), mods);
-                        match narrow {
-                            Some(n) => v.zext(*n),
-                            None => v,
-                        }
-                    })
-                    .collect(),
-            ),
-            Bind::Const(v) => v.clone(),
-            Bind::Sgpr { code, width } => {
-                let mut x = w.read_sgpr(*code) as u64;
-                if *width > 32 {
-                    x |= (w.read_sgpr(code + 1) as u64) << 32;
-                }
-                uni(*width, x & crate::value::mask64(*width))
-            }
-            Bind::Scc => uni(r.width, w.scc as u64),
-            Bind::Exec => uni(r.width, w.sgpr_pair(code::EXEC_LO)),
-            Bind::ByName => bind_named(w, ii, dst, &r.name, r.width, None)
-                .unwrap_or_else(|| RegValue::Uniform(default_value(w, &r.name, r.width))),
-            Bind::Unread => uni(r.width, 0),
-        };
+        let v = bind_value(w, ii, dst, r, bind);
         regs.push(fit_value(v, per_lane, r.width, lanes));
     }
 
@@ -138,4 +107,48 @@ pub(in crate::wave) fn execute_bound(
         }
     }
     Ok(next)
+}
+
+/// The value a plan's binding gives function register `r`, before it is fitted to the
+/// register's lanes: the fast paths' operand read (the tree walk's and the prepared form's).
+pub(super) fn bind_value(
+    w: &WaveState,
+    ii: &Inst<'_>,
+    dst: super::dest::Dest,
+    r: &crate::ir::RegInfo,
+    bind: &Bind,
+) -> RegValue {
+    let lanes = w.wave_size;
+    match bind {
+        Bind::Vgpr {
+            reg,
+            hi,
+            width,
+            mods,
+            narrow,
+        } => RegValue::Lanes(
+            (0..lanes)
+                .map(|lane| {
+                    let v = apply_mods(read_vgpr_lanes(w, *reg, *hi, *width, lane), mods);
+                    match narrow {
+                        Some(n) => v.zext(*n),
+                        None => v,
+                    }
+                })
+                .collect(),
+        ),
+        Bind::Const(v) => v.clone(),
+        Bind::Sgpr { code, width } => {
+            let mut x = w.read_sgpr(*code) as u64;
+            if *width > 32 {
+                x |= (w.read_sgpr(code + 1) as u64) << 32;
+            }
+            uni(*width, x & crate::value::mask64(*width))
+        }
+        Bind::Scc => uni(r.width, w.scc as u64),
+        Bind::Exec => uni(r.width, w.sgpr_pair(code::EXEC_LO)),
+        Bind::ByName => bind_named(w, ii, dst, &r.name, r.width, None)
+            .unwrap_or_else(|| RegValue::Uniform(default_value(w, &r.name, r.width))),
+        Bind::Unread => uni(r.width, 0),
+    }
 }

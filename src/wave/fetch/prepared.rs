@@ -9,7 +9,7 @@ use crate::interp::RegValue;
 use crate::value::{mask64, Bits};
 
 use super::mods::{apply_mods, flush_f32};
-use super::operands::{bind_named, default_value, fit_value, read_vgpr_lanes};
+use super::operands::{fit_value, read_vgpr_lanes};
 use super::plan::{Bind, Out, Plan};
 use super::writeback::{write_back, write_sgpr_d0, write_vgpr_d0, OutValue};
 use super::{Entry, Executor, Inst, WaveError};
@@ -93,26 +93,7 @@ pub(super) fn execute(
             }
             Bind::Unread => fill(slots, c, i, per_lane, lanes, 0),
             _ => {
-                let v = match bind {
-                    Bind::Vgpr {
-                        reg,
-                        hi,
-                        width,
-                        mods,
-                        narrow,
-                    } => RegValue::Lanes(
-                        (0..lanes)
-                            .map(|lane| {
-                                let v =
-                                    apply_mods(read_vgpr_lanes(w, *reg, *hi, *width, lane), mods);
-                                narrow.map_or(v.clone(), |n| v.zext(n))
-                            })
-                            .collect(),
-                    ),
-                    Bind::Const(v) => v.clone(),
-                    _ => bind_named(w, ii, plan.dst, &r.name, r.width, None)
-                        .unwrap_or_else(|| RegValue::Uniform(default_value(w, &r.name, r.width))),
-                };
+                let v = super::bound::bind_value(w, ii, plan.dst, r, bind);
                 match fit_value(v, per_lane, r.width, lanes) {
                     RegValue::Uniform(b) => fill(slots, c, i, per_lane, lanes, b.low_u64() & m),
                     RegValue::Lanes(l) => {
