@@ -23,7 +23,7 @@
 /// The `src0` codes of the DPP forms.
 const DPP8: u32 = 233;
 const DPP8_FI: u32 = 234;
-const DPP16: u32 = 250;
+pub(super) const DPP16: u32 = 250;
 
 /// The lane a DPP16/DPP8 control reads for `lane`, or `None` when the control reads nothing
 /// there (shifted out of the row, or a reserved control).

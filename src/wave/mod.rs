@@ -33,6 +33,7 @@
 mod agpr;
 mod block;
 pub mod cli;
+pub(crate) mod decode;
 mod dpp;
 mod fetch;
 pub mod fidelity;

@@ -144,7 +144,7 @@ impl SymExec {
                 "RETURN_DATA" => per_lane(&mut w, field("vdst") as u32),
                 "EXEC" => uni_t(width, exec.clone()),
                 "M0" => SymReg::Uniform(w.sgpr[m0_code(self.arch()) as usize].zext(width)),
-                other => default_value(&w, other, width),
+                other => default_value(&w, self.arch(), other, width),
             };
             regs.push(fit(v, pl, width, lanes));
         }

@@ -19,9 +19,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use crate::exec::{self, Prepared};
-use crate::isa::operands::INLINE_FLOATS;
-use crate::spec::{Arch, Instruction, Operand, SpecDb};
+use crate::spec::{Arch, Instruction, SpecDb};
 use crate::value::Bits;
+use crate::wave::decode::{
+    self, dest, src_mods, write_back_info, Dest, Facts, Mods, Named, Scalar,
+};
 use crate::wave::{code, m0_code, null_code, Decoded, Program};
 
 use super::memory::MemState;
@@ -44,6 +46,8 @@ pub struct SymWave {
     pub vgpr: BTreeMap<u32, Vec<Val>>,
     /// The program counter (always known).
     pub pc: u64,
+    /// MODE (concrete; the arch's default): denormal flushing, rounding, IEEE mode.
+    pub mode: u32,
     /// The path condition.
     pub cond: Term,
     /// Global memory (bytes by 64-bit address).
@@ -89,6 +93,7 @@ impl SymWave {
             scc: Val::T(Term::var(SCC_VAR, Sort::Bv(1))),
             vgpr: BTreeMap::new(),
             pc: 0,
+            mode: crate::wave::default_mode(arch),
             cond: Term::bool(true),
             mem: MemState::initial(64),
             lds: MemState::initial(32),
@@ -184,109 +189,38 @@ pub struct Paths {
     pub cut: Vec<Term>,
 }
 
-fn float_bits(format: &str) -> u32 {
-    if format.contains("F16") || format.contains("BF16") {
-        16
-    } else if format.contains("F64") {
-        64
-    } else if format.contains("_F") {
-        32
-    } else {
-        0
-    }
-}
-
-fn is_mask_format(format: &str) -> bool {
-    format.contains("_M64") || format.contains("_M32")
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dest {
-    Vgpr { reg: u32, hi: bool },
-    Sgpr(u32),
-    Mask(u32),
-    None,
-}
-
 struct Ctx<'a> {
     d: &'a Decoded,
     e: &'a Entry,
     family: &'a str,
     arch: Arch,
+    /// The wave's MODE (concrete: the symbolic executor does not model `s_setreg`).
+    mode: u32,
 }
 
-impl Ctx<'_> {
-    fn field(&self, name: &str) -> u32 {
-        self.d.inst.field(name).unwrap_or(0) as u32
+impl Facts for Ctx<'_> {
+    fn decoded(&self) -> &Decoded {
+        self.d
     }
-    fn has_field(&self, name: &str) -> bool {
-        self.d.inst.field(name).is_some()
+    fn entry_inst(&self) -> &Instruction {
+        &self.e.inst
     }
-    fn operand(&self, field: &str) -> Option<&Operand> {
-        self.e.inst.operands.iter().find(|o| o.field == field)
+    fn text(&self) -> &crate::ir::Function {
+        &self.e.prepared.function
     }
-    fn is_vop3(&self) -> bool {
-        matches!(self.family, "VOP3" | "VOP3SD" | "VOP3P")
+    fn mode(&self) -> u32 {
+        self.mode
     }
-    fn reads(&self, name: &str) -> bool {
-        self.e.prepared.function.reg(name).is_some()
-    }
-    fn src_field(&self, k: usize) -> Option<&'static str> {
-        let f: &[&'static str] = match self.family {
-            "SOP1" => &["ssrc0"],
-            "SOP2" | "SOPC" => &["ssrc0", "ssrc1"],
-            "VOP1" => &["src0"],
-            "VOP2" | "VOPC" => &["src0", "vsrc1"],
-            "VOP3" | "VOP3SD" | "VOP3P" => &["src0", "src1", "src2"],
-            _ => &[],
-        };
-        f.get(k).copied()
-    }
-    fn half_by_bit7(&self, bits: u32) -> bool {
-        bits == 16 && self.arch != Arch::Cdna && matches!(self.family, "VOP1" | "VOP2" | "VOPC")
+    fn arch(&self) -> Arch {
+        self.arch
     }
 }
 
 fn scalar_src(w: &SymWave, cx: &Ctx<'_>, src: u32, width: u32, format: &str) -> Val {
-    let fbits = float_bits(format);
-    let v: u64 = match src {
-        128..=192 => (src - 128) as u64,
-        193..=208 => (-((src - 192) as i64)) as u64,
-        240..=248 => {
-            let (_, _, _, f32b, f64b, f16b) = INLINE_FLOATS[(src - 240) as usize];
-            if width >= 64 {
-                f64b
-            } else if fbits == 16 || (width == 16 && fbits == 0) {
-                f16b as u64
-            } else {
-                f32b as u64
-            }
-        }
-        251 => {
-            let vcc = and64(&w.pair(code::VCC_LO), w.full_mask());
-            return Val::of(term::zext(
-                &term::bool_to_bv(&eq(&vcc, &Term::bv_u64(64, 0))),
-                width,
-            ));
-        }
-        252 => {
-            return Val::of(term::zext(
-                &term::bool_to_bv(&eq(&w.exec(), &Term::bv_u64(64, 0))),
-                width,
-            ))
-        }
-        253 => return w.scc.zext(width),
-        255 => {
-            let lit = cx.d.inst.literal.unwrap_or(0) as u64;
-            if width >= 64 && fbits == 64 {
-                lit << 32
-            } else if width >= 64 && format.contains("I64") {
-                lit as u32 as i32 as i64 as u64
-            } else {
-                lit
-            }
-        }
-        c if c < 128 => {
+    let bit = |b: Term| Val::of(term::zext(&term::bool_to_bv(&b), width));
+    match decode::scalar(cx, src, width, format) {
+        Scalar::Value(v) => Val::C(v),
+        Scalar::Sgpr(c) => {
             let n = width.div_ceil(32).max(1);
             let words: Vec<Term> = (0..n)
                 .rev()
@@ -296,16 +230,15 @@ fn scalar_src(w: &SymWave, cx: &Ctx<'_>, src: u32, width: u32, format: &str) -> 
                         .map_or(Term::bv_u64(32, 0), Val::term)
                 })
                 .collect();
-            return Val::of(term::zext(&term::concat(&words), width));
+            Val::of(term::zext(&term::concat(&words), width))
         }
-        _ => 0,
-    };
-    let v = if (193..=208).contains(&src) || width > 64 {
-        v
-    } else {
-        v & crate::value::mask64(width)
-    };
-    Val::C(Bits::from_u64(width, v))
+        Scalar::Vccz => {
+            let vcc = and64(&w.pair(code::VCC_LO), w.full_mask());
+            bit(eq(&vcc, &Term::bv_u64(64, 0)))
+        }
+        Scalar::Execz => bit(eq(&w.exec(), &Term::bv_u64(64, 0))),
+        Scalar::Scc => w.scc.zext(width),
+    }
 }
 
 fn vgpr_read(w: &mut SymWave, reg: u32, hi: bool, width: u32, lane: u32) -> Val {
@@ -336,75 +269,51 @@ fn sign_bit(v: &Term, bit: u32, clear: bool, flip: bool) -> Term {
     t
 }
 
-#[derive(Clone, Copy, Default)]
-struct Mods {
-    opsel_hi: bool,
-    abs: bool,
-    neg: bool,
-    float_bits: u32,
-    packed: Option<(bool, bool, bool, bool)>,
-}
-
-fn src_mods(cx: &Ctx<'_>, k: usize, field: &str, width: u32) -> Mods {
-    let format = cx.operand(field).map(|o| o.format.as_str()).unwrap_or("");
-    let bits = cx.operand(field).map(|o| o.bits).unwrap_or(32);
-    let mut m = Mods {
-        float_bits: float_bits(format),
-        ..Mods::default()
+/// A float of `fbits` held in `t` (of exactly that width) with a denormal value flushed to
+/// a zero of its sign, as `wave::fetch` flushes under MODE; other widths unchanged.
+fn flush_denormal(t: &Term, fbits: u32) -> Term {
+    let man = match fbits {
+        16 => 10,
+        32 => 23,
+        64 => 52,
+        _ => return t.clone(),
     };
-    match cx.family {
-        "VOP3" | "VOP3SD" => {
-            if !cx.reads("OPSEL") && (bits == 16 || width == 16) {
-                m.opsel_hi = cx.field("opsel") >> k & 1 == 1;
-            }
-            if !cx.reads("ABS") {
-                m.abs = cx.field("abs") >> k & 1 == 1;
-            }
-            if !cx.reads("NEG") {
-                m.neg = cx.field("neg") >> k & 1 == 1;
-            }
-        }
-        "VOP3P" if !cx.reads("OPSEL") && !cx.reads("OPSEL_HI") => {
-            let opsel_hi = cx.d.inst.field("opsel_hi").unwrap_or(3) as u32
-                | (cx.d.inst.field("opsel_hi2").unwrap_or(1) as u32) << 2;
-            let lo = cx.field("opsel") >> k & 1 == 1;
-            let hi = opsel_hi >> k & 1 == 1;
-            if format.contains("PK2") {
-                m.packed = Some((
-                    lo,
-                    hi,
-                    cx.field("neg") >> k & 1 == 1,
-                    cx.field("neg_hi") >> k & 1 == 1,
-                ));
-            } else if !cx.reads("NEG") {
-                m.neg = cx.field("neg") >> k & 1 == 1;
-                m.abs = cx.field("neg_hi") >> k & 1 == 1;
-            }
-        }
-        _ => {}
+    if t.width() != fbits {
+        return t.clone();
     }
-    m
+    let exp = extract(t, man, fbits - 1 - man);
+    let denormal = eq(&exp, &Term::bv_u64(fbits - 1 - man, 0));
+    let signed_zero = term::concat(&[extract(t, fbits - 1, 1), Term::bv_u64(fbits - 1, 0)]);
+    term::ite(&denormal, &signed_zero, t)
 }
 
 fn apply_mods(v: &Val, m: &Mods) -> Val {
-    if m.packed.is_none() && !m.opsel_hi && !m.abs && !m.neg {
+    if m.is_plain() {
         return v.clone();
     }
-    let t = v.term();
+    let mut t = v.term();
+    if m.ftz && !m.opsel_hi {
+        t = flush_denormal(&t, m.float_bits);
+    }
     if let Some((sel_lo, sel_hi, neg_lo, neg_hi)) = m.packed {
-        let x = term::zext(&t, 32);
-        let half = |hi: bool| term::extract(&x, if hi { 16 } else { 0 }, 16);
+        // Two halves: 16-bit in a 32-bit source, 32-bit in a 64-bit one (CDNA's packed f32).
+        let width = t.width();
+        let hw = width.min(64) / 2;
+        let half = |hi: bool| term::extract(&t, if hi { hw } else { 0 }, hw);
         let mut lo = half(sel_lo);
         let mut hi = half(sel_hi);
-        if m.float_bits == 16 {
-            lo = sign_bit(&lo, 15, false, neg_lo);
-            hi = sign_bit(&hi, 15, false, neg_hi);
+        if m.float_bits == hw {
+            lo = sign_bit(&lo, hw - 1, false, neg_lo);
+            hi = sign_bit(&hi, hw - 1, false, neg_hi);
         }
-        return Val::of(term::zext(&term::concat(&[hi, lo]), t.width()));
+        return Val::of(term::zext(&term::concat(&[hi, lo]), width));
     }
-    let mut t = t;
     if m.opsel_hi {
         t = bvop("bvlshr", &[&t, &Term::bv_u64(t.width(), 16)]);
+        if m.ftz {
+            let low = flush_denormal(&term::extract(&t, 0, 16), m.float_bits);
+            t = term::zext(&low, t.width());
+        }
     }
     if m.float_bits > 0 {
         let bit = m.float_bits.min(t.width()) - 1;
@@ -448,41 +357,6 @@ fn bind_source(w: &mut SymWave, cx: &Ctx<'_>, k: usize, field: &str, width: u32)
     )))
 }
 
-fn dest(cx: &Ctx<'_>, width: u32) -> Dest {
-    match cx.family {
-        "SOP1" | "SOP2" | "SOPK" => Dest::Sgpr(cx.field("sdst")),
-        "VOPC" => Dest::Mask(code::VCC_LO),
-        "VOP1" | "VOP2" | "VOP3" | "VOP3SD" | "VOP3P" => {
-            let op = cx.operand("vdst");
-            let kind = op.map(|o| o.kind.as_str()).unwrap_or("OPR_VGPR");
-            let format = op.map(|o| o.format.as_str()).unwrap_or("");
-            let raw = cx.field("vdst");
-            if kind == "OPR_EXEC" {
-                Dest::None
-            } else if kind.contains("VGPR") {
-                let bits = op.map(|o| o.bits).unwrap_or(width);
-                if cx.half_by_bit7(bits) && raw >= 128 {
-                    Dest::Vgpr {
-                        reg: raw - 128,
-                        hi: true,
-                    }
-                } else {
-                    let hi = cx.is_vop3()
-                        && bits == 16
-                        && cx.family != "VOP3P"
-                        && cx.field("opsel") >> 3 & 1 == 1;
-                    Dest::Vgpr { reg: raw, hi }
-                }
-            } else if is_mask_format(format) {
-                Dest::Mask(raw)
-            } else {
-                Dest::Sgpr(raw)
-            }
-        }
-        _ => Dest::None,
-    }
-}
-
 fn uni(width: u32, v: u64) -> SymReg {
     SymReg::Uniform(Val::C(Bits::from_u64(width, v)))
 }
@@ -492,101 +366,44 @@ fn uni_t(width: u32, t: Term) -> SymReg {
 }
 
 fn bind_named(w: &mut SymWave, cx: &Ctx<'_>, dst: Dest, name: &str, width: u32) -> Option<SymReg> {
-    let arch = cx.arch;
-    Some(match name {
-        "S0" | "S1" | "S2" => {
-            let k = (name.as_bytes()[1] - b'0') as usize;
-            match cx.src_field(k) {
-                Some(field) if cx.has_field(field) => bind_source(w, cx, k, field, width),
-                _ if cx.family == "SOPK" && k == 0 => {
-                    SymReg::Uniform(scalar_src(w, cx, cx.field("sdst"), width, ""))
-                }
-                _ => return None,
-            }
-        }
-        "D0" => match dst {
-            Dest::Vgpr { reg, hi } => SymReg::Lanes(
-                (0..w.wave_size)
-                    .map(|l| vgpr_read(w, reg, hi, width, l))
-                    .collect(),
-            ),
-            Dest::Sgpr(c) => SymReg::Uniform(scalar_src(w, cx, c, width, "")),
-            _ => return None,
-        },
-        "SCC" => SymReg::Uniform(w.scc.zext(width)),
-        "VCC" => {
-            let src2_mask = cx.is_vop3()
-                && cx
-                    .operand("src2")
-                    .is_some_and(|o| is_mask_format(&o.format));
-            if src2_mask {
-                uni_t(width, w.pair(cx.field("src2")))
-            } else {
-                uni_t(width, w.pair(code::VCC_LO))
-            }
-        }
-        "EXEC" => uni_t(width, w.pair(code::EXEC_LO)),
-        "EXEC_LO" => SymReg::Uniform(w.sgpr[code::EXEC_LO as usize].zext(width)),
-        "EXEC_HI" => SymReg::Uniform(w.sgpr[code::EXEC_HI as usize].zext(width)),
-        "VCC_LO" => SymReg::Uniform(w.sgpr[code::VCC_LO as usize].zext(width)),
-        "VCC_HI" => SymReg::Uniform(w.sgpr[code::VCC_HI as usize].zext(width)),
-        "VCCZ" => {
+    Some(match decode::named(cx, dst, name)? {
+        Named::Source(k, field) => bind_source(w, cx, k, field, width),
+        Named::Scalar(c) => SymReg::Uniform(scalar_src(w, cx, c, width, "")),
+        Named::Value(v) => uni(width, v),
+        Named::VgprNumber(n) => uni(width, n as u64),
+        Named::VgprD0 { reg, hi } => SymReg::Lanes(
+            (0..w.wave_size)
+                .map(|l| vgpr_read(w, reg, hi, width, l))
+                .collect(),
+        ),
+        Named::Scc => SymReg::Uniform(w.scc.zext(width)),
+        Named::Pair(c) => uni_t(width, w.pair(c)),
+        Named::Sgpr(c) => SymReg::Uniform(w.sgpr.get(c as usize)?.zext(width)),
+        Named::Vccz => {
             let vcc = and64(&w.pair(code::VCC_LO), w.full_mask());
             uni_t(width, term::bool_to_bv(&eq(&vcc, &Term::bv_u64(64, 0))))
         }
-        "EXECZ" => uni_t(
+        Named::Execz => uni_t(
             width,
             term::bool_to_bv(&eq(&w.exec(), &Term::bv_u64(64, 0))),
         ),
-        "M0" => SymReg::Uniform(w.sgpr[m0_code(arch) as usize].zext(width)),
-        "PC" => uni(width, cx.d.addr),
-        "SIMM16" => uni(width, cx.field("simm16") as u64),
-        "SIMM32" => uni(width, cx.d.inst.literal.unwrap_or(0) as u64),
-        "SRC0" | "SRC1" | "SRC2" | "VDST" | "SDST" => {
-            let field = match name {
-                "VDST" => "vdst",
-                "SDST" => "sdst",
-                "SRC0" => cx.src_field(0).unwrap_or("src0"),
-                "SRC1" => cx.src_field(1).unwrap_or("src1"),
-                _ => cx.src_field(2).unwrap_or("src2"),
-            };
-            let raw = cx.field(field);
-            let num = if field.starts_with('v') || field == "vdst" || raw < 256 {
-                raw
-            } else {
-                raw - 256
-            };
-            uni(width, num as u64)
-        }
-        "OPSEL" => uni(width, cx.field("opsel") as u64),
-        "OPSEL_HI" => uni(
-            width,
-            (cx.d.inst.field("opsel_hi").unwrap_or(3) as u32
-                | (cx.d.inst.field("opsel_hi2").unwrap_or(1) as u32) << 2) as u64,
-        ),
-        "NEG" => uni(width, cx.field("neg") as u64),
-        "NEG_HI" => uni(width, cx.field("neg_hi") as u64),
-        "ABS" => uni(width, cx.field("abs") as u64),
-        "OMOD" => uni(width, cx.field("omod") as u64),
-        "CLAMP" => uni(width, cx.field("clmp") as u64),
-        n if n.starts_with("TTMP") => {
-            let t = n[4..].parse::<u32>().ok()?;
-            SymReg::Uniform(w.sgpr.get((code::TTMP0 + t) as usize)?.zext(width))
-        }
-        _ => return None,
     })
 }
 
-fn default_value(w: &SymWave, name: &str, width: u32) -> SymReg {
-    let z = |b: bool| uni(width, b as u64);
-    match name {
-        "EXEC" => uni_t(width, w.exec()),
-        "EXEC_LO" => uni_t(width, term::extract(&w.exec(), 0, 32)),
-        "EXEC_HI" => uni_t(width, term::extract(&w.exec(), 32, 32)),
-        "WAVE32" | "wave32" => z(w.wave_size == 32),
-        "WAVE64" | "wave64" => z(w.wave_size == 64),
-        "WAVE_MODE.IEEE" => z(true),
-        _ => uni(width, 0),
+fn default_value(w: &SymWave, arch: Arch, name: &str, width: u32) -> SymReg {
+    match decode::default_named(arch, w.wave_size, w.mode, name) {
+        decode::Default::Exec => uni_t(width, w.exec()),
+        decode::Default::ExecLo => uni_t(width, term::extract(&w.exec(), 0, 32)),
+        decode::Default::ExecHi => uni_t(width, term::extract(&w.exec(), 32, 32)),
+        decode::Default::Execz => uni_t(
+            width,
+            term::bool_to_bv(&eq(&w.exec(), &Term::bv_u64(64, 0))),
+        ),
+        decode::Default::Vccz => {
+            let vcc = and64(&w.pair(code::VCC_LO), w.full_mask());
+            uni_t(width, term::bool_to_bv(&eq(&vcc, &Term::bv_u64(64, 0))))
+        }
+        decode::Default::Value(v) => uni(width, v),
     }
 }
 

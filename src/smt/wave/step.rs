@@ -105,12 +105,12 @@ impl SymExec {
             e: &e,
             family,
             arch: self.arch(),
+            mode: w.mode,
         };
         let p = &e.prepared;
         let f = &e.optimized.function;
-        let clamp = cx.is_vop3() && cx.field("clmp") == 1 && !cx.reads("CLAMP");
-        let omod = cx.is_vop3() && !cx.reads("OMOD") && cx.field("omod") != 0;
-        if clamp || omod {
+        let wb = write_back_info(&cx);
+        if wb.clamp || wb.omod != 0 {
             return Err(at("output modifiers (clamp, omod) are not modelled".into()));
         }
         let exec_at_issue = w.exec();
@@ -123,7 +123,7 @@ impl SymExec {
         let mut regs: Vec<SymReg> = Vec::with_capacity(f.regs.len());
         for (r, &pl) in f.regs.iter().zip(&p.per_lane) {
             let v = bind_named(&mut w, &cx, dst, &r.name, r.width)
-                .unwrap_or_else(|| default_value(&w, &r.name, r.width));
+                .unwrap_or_else(|| default_value(&w, cx.arch, &r.name, r.width));
             regs.push(fit(v, pl, r.width, lanes));
         }
         // Register files the text addresses itself.
@@ -255,7 +255,16 @@ impl SymExec {
         outputs: Vec<(String, SymReg)>,
     ) -> R<Option<Val>> {
         let arch = self.arch();
-        let vdst_bits = cx.operand("vdst").map(|o| o.bits).unwrap_or(0);
+        let wb = write_back_info(cx);
+        let vdst_bits = wb.vdst_bits;
+        // MODE's denormal flushing of a float result, as `wave::fetch` writes it back.
+        let flush = |v: Val| {
+            if wb.ftz {
+                Val::of(flush_denormal(&v.term(), wb.d_fbits))
+            } else {
+                v
+            }
+        };
         let mut new_pc = None;
         for (name, value) in outputs {
             match name.as_str() {
@@ -277,10 +286,11 @@ impl SymExec {
                             if vdst_bits >= 32 && vdst_bits < v.width() {
                                 v = v.zext(vdst_bits);
                             }
+                            let v = flush(v);
                             write_vgpr_value(w, lane, reg, hi, &v, arch == Arch::Cdna, &g);
                         }
                     }
-                    Dest::Sgpr(c) => write_sgprs(w, arch, c, &first(&value)),
+                    Dest::Sgpr(c) => write_sgprs(w, arch, c, &flush(first(&value))),
                     Dest::Mask(c) => self.write_mask(w, c, &first(&value), exec, per_lane_run),
                     Dest::None => {}
                 },

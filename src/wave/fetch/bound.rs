@@ -114,7 +114,7 @@ pub(in crate::wave) fn execute_bound(
 pub(super) fn bind_value(
     w: &WaveState,
     ii: &Inst<'_>,
-    dst: super::dest::Dest,
+    dst: crate::wave::decode::Dest,
     r: &crate::ir::RegInfo,
     bind: &Bind,
 ) -> RegValue {

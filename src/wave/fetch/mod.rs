@@ -12,12 +12,14 @@
 //! Files: `operands.rs` (sources, modifiers, registers bound by name), `writeback.rs`
 //! (results into the wave), `plan.rs` (the per-instruction binding plan of the fast path),
 //! `bound.rs` (the interpreter's fast path), `slots.rs` (the JIT's), `block.rs` (plans
-//! lowered for the block compiler), `mods.rs`, `clamp.rs`, `dest.rs`; this file holds the
-//! general path (`execute`) and the per-instruction facts (`Inst`) the others share.
+//! lowered for the block compiler), `mods.rs`, `clamp.rs`; this file holds the general path
+//! (`execute`) and the per-instruction facts (`Inst`) the others share. The decoding that
+//! needs no register values (source fields, modifiers, destinations) is `wave::decode`,
+//! shared with the symbolic executor.
 
 use crate::exec::Machine;
 use crate::interp::RegValue;
-use crate::spec::{Arch, Operand};
+use crate::spec::Arch;
 use crate::value::Bits;
 
 use super::state::{code, WaveState};
@@ -25,7 +27,6 @@ use super::state::{code, WaveState};
 pub(super) mod block;
 mod bound;
 mod clamp;
-mod dest;
 mod mods;
 mod operands;
 mod plan;
@@ -33,11 +34,11 @@ mod prepared;
 mod slots;
 mod writeback;
 
+use super::decode::{dest, Dest};
 use super::{Decoded, Entry, Executor, WaveError};
 use bound::empty_memory;
 pub(super) use bound::execute_bound;
 pub(super) use clamp::int_clamp_covers;
-use dest::{dest, Dest};
 use mods::{apply_mods, flush_f32};
 use operands::{bind_named, default_value, read_vgpr_lanes};
 pub(super) use plan::{fast_path, plan, Plan};
@@ -51,29 +52,6 @@ enum Src {
     Uniform(Bits),
     /// A VGPR (first register), read per lane; `hi` reads the upper 16-bit half.
     Vgpr { reg: u32, hi: bool },
-}
-
-/// Whether an instruction is float arithmetic whose inputs and results MODE's denormal
-/// control flushes: not class tests (they report denormals) and not VOP3P (packed and mixed
-/// sources are not one float of the operand's width).
-fn flushes_denormals(ii: &Inst<'_>) -> bool {
-    ii.family != "VOP3P" && !ii.d.inst.name.contains("CLASS")
-}
-
-fn float_bits(format: &str) -> u32 {
-    if format.contains("F16") || format.contains("BF16") {
-        16
-    } else if format.contains("F64") {
-        64
-    } else if format.contains("_F") {
-        32
-    } else {
-        0
-    }
-}
-
-fn is_mask_format(format: &str) -> bool {
-    format.contains("_M64") || format.contains("_M32")
 }
 
 fn words_bits(width: u32, words32: &[u32]) -> Bits {
@@ -101,51 +79,21 @@ struct Inst<'a> {
     src_exec: u64,
 }
 
-impl Inst<'_> {
-    fn field(&self, name: &str) -> u32 {
-        self.d.inst.field(name).unwrap_or(0) as u32
+impl super::decode::Facts for Inst<'_> {
+    fn decoded(&self) -> &Decoded {
+        self.d
     }
-
-    fn has_field(&self, name: &str) -> bool {
-        self.d.inst.field(name).is_some()
+    fn entry_inst(&self) -> &crate::spec::Instruction {
+        &self.e.inst
     }
-
-    /// The operand table's entry of an encoding field. The VOP3 forms of VOP1 entries list
-    /// their `src0` as `vsrc0` (AMD's XML), though the field takes any source.
-    fn operand(&self, field: &str) -> Option<&Operand> {
-        let ops = &self.e.inst.operands;
-        ops.iter().find(|o| o.field == field).or_else(|| {
-            let alt = match field {
-                "src0" => "vsrc0",
-                "src1" => "vsrc1",
-                "src2" => "vsrc2",
-                _ => return None,
-            };
-            ops.iter().find(|o| o.field == alt)
-        })
+    fn text(&self) -> &crate::ir::Function {
+        &self.e.prepared.function
     }
-
-    fn is_vop3(&self) -> bool {
-        matches!(self.family, "VOP3" | "VOP3SD" | "VOP3P")
+    fn mode(&self) -> u32 {
+        self.mode
     }
-
-    /// The encoding field of pseudocode source `k` (0, 1, 2).
-    fn src_field(&self, k: usize) -> Option<&'static str> {
-        let f: &[&'static str] = match self.family {
-            "SOP1" => &["ssrc0"],
-            "SOP2" | "SOPC" => &["ssrc0", "ssrc1"],
-            "VOP1" => &["src0"],
-            "VOP2" | "VOPC" => &["src0", "vsrc1"],
-            "VOP3" | "VOP3SD" | "VOP3P" | "VINTERP" => &["src0", "src1", "src2"],
-            _ => &[],
-        };
-        f.get(k).copied()
-    }
-
-    /// Whether 16-bit VGPR operands of this encoding address halves with bit 7 (RDNA true16
-    /// VOP1/VOP2/VOPC).
-    fn half_by_bit7(&self, bits: u32) -> bool {
-        bits == 16 && self.arch != Arch::Cdna && matches!(self.family, "VOP1" | "VOP2" | "VOPC")
+    fn arch(&self) -> Arch {
+        self.arch
     }
 }
 
@@ -245,10 +193,4 @@ pub(super) fn execute(
 /// their truth table from the OMOD, ABS and NEG fields this way) is the field `OMOD`.
 pub(super) fn inst_field_name(name: &str) -> &str {
     name.strip_prefix("INST.").unwrap_or(name)
-}
-
-/// Whether the text of `f` reads the instruction field `name` (as `NAME` or `INST.NAME`);
-/// such a field is data for the text, not a source or output modifier.
-pub(super) fn reads_field(f: &crate::ir::Function, name: &str) -> bool {
-    f.reg(name).is_some() || f.reg(&format!("INST.{name}")).is_some()
 }

@@ -3,39 +3,7 @@
 
 use crate::value::Bits;
 
-/// The modifiers applied to one source.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Mods {
-    /// Take bits 31:16 (16-bit operands).
-    pub(super) opsel_hi: bool,
-    /// Clear the sign bit.
-    pub(super) abs: bool,
-    /// Flip the sign bit.
-    pub(super) neg: bool,
-    /// The float width the sign modifiers act on (0: not a float operand).
-    pub(super) float_bits: u32,
-    /// VOP3P: build a packed pair from (lo half select, hi half select, neg lo, neg hi).
-    pub(super) packed: Option<(bool, bool, bool, bool)>,
-    /// Flush a denormal input of `float_bits` to a zero of its sign (MODE `FP_DENORM`).
-    pub(super) ftz: bool,
-}
-
-impl Mods {
-    /// No modifier changes the value.
-    pub(super) fn is_plain(&self) -> bool {
-        self.packed.is_none() && !self.opsel_hi && !self.abs && !self.neg && !self.ftz
-    }
-
-    /// The only modifier is flushing a 32-bit float's denormals.
-    pub(super) fn only_ftz32(&self) -> bool {
-        self.ftz
-            && self.float_bits == 32
-            && self.packed.is_none()
-            && !self.opsel_hi
-            && !self.abs
-            && !self.neg
-    }
-}
+pub(super) use crate::wave::decode::Mods;
 
 /// An f32 with a denormal value flushed to a zero of its sign.
 #[inline]
@@ -65,16 +33,6 @@ pub(super) fn flush_denormal(v: Bits, fbits: u32) -> Bits {
     } else {
         v
     }
-}
-
-/// MODE `FP_DENORM` for floats of `fbits`: (flush inputs, flush outputs).
-pub(super) fn denorm_flush(mode: u32, fbits: u32) -> (bool, bool) {
-    let d = match fbits {
-        32 => mode >> 4 & 3,
-        16 | 64 => mode >> 6 & 3,
-        _ => return (false, false),
-    };
-    (d & 1 == 0, d & 2 == 0)
 }
 
 fn sign_bit(b: &Bits, bit: u32, set: Option<bool>, flip: bool) -> Bits {

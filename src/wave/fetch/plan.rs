@@ -4,10 +4,10 @@
 
 use crate::interp::RegValue;
 
-use super::dest::{dest, Dest};
-use super::mods::{denorm_flush, Mods};
-use super::operands::{bind_source, source, src_mods};
-use super::{float_bits, flushes_denormals, uni, Entry, Inst, Src};
+use super::operands::{bind_source, source};
+use super::{uni, Entry, Inst, Src};
+use crate::wave::decode::{dest, src_mods, Dest, Facts, Mods};
+pub(super) use crate::wave::decode::{write_back_info, WriteBackInfo};
 use crate::wave::state::WaveState;
 use crate::wave::Decoded;
 
@@ -149,40 +149,6 @@ pub(super) fn outputs(ii: &Inst<'_>, dst: Dest, wb: WriteBackInfo) -> Vec<(usize
             (i, out)
         })
         .collect()
-}
-
-/// Facts about an instruction's write-back, fixed by the encoding.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct WriteBackInfo {
-    pub(super) clamp: bool,
-    /// The output modifier: the encoding's, or 0 while IEEE mode is on (the hardware ignores
-    /// it then).
-    pub(super) omod: u32,
-    pub(super) d_fbits: u32,
-    pub(super) vdst_bits: u32,
-    /// Flush a denormal float result (MODE `FP_DENORM` of the result's format).
-    pub(super) ftz: bool,
-    /// `clamp` turns NaN into 0 (MODE `DX10_CLAMP`); otherwise NaN passes.
-    pub(super) dx10: bool,
-}
-
-pub(super) fn write_back_info(ii: &Inst<'_>) -> WriteBackInfo {
-    let f = &ii.e.prepared.function;
-    let dst_op = ii.operand("vdst").or_else(|| ii.operand("sdst"));
-    let d_fbits = dst_op.map(|o| float_bits(&o.format)).unwrap_or(0);
-    let ieee = ii.mode & crate::wave::state::mode::IEEE != 0;
-    WriteBackInfo {
-        clamp: ii.is_vop3() && ii.field("clmp") == 1 && !super::reads_field(f, "CLAMP"),
-        omod: if ii.is_vop3() && !super::reads_field(f, "OMOD") && !ieee {
-            ii.field("omod")
-        } else {
-            0
-        },
-        d_fbits,
-        vdst_bits: ii.operand("vdst").map(|o| o.bits).unwrap_or(0),
-        ftz: flushes_denormals(ii) && denorm_flush(ii.mode, d_fbits).1,
-        dx10: ii.mode & crate::wave::state::mode::DX10_CLAMP != 0,
-    }
 }
 
 /// Whether an instruction runs on the bound fast path (no register-file addressing, no

@@ -7,11 +7,11 @@ use crate::spec::Arch;
 use crate::value::Bits;
 
 use super::clamp::int_clamp;
-use super::dest::Dest;
 use super::mods::{clamp_float, flush_denormal, omod_float};
 use super::operands::source;
 use super::plan::WriteBackInfo;
 use super::{slots, Inst, Src};
+use crate::wave::decode::{Dest, Facts};
 use crate::wave::state::{code, m0_code, WaveState};
 
 pub(super) fn write_vgpr_value(
