@@ -6,7 +6,8 @@
 //! The JIT runs twice: with block compilation (`jit-block`, the default) and without
 //! (`jit-step`, one executor step per instruction).
 //!
-//! Run: `cargo run --release --example wavecost [jit|interp] [block] [long] [wave64]`.
+//! Run: `cargo run --release --example wavecost [jit|interp] [block] [long] [wave64]
+//! [lanewise]` (`lanewise`: the interpreter's prepared form one lane after another).
 
 use amdpcode::spec::{self, Arch, Locate, Spec};
 use amdpcode::wave::{Engine, Executor, Program};
@@ -52,6 +53,7 @@ fn main() {
         for (name, hex, steps) in programs {
             let mut ex = Executor::new(db, engine).expect("executor");
             ex.block_compile = blocks;
+            ex.lane_interp = !has("lanewise");
             let program = Program::from_hex(ex.isa(), hex).expect("program");
             let mut w = ex.new_wave(wave);
             let cold = std::time::Instant::now();

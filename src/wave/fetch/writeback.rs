@@ -282,7 +282,19 @@ pub(super) fn write_vgpr_d0(
     exec: u64,
     value: impl Fn(u32) -> u64,
 ) {
-    for lane in 0..w.wave_size {
+    let n = w.wave_size;
+    if width == 32 {
+        if let Some(row) = w.vgpr_row_mut(reg) {
+            for (lane, slot) in (0..n).zip(row.iter_mut()) {
+                if exec >> lane & 1 == 1 {
+                    let x = value(lane) as u32;
+                    *slot = if ftz { super::mods::flush_f32(x) } else { x };
+                }
+            }
+            return;
+        }
+    }
+    for lane in 0..n {
         if exec >> lane & 1 == 1 {
             let mut x = value(lane);
             if ftz {
