@@ -21,7 +21,9 @@
 use super::{eval_binary, eval_compare, eval_convert, host_arith, round_of};
 use crate::builtins::{self, FpEnv};
 use crate::float::Round;
-use crate::ir::{BinOp, CmpOp, Conv, Expr, ExprKind, Function, Place, RegRole, Stmt, Ty, UnOp};
+use crate::ir::{
+    BinOp, CmpOp, Conv, Expr, ExprKind, FloatTy, Function, Place, RegRole, Stmt, Ty, UnOp,
+};
 use crate::value::{mask64, Bits};
 
 use super::compiled::LANE_SLOTS;
@@ -195,8 +197,12 @@ impl LaneForm {
     /// # Errors
     /// [`GiveUp`] on a fault or a diverging built-in: the registers are then undefined.
     pub fn run(&self, slots: &mut [u64], lanes: u64, args: &mut Vec<Bits>) -> R<()> {
+        // Locals start at zero in the lanes that run (each row up to the highest of them).
         let (start, len) = self.locals;
-        slots[start..start + len].fill(0);
+        let upto = (64 - lanes.leading_zeros()) as usize;
+        for row in slots[start..start + len].chunks_mut(LANE_SLOTS) {
+            row[..upto].fill(0);
+        }
         let mut fp = FpEnv::default();
         if let Some(off) = self.round_slot {
             fp.round = round_of(slots[off]);
@@ -574,6 +580,12 @@ impl Compiler<'_> {
                 if f.width() != w {
                     return None;
                 }
+                let host = matches!(f, FloatTy::F32 | FloatTy::F64)
+                    && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div)
+                    && !(a.op.uniform() && b.op.uniform());
+                if host {
+                    return Some(self.host_float(f, op, a, b, into));
+                }
                 self.map(vec![a, b], into, move |x, c| {
                     if c.fp.round == Round::NearestEven {
                         if let Some(r) = host_arith(f, op, x[0], x[1]) {
@@ -613,6 +625,70 @@ impl Compiler<'_> {
                     .map_err(|_| GiveUp)
             }),
         })
+    }
+
+    /// f32/f64 `+ - * /` of two per-lane operands: under round-to-nearest-even (checked once
+    /// per run) the host's operation lane by lane, a NaN result taken from `host_arith` (the
+    /// spec's NaN rule); in other rounding modes `eval_binary`, as the lane-by-lane form does.
+    fn host_float(
+        &mut self,
+        f: FloatTy,
+        op: BinOp,
+        a: VExpr,
+        b: VExpr,
+        into: Option<usize>,
+    ) -> VExpr {
+        let ty = Ty::F(f);
+        let w = f.width();
+        let out = into.unwrap_or_else(|| self.temp());
+        let (ao, bo) = (a.op, b.op);
+        let run: NodeFn = Box::new(move |c, mask| {
+            a.eval(c, mask)?;
+            b.eval(c, mask)?;
+            let buf = &mut *c.buf;
+            if c.fp.round != Round::NearestEven {
+                let fp = &mut c.fp;
+                return for_lanes(mask, |lane| {
+                    let p = Bits::from_u64(w, ao.at(buf, lane));
+                    let q = Bits::from_u64(w, bo.at(buf, lane));
+                    let r = eval_binary(op, ty, &p, &q, fp).map_err(|_| GiveUp)?;
+                    buf[out + lane] = r.low_u64();
+                    Ok(())
+                });
+            }
+            // One loop per format and operator, the operation inlined in it.
+            macro_rules! lanes {
+                ($t:ty, $from:expr, $to:expr, $g:expr) => {
+                    for_lanes(mask, |lane| {
+                        let (x, y) = (ao.at(buf, lane), bo.at(buf, lane));
+                        let r: $t = $g($from(x), $from(y));
+                        buf[out + lane] = if r.is_nan() {
+                            host_arith(f, op, x, y).ok_or(GiveUp)?
+                        } else {
+                            $to(r)
+                        };
+                        Ok(())
+                    })
+                };
+            }
+            let f32_of = |x: u64| f32::from_bits(x as u32);
+            let f32_bits = |r: f32| r.to_bits() as u64;
+            let f64_bits = |r: f64| r.to_bits();
+            match (f, op) {
+                (FloatTy::F32, BinOp::Add) => lanes!(f32, f32_of, f32_bits, |x, y| x + y),
+                (FloatTy::F32, BinOp::Sub) => lanes!(f32, f32_of, f32_bits, |x, y| x - y),
+                (FloatTy::F32, BinOp::Mul) => lanes!(f32, f32_of, f32_bits, |x, y| x * y),
+                (FloatTy::F32, _) => lanes!(f32, f32_of, f32_bits, |x, y| x / y),
+                (_, BinOp::Add) => lanes!(f64, f64::from_bits, f64_bits, |x, y| x + y),
+                (_, BinOp::Sub) => lanes!(f64, f64::from_bits, f64_bits, |x, y| x - y),
+                (_, BinOp::Mul) => lanes!(f64, f64::from_bits, f64_bits, |x, y| x * y),
+                _ => lanes!(f64, f64::from_bits, f64_bits, |x, y| x / y),
+            }
+        });
+        VExpr {
+            op: Op::Lanes(out),
+            run: Some(run),
+        }
     }
 
     /// A node computing `f` of its operands' values lane by lane (once when they are all

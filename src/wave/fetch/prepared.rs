@@ -98,6 +98,14 @@ pub(super) fn execute(
                 let x = w.sgpr_pair(code::EXEC_LO) & m;
                 fill(slots, c, i, per_lane, lanes, x);
             }
+            // A per-lane D0 written straight to its VGPR is read back only in the lanes that
+            // ran, which assigned it in full: its slots need no initial value.
+            Bind::Unread
+                if per_lane
+                    && plan
+                        .outputs
+                        .iter()
+                        .any(|&(j, out)| j == i && matches!(out, Out::VgprD0 { .. })) => {}
             Bind::Unread => fill(slots, c, i, per_lane, lanes, 0),
             _ => {
                 let v = super::bound::bind_value(w, ii, plan.dst, r, bind);

@@ -285,11 +285,12 @@ pub(super) fn write_vgpr_d0(
     let n = w.wave_size;
     if width == 32 {
         if let Some(row) = w.vgpr_row_mut(reg) {
+            // Every lane's value is read (an inactive lane's may be stale) and kept only
+            // where EXEC is set: no branch per lane.
             for (lane, slot) in (0..n).zip(row.iter_mut()) {
-                if exec >> lane & 1 == 1 {
-                    let x = value(lane) as u32;
-                    *slot = if ftz { super::mods::flush_f32(x) } else { x };
-                }
+                let x = value(lane) as u32;
+                let x = if ftz { super::mods::flush_f32(x) } else { x };
+                *slot = if exec >> lane & 1 == 1 { x } else { *slot };
             }
             return;
         }
