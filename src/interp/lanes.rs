@@ -525,6 +525,20 @@ impl Compiler<'_> {
                     Ok(v & m)
                 }))
             }
+            // `SignExt` to 64 bits (the built-in's result width) as a shift-free mask.
+            ExprKind::Call { builtin, args }
+                if builtin.func == crate::ir::builtins::Func::SignExt
+                    && args.len() == 1
+                    && w == 64 =>
+            {
+                let aw = args[0].ty.width();
+                let a = self.expr(&args[0], None)?;
+                let (sign, high) = (1u64 << (aw - 1), !mask64(aw));
+                Some(self.map(vec![a], into, move |x, _| {
+                    let x = x[0];
+                    Ok(if x & sign != 0 { x | high } else { x })
+                }))
+            }
             ExprKind::Call { builtin, args } => {
                 let builtin = *builtin;
                 let widths: Vec<u32> = args.iter().map(|a| a.ty.width()).collect();
