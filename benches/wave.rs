@@ -1,7 +1,8 @@
 //! Wave execution bench (issue 6): a loop of VALU, SALU and branch instructions
 //! (`v_add_f32`, `s_sub_u32`, `s_cmp_lg_u32`, `s_cbranch_scc1`), 1,000 iterations, in wave32
-//! and wave64 under the interpreter (`interp`: its prepared form; `interp-tree`: the tree walk
-//! it replaced, the reference), the per-instruction JIT (`jit-step`) and the JIT with
+//! and wave64 under the interpreter (`interp`: its prepared form, lane-vectorized where an
+//! entry allows; `interp-lanewise`: the prepared form one lane after another; `interp-tree`:
+//! the tree walk they replaced, the reference), the per-instruction JIT (`jit-step`) and the JIT with
 //! block compilation (`jit-block`, the default JIT: the loop body becomes one block). Criterion reports time per run; each run executes
 //! 4,002 dynamic instructions, so time per dynamic instruction is the run time / 4,002.
 
@@ -22,16 +23,18 @@ fn bench(c: &mut Criterion) {
     let db = spec.db(Arch::Rdna3);
     let mut group = c.benchmark_group("execute");
     group.throughput(Throughput::Elements(4 * ITERATIONS as u64 + 2));
-    for (engine, blocks, prepared, name) in [
-        (Engine::Interp, false, true, "interp"),
-        (Engine::Interp, false, false, "interp-tree"),
-        (Engine::Jit, false, true, "jit-step"),
-        (Engine::Jit, true, true, "jit-block"),
+    for (engine, blocks, prepared, lanes, name) in [
+        (Engine::Interp, false, true, true, "interp"),
+        (Engine::Interp, false, true, false, "interp-lanewise"),
+        (Engine::Interp, false, false, false, "interp-tree"),
+        (Engine::Jit, false, true, true, "jit-step"),
+        (Engine::Jit, true, true, true, "jit-block"),
     ] {
         for wave in [32u32, 64] {
             let mut ex = Executor::new(db, engine).expect("executor");
             ex.block_compile = blocks;
             ex.prepared_interp = prepared;
+            ex.lane_interp = lanes;
             let program = Program::from_hex(ex.isa(), LOOP_HEX).expect("program");
             // Warm the instruction cache (and compile the JIT kernels and blocks) once.
             let mut w = ex.new_wave(wave);

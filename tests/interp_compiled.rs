@@ -1,7 +1,7 @@
 //! The interpreter's prepared form (`interp::compiled`) against the tree walk it replaces on
 //! the wave executor's hot path: every entry of every arch that compiles, on edge-biased
 //! random registers and EXEC masks, compared register by register and lane by lane
-//! (issue 14).
+//! (issue 14). The lane-vectorized form (`Compiled::run_wave`) is compared the same way.
 
 mod common;
 
@@ -24,10 +24,52 @@ impl Memory for NoMemory {
     }
 }
 
-/// Per arch: (entries compiled, entries not compiled, cases compared, cases diverged).
-fn compare_arch(arch: Arch, cases: u32) -> (usize, usize, usize, usize) {
+/// Per arch: entries compiled, entries not compiled, cases compared, cases diverged;
+/// entries with the lane form, and cases the lane form ran and matched.
+#[derive(Default)]
+struct Counts {
+    compiled: usize,
+    skipped: usize,
+    compared: usize,
+    diverged: usize,
+    lane_entries: usize,
+    lane_compared: usize,
+}
+
+/// Asserts that every register of `slots` holds the tree walk's value.
+fn assert_same(
+    what: &str,
+    f: &amdpcode::ir::Function,
+    c: &Compiled,
+    regs: &[RegValue],
+    slots: &[u64],
+    exec_mask: u64,
+) {
+    for (i, (r, v)) in f.regs.iter().zip(regs).enumerate() {
+        match v {
+            RegValue::Uniform(b) => assert_eq!(
+                slots[c.slot(i, 0)],
+                b.low_u64(),
+                "{what} {} (exec {exec_mask:#x})",
+                r.name
+            ),
+            RegValue::Lanes(l) => {
+                for (lane, b) in l.iter().enumerate().take(LANE_SLOTS) {
+                    assert_eq!(
+                        slots[c.slot(i, lane as u32)],
+                        b.low_u64(),
+                        "{what} {} lane {lane} (exec {exec_mask:#x})",
+                        r.name
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn compare_arch(arch: Arch, cases: u32) -> Counts {
     let db = common::spec().db(arch);
-    let (mut compiled, mut skipped, mut compared, mut diverged) = (0, 0, 0, 0);
+    let mut n = Counts::default();
     let mut rng = Rng::new(14);
     let mut scratch = Scratch::default();
     for inst in db.instructions() {
@@ -40,10 +82,11 @@ fn compare_arch(arch: Arch, cases: u32) -> (usize, usize, usize, usize) {
         let p = p.optimized();
         let f = &p.function;
         let Some(c) = Compiled::new(f, &p.per_lane) else {
-            skipped += 1;
+            n.skipped += 1;
             continue;
         };
-        compiled += 1;
+        n.compiled += 1;
+        n.lane_entries += c.has_lane_form() as usize;
         for case in 0..cases {
             let lanes = if case % 2 == 0 { 32 } else { 64 };
             let full = if lanes == 64 { u64::MAX } else { 0xffff_ffff };
@@ -76,10 +119,32 @@ fn compare_arch(arch: Arch, cases: u32) -> (usize, usize, usize, usize) {
             } else {
                 1
             };
+            let mut wave_slots = slots.clone();
             let fast = c.run_lanes(&mut slots, run, &mut scratch);
+            let what = format!("{arch} {}", inst.name);
+            // The lane form gives up (`Diverged`) on a fault; otherwise it matches the tree.
+            match (&tree, c.run_wave(&mut wave_slots, run, &mut scratch)) {
+                (_, Err(Stop::Diverged)) => {}
+                (Ok(()), Ok(())) => {
+                    assert_same(
+                        &format!("{what} run_wave"),
+                        f,
+                        &c,
+                        &regs,
+                        &wave_slots,
+                        exec_mask,
+                    );
+                    n.lane_compared += c.uses_lane_form(run) as usize;
+                }
+                (Err(a), Err(Stop::Fault(b))) => {
+                    assert!(!c.uses_lane_form(run), "{what}: the lane form faulted");
+                    assert_eq!(a.to_string(), b.to_string(), "{what}");
+                }
+                (a, b) => panic!("{what}: tree {a:?}, run_wave {b:?}"),
+            }
             match (&tree, fast) {
                 (_, Err(Stop::Diverged)) => {
-                    diverged += 1;
+                    n.diverged += 1;
                     continue;
                 }
                 (Ok(()), Ok(())) => {}
@@ -89,47 +154,43 @@ fn compare_arch(arch: Arch, cases: u32) -> (usize, usize, usize, usize) {
                 }
                 (a, b) => panic!("{arch} {}: tree {a:?}, compiled {b:?}", inst.name),
             }
-            compared += 1;
-            for (i, (r, v)) in f.regs.iter().zip(&regs).enumerate() {
-                match v {
-                    RegValue::Uniform(b) => assert_eq!(
-                        slots[c.slot(i, 0)],
-                        b.low_u64(),
-                        "{arch} {} {} (exec {exec_mask:#x})",
-                        inst.name,
-                        r.name
-                    ),
-                    RegValue::Lanes(l) => {
-                        for (lane, b) in l.iter().enumerate().take(LANE_SLOTS) {
-                            assert_eq!(
-                                slots[c.slot(i, lane as u32)],
-                                b.low_u64(),
-                                "{arch} {} {} lane {lane} (exec {exec_mask:#x})",
-                                inst.name,
-                                r.name
-                            );
-                        }
-                    }
-                }
-            }
+            n.compared += 1;
+            assert_same(&what, f, &c, &regs, &slots, exec_mask);
         }
     }
-    (compiled, skipped, compared, diverged)
+    n
 }
 
 #[test]
 fn issue_14_compiled_matches_tree_walk_on_every_entry() {
     for arch in [Arch::Rdna3, Arch::Rdna4, Arch::Cdna] {
-        let (compiled, skipped, compared, diverged) = compare_arch(arch, 8);
+        let Counts {
+            compiled,
+            skipped,
+            compared,
+            diverged,
+            lane_entries,
+            lane_compared,
+        } = compare_arch(arch, 32);
         println!(
             "{arch}: {compiled} entries compiled, {skipped} not; {compared} cases equal, \
-             {diverged} handed back to the tree walk"
+             {diverged} handed back to the tree walk; {lane_entries} entries with the lane \
+             form, {lane_compared} of its cases equal"
         );
         // Most entries fit 64 bits and touch no memory; nearly every case runs compiled.
         assert!(compiled > 600, "{arch}: only {compiled} entries compiled");
         assert!(
-            compared > 8 * compiled / 2,
+            compared > 32 * compiled / 2,
             "{arch}: {compared} cases compared"
+        );
+        // Most entries are straight-line code: they have the lane form and run on it.
+        assert!(
+            lane_entries > compiled / 2,
+            "{arch}: {lane_entries} lane-form entries"
+        );
+        assert!(
+            lane_compared > 32 * lane_entries / 2,
+            "{arch}: {lane_compared} lane-form cases compared"
         );
     }
 }

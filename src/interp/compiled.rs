@@ -29,6 +29,8 @@ use crate::ir::{
 use crate::syntax::ast::Span;
 use crate::value::{mask64, Bits};
 
+use super::lanes::LaneForm;
+
 /// Slots of a per-lane register: one per lane of the widest wave.
 pub const LANE_SLOTS: usize = 64;
 
@@ -108,6 +110,7 @@ fn fault<T>(kind: ExecErrorKind, span: Span) -> R<T> {
 pub struct Scratch {
     locals: Vec<u64>,
     args: Vec<Vec<Bits>>,
+    lane_args: Vec<Bits>,
 }
 
 struct Ctx<'a> {
@@ -137,6 +140,8 @@ pub struct Compiled {
     n_slots: usize,
     n_locals: usize,
     round_slot: Option<(usize, bool)>,
+    /// The same entry over all lanes at once, when it has that form.
+    lanes: Option<LaneForm>,
 }
 
 impl std::fmt::Debug for Compiled {
@@ -145,6 +150,7 @@ impl std::fmt::Debug for Compiled {
             .field("statements", &self.body.len())
             .field("n_slots", &self.n_slots)
             .field("n_locals", &self.n_locals)
+            .field("lanes", &self.lanes)
             .finish()
     }
 }
@@ -182,6 +188,7 @@ impl Compiled {
             round_slot,
         };
         let body = c.block(&f.body)?;
+        let lanes = LaneForm::new(f, per_lane, &offsets, n_slots);
         Some(Compiled {
             body,
             offsets,
@@ -189,12 +196,45 @@ impl Compiled {
             n_slots,
             n_locals,
             round_slot,
+            lanes,
         })
     }
 
-    /// The slots a run needs.
+    /// The slots a run needs (`run_lanes` or `run_wave`).
     pub fn n_slots(&self) -> usize {
-        self.n_slots
+        self.lanes
+            .as_ref()
+            .map_or(self.n_slots, |l| l.n_slots().max(self.n_slots))
+    }
+
+    /// Whether the entry has the lane-vectorized form (`interp::lanes`).
+    pub fn has_lane_form(&self) -> bool {
+        self.lanes.is_some()
+    }
+
+    /// Whether `run_wave` runs the lanes of `lanes` on the lane-vectorized form.
+    pub fn uses_lane_form(&self, lanes: u64) -> bool {
+        self.lanes.as_ref().is_some_and(|l| l.applies(lanes))
+    }
+
+    /// Runs the entry for the lanes of `lanes` like `run_lanes`, on the lane-vectorized form
+    /// when the entry has one that applies to this mask. A fault there is reported as
+    /// `Stop::Diverged` (the tree walk then reports it exactly).
+    ///
+    /// # Errors
+    /// The first runtime fault, or `Stop::Diverged`.
+    pub fn run_wave(
+        &self,
+        slots: &mut [u64],
+        lanes: u64,
+        scratch: &mut Scratch,
+    ) -> std::result::Result<(), Stop> {
+        match &self.lanes {
+            Some(form) if form.applies(lanes) => form
+                .run(slots, lanes, &mut scratch.lane_args)
+                .map_err(|_| Stop::Diverged),
+            _ => self.run_lanes(slots, lanes, scratch),
+        }
     }
 
     /// The slot of register `reg` at `lane` (the one slot of a uniform register).

@@ -6,6 +6,7 @@
 //! panic, never a hang.
 
 pub mod compiled;
+mod lanes;
 
 use std::cmp::Ordering;
 

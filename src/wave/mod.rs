@@ -351,6 +351,10 @@ pub struct Executor {
     /// (`interp::compiled`); on by default. Off, they run on the tree walk, the reference the
     /// prepared form is checked against (`cargo bench --bench wave` reports both).
     pub prepared_interp: bool,
+    /// On the prepared form, run entries that have one on the lane-vectorized form
+    /// (`interp::lanes`: each node over all active lanes); on by default. Off, every entry
+    /// runs lane after lane (`cargo bench --bench wave` reports both).
+    pub lane_interp: bool,
     /// Block state per instruction index of the program last run (same key as `plans`).
     blocks: Vec<block::Tier>,
     /// Time spent building and compiling blocks.
@@ -462,6 +466,7 @@ impl Executor {
             jit_threshold: 0,
             memory_fast_path: true,
             prepared_interp: true,
+            lane_interp: true,
             blocks: Vec::new(),
             block_compile_time: std::time::Duration::ZERO,
         })

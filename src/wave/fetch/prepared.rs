@@ -56,24 +56,31 @@ pub(super) fn execute(
                 let ftz32 = mods.only_ftz32() && *width == 32;
                 let direct = mods.is_plain() || ftz32;
                 let keep = m & narrow.map_or(u64::MAX, mask64);
-                for lane in 0..n {
-                    let v = if direct {
-                        let mut x = w.vgpr(lane, *reg) as u64;
-                        if *width > 32 {
-                            x |= (w.vgpr(lane, reg + 1) as u64) << 32;
+                let wm = mask64(*width);
+                let shift = if *hi { 16 } else { 0 };
+                // Plain operands are read straight from the VGPR rows.
+                let rows = (w.vgpr_row(*reg), w.vgpr_row(reg + 1));
+                match (direct, rows) {
+                    (true, (Some(lo), _)) if *width <= 32 => {
+                        let dst = &mut slots[base..base + n as usize];
+                        for (d, &x) in dst.iter_mut().zip(lo) {
+                            let x = (x as u64 >> shift) & wm;
+                            let x = if ftz32 { flush_f32(x as u32) as u64 } else { x };
+                            *d = x & keep;
                         }
-                        if *hi {
-                            x >>= 16;
+                    }
+                    (true, (Some(lo), Some(hi_row))) => {
+                        let dst = &mut slots[base..base + n as usize];
+                        for ((d, &x), &y) in dst.iter_mut().zip(lo).zip(hi_row) {
+                            *d = ((x as u64 | (y as u64) << 32) >> shift) & wm & keep;
                         }
-                        x &= mask64(*width);
-                        if ftz32 {
-                            x = flush_f32(x as u32) as u64;
+                    }
+                    _ => {
+                        for lane in 0..n {
+                            let v = apply_mods(read_vgpr_lanes(w, *reg, *hi, *width, lane), mods);
+                            slots[base + lane as usize] = v.low_u64() & keep;
                         }
-                        x
-                    } else {
-                        apply_mods(read_vgpr_lanes(w, *reg, *hi, *width, lane), mods).low_u64()
-                    };
-                    slots[base + lane as usize] = v & keep;
+                    }
                 }
             }
             Bind::Const(RegValue::Uniform(b)) => {
@@ -91,6 +98,14 @@ pub(super) fn execute(
                 let x = w.sgpr_pair(code::EXEC_LO) & m;
                 fill(slots, c, i, per_lane, lanes, x);
             }
+            // A per-lane D0 written straight to its VGPR is read back only in the lanes that
+            // ran, which assigned it in full: its slots need no initial value.
+            Bind::Unread
+                if per_lane
+                    && plan
+                        .outputs
+                        .iter()
+                        .any(|&(j, out)| j == i && matches!(out, Out::VgprD0 { .. })) => {}
             Bind::Unread => fill(slots, c, i, per_lane, lanes, 0),
             _ => {
                 let v = super::bound::bind_value(w, ii, plan.dst, r, bind);
@@ -108,7 +123,12 @@ pub(super) fn execute(
 
     let exec = exec_at_issue & w.full_mask();
     let run = if p.vector && !p.wave_level { exec } else { 1 };
-    match c.run_lanes(slots, run, &mut ex.interp_scratch) {
+    let ran = if ex.lane_interp {
+        c.run_wave(slots, run, &mut ex.interp_scratch)
+    } else {
+        c.run_lanes(slots, run, &mut ex.interp_scratch)
+    };
+    match ran {
         Ok(()) => {}
         Err(Stop::Diverged) => return Ok(None),
         Err(Stop::Fault(err)) => {
@@ -125,8 +145,9 @@ pub(super) fn execute(
     for &(i, out) in &plan.outputs {
         match out {
             Out::VgprD0 { reg, width, ftz } => {
+                let (base, pl) = (c.slot(i, 0), p.per_lane[i]);
                 write_vgpr_d0(w, (reg, width, ftz), exec_at_issue, |lane| {
-                    slots[c.slot(i, lane)]
+                    slots[base + if pl { lane as usize } else { 0 }]
                 });
             }
             // No lane ran: nothing to write (see `write_back`).

@@ -282,7 +282,20 @@ pub(super) fn write_vgpr_d0(
     exec: u64,
     value: impl Fn(u32) -> u64,
 ) {
-    for lane in 0..w.wave_size {
+    let n = w.wave_size;
+    if width == 32 {
+        if let Some(row) = w.vgpr_row_mut(reg) {
+            // Every lane's value is read (an inactive lane's may be stale) and kept only
+            // where EXEC is set: no branch per lane.
+            for (lane, slot) in (0..n).zip(row.iter_mut()) {
+                let x = value(lane) as u32;
+                let x = if ftz { super::mods::flush_f32(x) } else { x };
+                *slot = if exec >> lane & 1 == 1 { x } else { *slot };
+            }
+            return;
+        }
+    }
+    for lane in 0..n {
         if exec >> lane & 1 == 1 {
             let mut x = value(lane);
             if ftz {
