@@ -19,11 +19,14 @@ use std::io;
 use std::path::PathBuf;
 
 mod cache;
+mod codec;
 mod db;
 mod locate;
 mod pyread;
 
-pub use cache::{cache_file, load_with as load_with_cache, CacheUse};
+pub use cache::{
+    cache_file, load_with as load_with_cache, CacheUse, HEADER_LEN as CACHE_HEADER_LEN,
+};
 pub use db::{BitField, Encoding, Instruction, Operand, Sources, Spec, SpecDb};
 pub use locate::{
     default_cache_dir, fetch, find_wheel, Locate, WHEEL_FILE, WHEEL_REQUIREMENT, WHEEL_SHA256,
@@ -284,7 +287,7 @@ impl std::error::Error for SpecError {
 /// visible share of the load time, and its flooding resistance buys nothing for a local
 /// tool reading a file the user chose.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Fnv(u64);
+pub struct Fnv(u64);
 
 impl Default for Fnv {
     fn default() -> Fnv {
@@ -304,4 +307,5 @@ impl Hasher for Fnv {
     }
 }
 
-pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+/// A hash map with the [`Fnv`] hasher.
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
