@@ -254,3 +254,87 @@ fn crc32(bytes: &[u8]) -> u32 {
     }
     !crc
 }
+
+/// The CLI's output with the cache off, rebuilding it, hitting it, and after damage.
+#[test]
+fn issue_14_cli_same_output_with_and_without_cache() {
+    let dir = scratch("cli");
+    let program = dir.join("p.s");
+    std::fs::write(
+        &program,
+        "s_mov_b32 s0, 3\nv_mov_b32 v1, 1.5\nv_add_f32 v2, s0, v1\ns_add_u32 s1, s0, 40\n\
+         v_cmp_gt_f32 vcc_lo, v2, v1\ns_endpgm\n",
+    )
+    .unwrap();
+    let hsaco = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/dispatch/fixture-gfx1100.hsaco"
+    );
+    let wheel = common::spec().path().to_path_buf();
+    let cache = dir.join("cache");
+    let commands: [Vec<&str>; 2] = [
+        vec![
+            "run",
+            "--arch",
+            "rdna3",
+            "--json",
+            program.to_str().unwrap(),
+        ],
+        vec![
+            "dispatch",
+            hsaco,
+            "--kernel",
+            "vadd",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--arg",
+            "buf=f32x32:iota",
+            "--arg",
+            "buf=f32x32:iota",
+            "--arg",
+            "buf=f32x32:zero",
+            "--arg",
+            "u32=32",
+            "--print",
+            "2",
+        ],
+    ];
+    let run = |args: &[&str], no_cache: bool| {
+        let mut cmd = std::process::Command::new(common::bin());
+        cmd.args(args)
+            .env("AMDPCODE_SPEC", &wheel)
+            .env("AMDPCODE_CACHE", &cache)
+            .env("AMDPCODE_TIME_FIRST", "1")
+            .env_remove("AMDPCODE_NO_SPEC_CACHE");
+        if no_cache {
+            cmd.env("AMDPCODE_NO_SPEC_CACHE", "1");
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("first instruction done: ") && stderr.contains(" ms since main"),
+            "{stderr}"
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let file = cache_file(&cache, &pinned_sha());
+    for args in &commands {
+        let _ = std::fs::remove_dir_all(&cache);
+        let reference = run(args, true);
+        assert!(!file.exists(), "the cache is off");
+        assert!(reference.len() > 40, "{reference}");
+        assert_eq!(run(args, false), reference, "rebuilding: {args:?}");
+        assert!(file.exists());
+        assert_eq!(run(args, false), reference, "hit: {args:?}");
+        let mut bytes = std::fs::read(&file).unwrap();
+        bytes[CACHE_HEADER_LEN + 7] ^= 0x10;
+        std::fs::write(&file, &bytes).unwrap();
+        assert_eq!(run(args, false), reference, "damaged: {args:?}");
+        assert!(!file.exists(), "the damaged file is removed");
+    }
+    // s1 = 3 + 40.
+    assert!(run(&commands[0], false).contains("\"s1\": \"0x2b\""));
+}
