@@ -287,11 +287,19 @@ impl Sections {
     fn try_decode(&self, arch: Arch) -> Option<SpecDb> {
         let pos = Arch::ALL.iter().position(|a| *a == arch)?;
         let section = *self.sections.get(pos)?;
-        let mut bytes = vec![0u8; usize::try_from(section.len).ok()?];
+        let len = usize::try_from(section.len).ok()?;
+        // Read into spare capacity: no pass zeroing the buffer first.
+        let mut bytes = Vec::with_capacity(len);
         {
             let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
             file.seek(SeekFrom::Start(section.offset)).ok()?;
-            file.read_exact(&mut bytes).ok()?;
+            (&mut *file)
+                .take(section.len)
+                .read_to_end(&mut bytes)
+                .ok()?;
+        }
+        if bytes.len() != len {
+            return None;
         }
         if crc32fast::hash(&bytes) != section.crc {
             return None;

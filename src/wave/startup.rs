@@ -94,6 +94,14 @@ pub fn prepare_heap() {
         let end = libc::sbrk(0) as usize / HUGE * HUGE;
         if end > start {
             libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            // Fill the gap below the marked range with one block that is never used nor
+            // freed (its pages are never touched, so it costs address space only), so
+            // that the next blocks come from the marked range.
+            let gap = start - block as usize;
+            if gap > 64 {
+                // `black_box`: an unused `malloc` may otherwise be removed by the optimizer.
+                std::hint::black_box(libc::malloc(gap - 32));
+            }
         }
     }
 }
