@@ -73,18 +73,27 @@ fn parse_erratum(arch: &str, inst: &str, text: &str) -> Option<Erratum> {
     })
 }
 
-/// The erratum for `inst` on `arch`, if there is one.
+/// The erratum for `inst` on `arch`, if there is one. Only that file is parsed (the
+/// others are not: parsing all of them was 5% of a small `amdpcode run`).
 pub fn erratum(arch: Arch, inst: &str) -> Option<&'static Erratum> {
-    static INDEX: OnceLock<std::collections::HashMap<(Arch, &'static str), usize>> =
-        OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        errata()
+    type Index = std::collections::HashMap<(Arch, &'static str), usize>;
+    static INDEX: OnceLock<(Index, Vec<OnceLock<Option<Erratum>>>)> = OnceLock::new();
+    let (index, parsed) = INDEX.get_or_init(|| {
+        let index = table::ERRATA
             .iter()
             .enumerate()
-            .map(|(i, e)| ((e.arch, e.inst.as_str()), i))
-            .collect()
+            .filter_map(|(i, (arch, inst, _))| Some(((Arch::from_name(arch)?, *inst), i)))
+            .collect();
+        let parsed = table::ERRATA.iter().map(|_| OnceLock::new()).collect();
+        (index, parsed)
     });
-    index.get(&(arch, inst)).map(|&i| &errata()[i])
+    let &i = index.get(&(arch, inst))?;
+    parsed[i]
+        .get_or_init(|| {
+            let (arch, inst, text) = table::ERRATA[i];
+            parse_erratum(arch, inst, text)
+        })
+        .as_ref()
 }
 
 /// A front-end stage.

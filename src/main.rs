@@ -329,6 +329,7 @@ impl From<spec::SpecError> for Failure {
 
 fn main() -> ExitCode {
     amdpcode::wave::mark_main();
+    amdpcode::wave::prepare_heap();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,

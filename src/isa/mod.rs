@@ -165,10 +165,11 @@ pub struct Isa {
 }
 
 impl Isa {
-    /// Builds the tables of `db`'s arch (without symbolic `hwreg` names).
+    /// The tables of `db`'s arch (without symbolic `hwreg` names), built on the first call
+    /// for a database and shared by later calls for it (and its clones).
     pub fn new(db: &SpecDb) -> Isa {
         Isa {
-            tables: std::sync::Arc::new(Tables::build(db, None)),
+            tables: db.derived(|db| Tables::build(db, None)),
         }
     }
 

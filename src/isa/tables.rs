@@ -5,9 +5,9 @@
 //! `operands.py`). The only hand-written data is `semantics/ALIASES.md`: mnemonic aliases that
 //! LLVM accepts and a few printing choices, each checked against `llvm-mc`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-use crate::spec::{Arch, SpecDb};
+use crate::spec::{Arch, FastMap, SpecDb};
 
 /// The alias and spelling table, read at build time.
 const ALIASES_MD: &str = include_str!("../../semantics/ALIASES.md");
@@ -129,9 +129,9 @@ pub struct Tables {
     /// Every instruction.
     pub insts: Vec<InstInfo>,
     /// Lower-case mnemonic (canonical, spec alias or `ALIASES.md` alias) → instructions.
-    pub by_mnemonic: HashMap<String, Vec<usize>>,
+    pub by_mnemonic: FastMap<String, Vec<usize>>,
     /// (family, opcode) → instruction.
-    pub by_opcode: HashMap<(String, u32), usize>,
+    pub by_opcode: FastMap<(String, u32), usize>,
     /// Mnemonics whose 16-bit immediate prints in hex even when small.
     pub hex_imm: HashSet<String>,
     /// Vector mnemonics (without suffix) that LLVM prints without `_e32`/`_e64`.
@@ -143,6 +143,15 @@ pub struct Tables {
     pub hwreg_print: Vec<(String, u32)>,
     /// `MSG` names by id, when the arch's `enum.py` was supplied.
     pub msg: Vec<(String, u32)>,
+}
+
+/// `text` without any number of leading `prefix`es (as `trim_start_matches`, without
+/// building a substring searcher per call).
+fn strip_all<'a>(mut text: &'a str, prefix: &str) -> &'a str {
+    while let Some(rest) = text.strip_prefix(prefix) {
+        text = rest;
+    }
+    text
 }
 
 /// The canonical mnemonic of an alias from `semantics/ALIASES.md` (`s_add_u32` →
@@ -263,14 +272,25 @@ impl Tables {
             .collect();
         decode_order.sort_by_key(|&i| std::cmp::Reverse(formats[i].fixed_bits));
 
-        let mut insts = Vec::new();
-        let mut by_mnemonic: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut by_opcode = HashMap::new();
+        let format_index: FastMap<&str, usize> = formats
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, f)| (f.name.as_str(), i))
+            .collect();
+        let n = db.instructions().len();
+        let mut insts = Vec::with_capacity(n);
+        let mut by_mnemonic: FastMap<String, Vec<usize>> = FastMap::default();
+        by_mnemonic.reserve(2 * n);
+        let mut by_opcode = FastMap::default();
+        by_opcode.reserve(n);
         for ins in db.instructions() {
             let idx = insts.len();
             // RDNA 4's `operands.py` calls the VOP3 `src0` field `vsrc0`; use the format's
             // name so the decoder and the literal check find it.
-            let base = formats.iter().find(|f| f.name == ins.encoding);
+            let base = format_index
+                .get(ins.encoding.as_str())
+                .map(|&i| &formats[i]);
             let rename = base.is_some_and(|f| {
                 f.fields.iter().any(|x| x.name == "src0")
                     && !f.fields.iter().any(|x| x.name == "vsrc0")
@@ -285,8 +305,8 @@ impl Tables {
                         o.field.clone()
                     },
                     bits: o.bits,
-                    kind: o.kind.trim_start_matches("OPR_").to_string(),
-                    format: o.format.trim_start_matches("FMT_").to_string(),
+                    kind: strip_all(&o.kind, "OPR_").to_string(),
+                    format: strip_all(&o.format, "FMT_").to_string(),
                 })
                 .collect();
             let mut operands: Vec<OperandSpec> = operands;
@@ -302,18 +322,16 @@ impl Tables {
                     });
                 }
             }
+            let mnemonic = ins.name.to_ascii_lowercase();
+            by_opcode.insert((ins.encoding.clone(), ins.opcode), idx);
+            by_mnemonic.entry(mnemonic.clone()).or_default().push(idx);
             insts.push(InstInfo {
                 name: ins.name.clone(),
-                mnemonic: ins.name.to_ascii_lowercase(),
+                mnemonic,
                 family: ins.encoding.clone(),
                 opcode: ins.opcode,
                 operands,
             });
-            by_opcode.insert((ins.encoding.clone(), ins.opcode), idx);
-            by_mnemonic
-                .entry(ins.name.to_ascii_lowercase())
-                .or_default()
-                .push(idx);
             for alias in &ins.aliases {
                 by_mnemonic
                     .entry(alias.to_ascii_lowercase())
@@ -343,7 +361,12 @@ impl Tables {
         // (the spec's name stays accepted).
         for row in alias_rows("Renamed mnemonics", arch) {
             if let [spec_name, llvm_name, ..] = row.as_slice() {
-                for (idx, ins) in insts.iter_mut().enumerate() {
+                // Every instruction whose mnemonic is `spec_name` is listed under it.
+                let mut named = by_mnemonic.get(spec_name).cloned().unwrap_or_default();
+                named.sort_unstable();
+                named.dedup();
+                for idx in named {
+                    let ins = &mut insts[idx];
                     if ins.mnemonic == *spec_name {
                         ins.mnemonic = llvm_name.clone();
                         let list = by_mnemonic.entry(llvm_name.clone()).or_default();

@@ -2,15 +2,21 @@
 //! user cache so that a process does not parse the wheel's Python modules again.
 //!
 //! Parsing the four generated modules of three arches costs about 45 ms of CPU, most of a
-//! small `amdpcode run`. The cache file holds the databases in a flat binary form and is
-//! trusted only when everything matches:
+//! small `amdpcode run`. The cache file holds the databases in a flat binary form
+//! (`codec.rs`), one section per arch, and is trusted only when everything matches:
 //! - the key: the wheel's sha256 and the hash of the code that reads wheels and writes this
 //!   form (`build.rs` hashes `src/spec/`), plus the crate version: a changed wheel or reader
-//!   makes the file stale. Hashing the 2.7 MB wheel costs 1.5 ms, so the file also records
-//!   the wheel's size and modification time when its sha256 was computed; while they are
-//!   unchanged the recorded sha256 stands, otherwise the wheel is hashed again;
-//! - each arch's section has its own sha256, checked when that arch is first used (a run
-//!   of one arch decodes only that arch): a truncated or damaged file is caught;
+//!   makes the file stale. Hashing the 2.7 MB wheel costs 1.5 ms, so the header also records
+//!   up to [`STAMP_SLOTS`] (size, modification time) stamps of wheel files whose sha256 was
+//!   computed and matched; a wheel with a recorded stamp is not hashed again, any other is
+//!   (and its stamp is added). Several slots let processes that find the wheel at different
+//!   paths share the file without rewriting it in turn;
+//! - the header has its own CRC-32, and the sections must tile the rest of the file
+//!   exactly, so a truncated or extended file is caught before any section is read;
+//! - each arch's section has its own CRC-32, checked when that arch is first used (a run of
+//!   one arch reads and decodes only that arch's section, about a third of the file): a
+//!   damaged section is caught. The file is written by this code alone, atomically, so a
+//!   checksum against accidents is enough; the key above is compared byte for byte;
 //! - the decoding itself, bounds-checked at every read (indices inside their tables).
 //!
 //! On any mismatch the wheel is parsed as without a cache and the file is rewritten
@@ -18,15 +24,22 @@
 //! ([`super::WHEEL_SHA256`]) is cached, and `AMDPCODE_NO_SPEC_CACHE=1` turns the cache off.
 //! A cache that cannot be written (read-only home) costs nothing but the parse.
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
-use super::db::{BitField, Encoding, Instruction, Operand, Spec, SpecDb};
+use super::codec::{self, Reader, Writer};
+use super::db::{Spec, SpecDb};
 use super::{Arch, SpecError};
 
 /// The file's first bytes.
-const MAGIC: &[u8; 8] = b"AMDPSDB1";
+const MAGIC: &[u8; 8] = b"AMDPSDB2";
+
+/// How many wheel stamps the header records.
+pub const STAMP_SLOTS: usize = 4;
 
 /// What the cache depends on besides the wheel: the crate version and the reading code.
 const CODE_KEY: &str = concat!(
@@ -34,6 +47,16 @@ const CODE_KEY: &str = concat!(
     "-",
     env!("AMDPCODE_SPEC_CODE_HASH")
 );
+
+/// Where the stamps lie in the header (after the magic, the sha256 and the code key).
+const STAMP_AT: usize = MAGIC.len() + 32 + 4 + CODE_KEY.len();
+
+/// The header's length: stamps, section count, per section offset, length and CRC-32,
+/// then the header's own CRC-32.
+pub const HEADER_LEN: usize = STAMP_AT + STAMP_SLOTS * 16 + 4 + Arch::ALL.len() * 20 + 4;
+
+/// A wheel file's (size, modification time in nanoseconds since the epoch).
+type Stamp = (u64, u64);
 
 /// Loads `path` through the cache in the user cache directory.
 pub(super) fn load(path: &Path) -> Result<Spec, SpecError> {
@@ -67,20 +90,16 @@ pub fn load_with(path: &Path, dir: &Path) -> Result<(Spec, CacheUse), SpecError>
     let stamp = wheel_stamp(&std::fs::metadata(path).map_err(io)?);
     let pinned = pinned_sha();
     let file = cache_file(dir, &pinned);
-    // The cache of the pinned wheel, if this wheel is it.
-    let cached = std::fs::read(&file)
-        .ok()
-        .and_then(|bytes| decode_file(&file, bytes));
-    if let Some((sections, cached_stamp)) = cached {
-        // The wheel's sha256 is the key. The file records the wheel's size and modification
-        // time when that sha256 was computed: unchanged, the sha256 stands; changed, the
-        // wheel is hashed again.
-        if cached_stamp == stamp {
+    if let Some(sections) = Sections::open(&file) {
+        // The wheel's sha256 is the key. The header records the stamps of wheel files whose
+        // sha256 was computed and matched: a recorded stamp stands for it; another stamp
+        // means hashing the wheel again.
+        if sections.stamps.contains(&stamp) {
             return Ok((Spec::from_sections(path, sections), CacheUse::Hit));
         }
         if wheel_sha(path)? == pinned {
             // Same content, new stamp: record it, so the next load need not hash again.
-            let _ = write_file(&file, &sections.with_stamp(stamp));
+            let _ = sections.record_stamp(stamp);
             return Ok((Spec::from_sections(path, sections), CacheUse::Hit));
         }
         return Ok((Spec::load_uncached(path)?, CacheUse::Bypassed));
@@ -121,7 +140,7 @@ fn wheel_sha(path: &Path) -> Result<[u8; 32], SpecError> {
 }
 
 /// The wheel's size and modification time (nanoseconds since the epoch, 0 if unknown).
-fn wheel_stamp(meta: &std::fs::Metadata) -> (u64, u64) {
+fn wheel_stamp(meta: &std::fs::Metadata) -> Stamp {
     let mtime = meta
         .modified()
         .ok()
@@ -157,311 +176,172 @@ fn write_file(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     })
 }
 
-/// Header (magic, wheel sha256, code key, wheel size and mtime, section table) and the
-/// sections: per arch its length and sha256, then the bytes.
-fn encode_file(dbs: &[&SpecDb], wheel_sha: &[u8; 32], stamp: (u64, u64)) -> Vec<u8> {
-    let sections: Vec<Vec<u8>> = dbs
-        .iter()
-        .map(|db| {
-            let mut w = Writer(Vec::new());
-            encode_db(&mut w, db);
-            w.0
-        })
-        .collect();
-    let mut out = Writer(Vec::new());
+/// The header of a file whose sections (in [`Arch::ALL`] order) have the given lengths
+/// and CRC-32s, with `stamps` recorded (unused slots are zero).
+fn encode_header(wheel_sha: &[u8; 32], stamps: &[Stamp], sections: &[(u64, u32)]) -> Vec<u8> {
+    let mut out = Writer(Vec::with_capacity(HEADER_LEN));
     out.0.extend_from_slice(MAGIC);
     out.0.extend_from_slice(wheel_sha);
     out.str(CODE_KEY);
-    out.u64(stamp.0);
-    out.u64(stamp.1);
+    for slot in 0..STAMP_SLOTS {
+        let (size, mtime) = stamps.get(slot).copied().unwrap_or((0, 0));
+        out.u64(size);
+        out.u64(mtime);
+    }
     out.u32(sections.len() as u32);
-    for s in &sections {
-        out.u64(s.len() as u64);
-        out.0.extend_from_slice(&Sha256::digest(s));
+    let mut offset = HEADER_LEN as u64;
+    for &(len, crc) in sections {
+        out.u64(offset);
+        out.u64(len);
+        out.u32(crc);
+        offset += len;
     }
-    for s in &sections {
-        out.0.extend_from_slice(s);
-    }
+    let crc = crc32fast::hash(&out.0);
+    out.u32(crc);
+    debug_assert_eq!(out.0.len(), HEADER_LEN, "bug: header layout");
     out.0
 }
 
-/// A cache file's per-arch sections, each checked against its sha256 and decoded when its
-/// arch is first used.
+/// The header and the sections: each arch's database as `codec.rs` writes it.
+fn encode_file(dbs: &[&SpecDb], wheel_sha: &[u8; 32], stamp: Stamp) -> Vec<u8> {
+    let sections: Vec<Vec<u8>> = dbs.iter().map(|db| codec::encode(db)).collect();
+    let table: Vec<(u64, u32)> = sections
+        .iter()
+        .map(|s| (s.len() as u64, crc32fast::hash(s)))
+        .collect();
+    let mut out = encode_header(wheel_sha, &[stamp], &table);
+    for s in &sections {
+        out.extend_from_slice(s);
+    }
+    out
+}
+
+/// One arch's section: where it lies in the file, and its CRC-32.
+#[derive(Clone, Copy, Debug)]
+struct Section {
+    offset: u64,
+    len: u64,
+    crc: u32,
+}
+
+/// An open cache file whose header holds: its sections are read, checked and decoded
+/// when their arch is first used.
 #[derive(Debug)]
 pub(crate) struct Sections {
     /// The cache file, removed when a section turns out damaged (the next load rebuilds it).
-    file: PathBuf,
-    bytes: Vec<u8>,
-    /// Byte ranges and sha256 of the sections, in [`Arch::ALL`] order.
-    sections: Vec<(std::ops::Range<usize>, [u8; 32])>,
+    path: PathBuf,
+    /// The open file. A rewrite replaces the file by a rename, so this handle keeps
+    /// reading the file whose header was checked.
+    file: Mutex<File>,
+    /// The recorded wheel stamps (unused slots left out).
+    stamps: Vec<Stamp>,
+    /// The sections, in [`Arch::ALL`] order.
+    sections: Vec<Section>,
 }
 
-/// Where the wheel stamp lies in the header (after the magic, the sha256 and the code key).
-const STAMP_AT: usize = MAGIC.len() + 32 + 4 + CODE_KEY.len();
-
 impl Sections {
-    /// The file's bytes with `stamp` recorded in the header.
-    fn with_stamp(&self, stamp: (u64, u64)) -> Vec<u8> {
-        let mut bytes = self.bytes.clone();
-        bytes[STAMP_AT..STAMP_AT + 8].copy_from_slice(&stamp.0.to_le_bytes());
-        bytes[STAMP_AT + 8..STAMP_AT + 16].copy_from_slice(&stamp.1.to_le_bytes());
-        bytes
+    /// Opens the cache file at `path` if its header is one this code wrote for the pinned
+    /// wheel, intact (CRC-32), and its sections tile the rest of the file exactly.
+    fn open(path: &Path) -> Option<Sections> {
+        let mut file = File::open(path).ok()?;
+        let file_len = file.metadata().ok()?.len();
+        let mut header = [0u8; HEADER_LEN];
+        file.read_exact(&mut header).ok()?;
+        let (stamps, sections) = decode_header(&header, file_len)?;
+        Some(Sections {
+            path: path.to_path_buf(),
+            file: Mutex::new(file),
+            stamps,
+            sections,
+        })
     }
 
-    /// The database of `arch`, if its section is intact and decodes.
+    /// Rewrites the file with `stamp` recorded first (the oldest stamp drops out when the
+    /// slots are full); the sections are copied as they are.
+    fn record_stamp(&self, stamp: Stamp) -> std::io::Result<()> {
+        let mut bytes = Vec::new();
+        {
+            let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+            file.seek(SeekFrom::Start(HEADER_LEN as u64))?;
+            file.read_to_end(&mut bytes)?;
+        }
+        let mut stamps = vec![stamp];
+        stamps.extend(self.stamps.iter().copied().filter(|s| *s != stamp));
+        stamps.truncate(STAMP_SLOTS);
+        let table: Vec<(u64, u32)> = self.sections.iter().map(|s| (s.len, s.crc)).collect();
+        let mut out = encode_header(&pinned_sha(), &stamps, &table);
+        out.extend_from_slice(&bytes);
+        write_file(&self.path, &out)
+    }
+
+    /// The database of `arch`, if its section is intact and decodes. A damaged section
+    /// removes the file, so the next load rebuilds it.
     pub(crate) fn decode(&self, arch: Arch) -> Option<SpecDb> {
         let db = self.try_decode(arch);
         if db.is_none() {
-            let _ = std::fs::remove_file(&self.file);
+            let _ = std::fs::remove_file(&self.path);
         }
         db
     }
 
     fn try_decode(&self, arch: Arch) -> Option<SpecDb> {
         let pos = Arch::ALL.iter().position(|a| *a == arch)?;
-        let (range, sum) = self.sections.get(pos)?;
-        let bytes = self.bytes.get(range.clone())?;
-        if Sha256::digest(bytes).as_slice() != sum {
+        let section = *self.sections.get(pos)?;
+        let len = usize::try_from(section.len).ok()?;
+        // Read into spare capacity: no pass zeroing the buffer first.
+        let mut bytes = Vec::with_capacity(len);
+        {
+            let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+            file.seek(SeekFrom::Start(section.offset)).ok()?;
+            (&mut *file)
+                .take(section.len)
+                .read_to_end(&mut bytes)
+                .ok()?;
+        }
+        if bytes.len() != len {
             return None;
         }
-        let mut r = Reader { bytes, at: 0 };
-        let db = decode_db(&mut r)?;
-        (r.at == bytes.len() && db.arch() == arch).then_some(db)
+        if crc32fast::hash(&bytes) != section.crc {
+            return None;
+        }
+        codec::decode(&bytes, arch)
     }
 }
 
-/// The sections and recorded wheel stamp of a cache file written by this code for the
-/// pinned wheel, if its layout holds together (section contents are checked on use).
-fn decode_file(file: &Path, bytes: Vec<u8>) -> Option<(Sections, (u64, u64))> {
-    let mut r = Reader {
-        bytes: &bytes,
-        at: 0,
-    };
+/// The recorded stamps and the section table of a header, if it is intact, written by
+/// this code for the pinned wheel, and its sections tile a file of `file_len` bytes.
+fn decode_header(header: &[u8; HEADER_LEN], file_len: u64) -> Option<(Vec<Stamp>, Vec<Section>)> {
+    let (body, crc) = header.split_at(HEADER_LEN - 4);
+    if crc32fast::hash(body).to_le_bytes() != crc {
+        return None;
+    }
+    let mut r = Reader { bytes: body, at: 0 };
     if r.take(MAGIC.len())? != MAGIC || r.take(32)? != pinned_sha() || r.str()? != CODE_KEY {
         return None;
     }
-    debug_assert_eq!(r.at, STAMP_AT, "bug: header layout");
-    let stamp = (r.u64()?, r.u64()?);
+    let mut stamps = Vec::new();
+    for _ in 0..STAMP_SLOTS {
+        let stamp = (r.u64()?, r.u64()?);
+        if stamp != (0, 0) {
+            stamps.push(stamp);
+        }
+    }
     if r.u32()? as usize != Arch::ALL.len() {
         return None;
     }
-    let mut table = Vec::new();
-    for _ in Arch::ALL {
-        let n = usize::try_from(r.u64()?).ok()?;
-        let sum: [u8; 32] = r.take(32)?.try_into().ok()?;
-        table.push((n, sum));
-    }
     let mut sections = Vec::new();
-    for (n, sum) in table {
-        let at = r.at;
-        r.take(n)?;
-        sections.push((at..at + n, sum));
-    }
-    (r.at == bytes.len()).then(|| {
-        let file = file.to_path_buf();
-        (
-            Sections {
-                file,
-                bytes,
-                sections,
-            },
-            stamp,
-        )
-    })
-}
-
-fn encode_db(w: &mut Writer, db: &SpecDb) {
-    w.u32(Arch::ALL.iter().position(|a| *a == db.arch()).unwrap_or(0) as u32);
-    w.u32(db.instructions().len() as u32);
-    for i in db.instructions() {
-        w.str(&i.name);
-        w.str(&i.encoding);
-        w.u32(i.opcode);
-        w.u32(i.aliases.len() as u32);
-        for a in &i.aliases {
-            w.str(a);
+    let mut end = HEADER_LEN as u64;
+    for _ in Arch::ALL {
+        let section = Section {
+            offset: r.u64()?,
+            len: r.u64()?,
+            crc: r.u32()?,
+        };
+        if section.offset != end {
+            return None;
         }
-        w.u32(i.operands.len() as u32);
-        for o in &i.operands {
-            w.str(&o.field);
-            w.str(&o.format);
-            w.u32(o.bits);
-            w.str(&o.kind);
-        }
-        w.opt_str(i.pcode.as_deref());
+        end = end.checked_add(section.len)?;
+        sections.push(section);
     }
-    w.u32(db.encodings().len() as u32);
-    for e in db.encodings() {
-        w.str(&e.name);
-        w.opt_str(e.base.as_deref());
-        w.u32(e.fields.len() as u32);
-        for f in &e.fields {
-            w.str(&f.name);
-            w.u32(f.hi);
-            w.u32(f.lo);
-            w.str(&f.kind);
-            match f.fixed {
-                Some(v) => {
-                    w.u32(1);
-                    w.u64(v);
-                }
-                None => w.u32(0),
-            }
-            w.opt_str(f.default.as_deref());
-        }
-        w.opt_str(e.op_enum.as_deref());
-        w.u32(e.opcodes.len() as u32);
-        for &op in &e.opcodes {
-            w.u32(op);
-        }
-    }
-    w.u32(db.pcode_order().len() as u32);
-    for &i in db.pcode_order() {
-        w.u32(i);
-    }
-}
-
-fn decode_db(r: &mut Reader<'_>) -> Option<SpecDb> {
-    let arch = *Arch::ALL.get(r.u32()? as usize)?;
-    let n = r.count()?;
-    let mut instructions = Vec::with_capacity(n);
-    for _ in 0..n {
-        let name = r.string()?;
-        let encoding = r.string()?;
-        let opcode = r.u32()?;
-        let aliases = (0..r.count()?)
-            .map(|_| r.string())
-            .collect::<Option<Vec<_>>>()?;
-        let operands = (0..r.count()?)
-            .map(|_| {
-                Some(Operand {
-                    field: r.string()?,
-                    format: r.string()?,
-                    bits: r.u32()?,
-                    kind: r.string()?,
-                })
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let pcode = r.opt_string()?;
-        instructions.push(Instruction {
-            name,
-            encoding,
-            opcode,
-            aliases,
-            operands,
-            pcode,
-        });
-    }
-    let n = r.count()?;
-    let mut encodings = Vec::with_capacity(n);
-    for _ in 0..n {
-        let name = r.string()?;
-        let base = r.opt_string()?;
-        let fields = (0..r.count()?)
-            .map(|_| {
-                let name = r.string()?;
-                let hi = r.u32()?;
-                let lo = r.u32()?;
-                let kind = r.string()?;
-                let fixed = match r.u32()? {
-                    0 => None,
-                    1 => Some(r.u64()?),
-                    _ => return None,
-                };
-                (lo <= hi && hi < 128).then_some(())?;
-                Some(BitField {
-                    name,
-                    hi,
-                    lo,
-                    kind,
-                    fixed,
-                    default: r.opt_string()?,
-                })
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let op_enum = r.opt_string()?;
-        let opcodes = (0..r.count()?)
-            .map(|_| r.u32())
-            .collect::<Option<Vec<_>>>()?;
-        encodings.push(Encoding {
-            name,
-            base,
-            fields,
-            op_enum,
-            opcodes,
-        });
-    }
-    let pcode_order = (0..r.count()?)
-        .map(|_| r.u32().filter(|&i| (i as usize) < instructions.len()))
-        .collect::<Option<Vec<_>>>()?;
-    Some(SpecDb::from_parts(
-        arch,
-        instructions,
-        encodings,
-        pcode_order,
-    ))
-}
-
-struct Writer(Vec<u8>);
-
-impl Writer {
-    fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn str(&mut self, s: &str) {
-        self.u32(s.len() as u32);
-        self.0.extend_from_slice(s.as_bytes());
-    }
-    fn opt_str(&mut self, s: Option<&str>) {
-        match s {
-            Some(s) => {
-                self.u32(1);
-                self.str(s);
-            }
-            None => self.u32(0),
-        }
-    }
-}
-
-/// A bounds-checked reader: every read returns `None` past the end.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let end = self.at.checked_add(n)?;
-        let s = self.bytes.get(self.at..end)?;
-        self.at = end;
-        Some(s)
-    }
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    /// A length, checked against the bytes left (each element takes at least 4).
-    fn count(&mut self) -> Option<usize> {
-        let n = self.u32()? as usize;
-        (n <= (self.bytes.len() - self.at) / 4).then_some(n)
-    }
-    fn str(&mut self) -> Option<&'a str> {
-        let n = self.u32()? as usize;
-        std::str::from_utf8(self.take(n)?).ok()
-    }
-    fn string(&mut self) -> Option<String> {
-        self.str().map(str::to_string)
-    }
-    fn opt_string(&mut self) -> Option<Option<String>> {
-        match self.u32()? {
-            0 => Some(None),
-            1 => Some(Some(self.string()?)),
-            _ => None,
-        }
-    }
+    (end == file_len).then_some((stamps, sections))
 }

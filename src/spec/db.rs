@@ -116,12 +116,15 @@ struct DbData {
     encodings: Vec<Encoding>,
     /// Indices of instructions with pseudocode, in `str_pcode.py` order.
     pcode_order: Vec<u32>,
-    /// Upper-case canonical name → instructions, best encoding first.
-    by_name: FastMap<String, Vec<u32>>,
-    /// Upper-case alias → instructions, best encoding first.
-    by_alias: FastMap<String, Vec<u32>>,
+    /// Instruction indices sorted by upper-case name, best encoding first within a name
+    /// (the second number is unused).
+    by_name: Vec<(u32, u32)>,
+    /// (instruction index, alias index) sorted by upper-case alias, best encoding first.
+    by_alias: Vec<(u32, u32)>,
     /// Upper-case encoding name → index into `encodings`.
     encoding_index: FastMap<String, usize>,
+    /// Values derived from the database and kept with it ([`SpecDb::derived`]).
+    derived: std::sync::Mutex<Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>>,
 }
 
 impl Serialize for SpecDb {
@@ -139,6 +142,21 @@ impl Serialize for SpecDb {
         }
         .serialize(serializer)
     }
+}
+
+/// Compares two names as their upper-case forms.
+fn cmp_upper(a: &str, b: &str) -> std::cmp::Ordering {
+    a.bytes()
+        .map(|c| c.to_ascii_uppercase())
+        .cmp(b.bytes().map(|c| c.to_ascii_uppercase()))
+}
+
+/// The entries of `list` (sorted by [`cmp_upper`] of `key`) whose key equals `name`,
+/// ignoring case.
+fn equal_run<'a, 'k, T>(list: &'a [T], name: &str, key: impl Fn(&T) -> &'k str) -> &'a [T] {
+    let start = list.partition_point(|e| cmp_upper(key(e), name).is_lt());
+    let len = list[start..].partition_point(|e| cmp_upper(key(e), name).is_eq());
+    &list[start..start + len]
 }
 
 /// Sort key putting preferred encodings first and the rest alphabetically.
@@ -296,30 +314,42 @@ impl SpecDb {
         encodings: Vec<Encoding>,
         pcode_order: Vec<u32>,
     ) -> SpecDb {
-        let mut by_name: FastMap<String, Vec<u32>> = FastMap::default();
-        let mut by_alias: FastMap<String, Vec<u32>> = FastMap::default();
+        // Sorted indices instead of maps keyed by upper-cased copies: no allocation per
+        // name (this runs on every load from the cache, at start-up).
+        let mut by_name: Vec<(u32, u32)> =
+            (0..instructions.len() as u32).map(|idx| (idx, 0)).collect();
+        let mut by_alias: Vec<(u32, u32)> = Vec::new();
         for (idx, instruction) in instructions.iter().enumerate() {
             // `instructions.len()` was checked to fit in u32 as it grew.
-            let idx = idx as u32;
-            by_name
-                .entry(instruction.name.to_ascii_uppercase())
-                .or_default()
-                .push(idx);
-            for alias in &instruction.aliases {
-                by_alias
-                    .entry(alias.to_ascii_uppercase())
-                    .or_default()
-                    .push(idx);
+            for j in 0..instruction.aliases.len() {
+                by_alias.push((idx as u32, j as u32));
             }
         }
-        let by_rank = |a: &u32, b: &u32| {
-            let (a, b) = (&instructions[*a as usize], &instructions[*b as usize]);
-            encoding_rank(&a.encoding).cmp(&encoding_rank(&b.encoding))
-        };
-        for list in by_name.values_mut().chain(by_alias.values_mut()) {
-            // Stable, so instructions of one encoding keep enum order.
-            list.sort_by(by_rank);
-        }
+        let name_key = |&(idx, _): &(u32, u32)| instructions[idx as usize].name.as_str();
+        let alias_key =
+            |&(idx, j): &(u32, u32)| instructions[idx as usize].aliases[j as usize].as_str();
+        let rank = |&(idx, _): &(u32, u32)| encoding_rank(&instructions[idx as usize].encoding);
+        // Within one name: preferred encodings first, then enum order. The spec's names are
+        // upper case, so a plain comparison orders them as their upper-case forms do;
+        // otherwise compare those.
+        let upper = instructions.iter().all(|i| {
+            !i.name.bytes().any(|c| c.is_ascii_lowercase())
+                && !i
+                    .aliases
+                    .iter()
+                    .any(|a| a.bytes().any(|c| c.is_ascii_lowercase()))
+        });
+        let cmp = |a: &str, b: &str| if upper { a.cmp(b) } else { cmp_upper(a, b) };
+        by_name.sort_unstable_by(|a, b| {
+            cmp(name_key(a), name_key(b))
+                .then_with(|| rank(a).cmp(&rank(b)))
+                .then(a.cmp(b))
+        });
+        by_alias.sort_unstable_by(|a, b| {
+            cmp(alias_key(a), alias_key(b))
+                .then_with(|| rank(a).cmp(&rank(b)))
+                .then(a.cmp(b))
+        });
         let encoding_index = encodings
             .iter()
             .enumerate()
@@ -335,8 +365,34 @@ impl SpecDb {
                 by_name,
                 by_alias,
                 encoding_index,
+                derived: std::sync::Mutex::new(Vec::new()),
             }),
         }
+    }
+
+    /// The value of type `T` derived from this database, built by `build` on first use and
+    /// kept with the database (and its clones), so that every user of one database shares
+    /// one copy: the assembler's tables (`Isa::new`) are built once per process, not once
+    /// per executor. One value per type.
+    pub fn derived<T: std::any::Any + Send + Sync>(
+        &self,
+        build: impl FnOnce(&SpecDb) -> T,
+    ) -> std::sync::Arc<T> {
+        let find = |list: &[std::sync::Arc<dyn std::any::Any + Send + Sync>]| {
+            list.iter().find_map(|v| v.clone().downcast::<T>().ok())
+        };
+        let lock = || self.data.derived.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = find(&lock()) {
+            return v;
+        }
+        // Built without the lock held (`build` may itself ask for another derived value).
+        let value = std::sync::Arc::new(build(self));
+        let mut list = lock();
+        if let Some(v) = find(&list) {
+            return v;
+        }
+        list.push(value.clone());
+        value
     }
 
     /// Indices of the instructions with pseudocode, in `str_pcode.py` order.
@@ -366,33 +422,38 @@ impl SpecDb {
     /// SOPC, SOPK, SOPP, VOP1, VOP2, VOPC, VOP3, VOP3SD, VOP3P, then the rest alphabetically,
     /// is returned; so `V_ADD_F32` is the VOP2 `V_ADD_F32_E32`.
     pub fn get(&self, name: &str) -> Option<&Instruction> {
-        let key = name.to_ascii_uppercase();
-        self.data
-            .by_name
-            .get(&key)
-            .or_else(|| self.data.by_alias.get(&key))
-            .and_then(|list| list.first())
-            .map(|&idx| &self.data.instructions[idx as usize])
+        let first = |list: &[(u32, u32)]| list.first().map(|&(idx, _)| idx);
+        first(self.named(name))
+            .or_else(|| first(self.aliased(name)))
+            .map(|idx| &self.data.instructions[idx as usize])
     }
 
     /// Every instruction named `name` (ignoring case): canonical matches first, then alias
     /// matches, each in the order [`SpecDb::get`] prefers.
     pub fn get_all(&self, name: &str) -> Vec<&Instruction> {
-        let key = name.to_ascii_uppercase();
         let mut out: Vec<&Instruction> = Vec::new();
         let mut seen: Vec<u32> = Vec::new();
-        for list in [self.data.by_name.get(&key), self.data.by_alias.get(&key)]
-            .into_iter()
-            .flatten()
-        {
-            for &idx in list {
-                if !seen.contains(&idx) {
-                    seen.push(idx);
-                    out.push(&self.data.instructions[idx as usize]);
-                }
+        for &(idx, _) in self.named(name).iter().chain(self.aliased(name)) {
+            if !seen.contains(&idx) {
+                seen.push(idx);
+                out.push(&self.data.instructions[idx as usize]);
             }
         }
         out
+    }
+
+    /// The run of `by_name` whose name equals `name`, ignoring case.
+    fn named(&self, name: &str) -> &[(u32, u32)] {
+        let key = |&(idx, _): &(u32, u32)| self.data.instructions[idx as usize].name.as_str();
+        equal_run(&self.data.by_name, name, key)
+    }
+
+    /// The run of `by_alias` whose alias equals `name`, ignoring case.
+    fn aliased(&self, name: &str) -> &[(u32, u32)] {
+        let key = |&(idx, j): &(u32, u32)| {
+            self.data.instructions[idx as usize].aliases[j as usize].as_str()
+        };
+        equal_run(&self.data.by_alias, name, key)
     }
 
     /// The instructions that have pseudocode, in `str_pcode.py` order.

@@ -48,7 +48,7 @@ pub use memory::SCRATCH_LANE_SPAN;
 pub use program::{Class, Decoded, Program};
 mod sdwa;
 mod startup;
-pub use startup::mark_main;
+pub use startup::{mark_main, prepare_heap};
 mod state;
 mod vopd;
 
