@@ -30,6 +30,8 @@ use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signatur
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{Linkage, Module};
 
+mod mask;
+
 use super::runtime::Ctx;
 use super::{status, translate, Inner, Jit, JitError};
 use crate::interp::ExecError;
@@ -89,6 +91,19 @@ pub enum Input {
         /// Slots written (the lane count for a per-lane register).
         n: u32,
     },
+    /// `1` when `(lo | hi << 32) & mask` is zero, else `0` (`EXECZ`, `VCCZ`), into `n` slots.
+    IsZero {
+        /// Bits 31:0.
+        lo: Src,
+        /// Bits 63:32.
+        hi: Src,
+        /// Mask (the wave's lanes).
+        mask: u64,
+        /// Arena byte offset.
+        off: u32,
+        /// Slots written.
+        n: u32,
+    },
     /// A constant the kernel overwrites, so it is stored again before each run.
     Const {
         /// The value.
@@ -121,6 +136,21 @@ pub enum Output {
         code: u32,
         /// Right shift.
         shift: u32,
+        /// Arena byte offset.
+        off: u32,
+    },
+    /// A lane mask or a 64-bit scalar pair: the slot's low 8 bytes masked by `mask` (and by
+    /// EXEC at issue when `by_exec`), bits 31:0 into code `lo`, bits 63:32 into code `hi`
+    /// (each when present), as `write_back` merges VCC, carry-outs, compares and EXEC.
+    Mask {
+        /// The code of bits 31:0.
+        lo: Option<u32>,
+        /// The code of bits 63:32.
+        hi: Option<u32>,
+        /// Mask (the register's width and the wave's lanes).
+        mask: u64,
+        /// Also mask by EXEC at issue.
+        by_exec: bool,
         /// Arena byte offset.
         off: u32,
     },
@@ -361,6 +391,9 @@ fn check(spec: &BlockSpec) -> Result<(), JitError> {
                 Input::Scalar { lo, hi, off, n, .. } => {
                     src_ok(lo) && src_ok(hi) && n as usize <= lanes && slot_ok(off, n)
                 }
+                Input::IsZero { lo, hi, off, n, .. } => {
+                    src_ok(lo) && src_ok(hi) && n as usize <= lanes && slot_ok(off, n)
+                }
                 Input::Const { off, n, .. } => n as usize <= lanes && slot_ok(off, n),
             };
             if !ok {
@@ -371,6 +404,7 @@ fn check(spec: &BlockSpec) -> Result<(), JitError> {
             let ok = match *o {
                 Output::Vgpr { row, off, .. } => row < 256 && slot_ok(off, spec.lanes),
                 Output::Sgpr { code, off, .. } => (code as usize) < SGPR_WORDS && slot_ok(off, 1),
+                Output::Mask { lo, hi, off, .. } => mask::codes_ok(lo, hi) && slot_ok(off, 1),
                 Output::Scc { off } => slot_ok(off, 1),
             };
             if !ok {
@@ -494,6 +528,13 @@ fn emit_inst(
                     b.ins().store(flags(), x, ap, off as i32 + k as i32 * SLOT);
                 });
             }
+            Input::IsZero {
+                lo,
+                hi,
+                mask,
+                off,
+                n,
+            } => mask::emit_is_zero(b, r, lo, hi, mask, off, n),
             Input::Const { value, off, n } => {
                 let x = b.ins().iconst(types::I64, value as i64);
                 lane_loop(b, r, n, |b, _, ap, _, k| {
@@ -534,6 +575,13 @@ fn emit_inst(
                 let x = b.ins().ireduce(types::I32, x);
                 b.ins().store(flags(), x, r.sgpr, (code * 4) as i32);
             }
+            Output::Mask {
+                lo,
+                hi,
+                mask,
+                by_exec,
+                off,
+            } => mask::emit_mask_out(b, r, by_exec.then_some(exec), (lo, hi), mask, off),
             Output::Scc { off } => {
                 let x = b.ins().load(types::I8, flags(), r.arena, off as i32);
                 let x = b.ins().band_imm_u(x, 1);

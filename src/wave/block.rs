@@ -5,8 +5,9 @@
 //! A block starts at an instruction the wave reached by a branch or after a step, and runs
 //! through the instructions after it whose binding plans lower to the block ABI
 //! (`fetch::block`), ending before the first that does not (memory, DPP, VOPD, register-file
-//! addressing, outputs through `write_back`, `s_endpgm`, barriers) and after a branch or an
-//! EXEC write. No-ops (`s_nop`, `s_waitcnt`, ...) inside it count as steps and emit no code.
+//! addressing, 16-bit or clamped results, `s_endpgm`, barriers) and after a branch. Lane-mask
+//! outputs (VCC, carry-outs, compares, EXEC) stay inside: each instruction reads EXEC from the
+//! register file. No-ops (`s_nop`, `s_waitcnt`, ...) inside it count as steps and emit no code.
 //!
 //! Tiering: each instruction index counts the times the executor loop arrives at it; at
 //! [`DEFAULT_BLOCK_THRESHOLD`] arrivals a block is built from the plans the per-instruction
@@ -178,7 +179,7 @@ impl Executor {
             insts.push((d.addr, d.inst.name.clone()));
             steps += 1;
             last = Some(d);
-            if l.pc_off.is_some() || l.writes_exec {
+            if l.pc_off.is_some() {
                 pc_off = l.pc_off;
                 break;
             }
