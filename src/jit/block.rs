@@ -186,6 +186,10 @@ pub struct BlockSpec {
     /// When the last instruction branches: the block's first address and the arena offset of
     /// the branch's PC output, so a taken branch back to the start loops in place.
     pub loop_to: Option<(u64, u32)>,
+    /// Lane counting: the arena byte offset of a `u64` to which each instruction adds the
+    /// active lanes of its EXEC at issue times its count (the steps it stands for: itself
+    /// and the no-ops before it), one count per instruction. `None`: nothing counted.
+    pub lane_ops: Option<(u32, Vec<u32>)>,
 }
 
 type RawBlock =
@@ -311,6 +315,10 @@ impl Jit {
             let done = b.block_params(top)[0];
             b.ins().store(flags(), done, p[5], 0);
             for (index, inst) in spec.insts.iter().enumerate() {
+                if let Some((off, counts)) = &spec.lane_ops {
+                    let count = counts.get(index).copied().unwrap_or(1);
+                    mask::emit_count_lanes(&mut b, &regs, spec.lanes, *off, count);
+                }
                 emit_inst(&mut b, &regs, spec.lanes, index, inst, p[4], sig_ref, fail);
             }
             let done = b.ins().iadd_imm_s(done, 1);
@@ -377,7 +385,9 @@ fn check(spec: &BlockSpec) -> Result<(), JitError> {
     let slot_ok = |off: u32, n: u32| (off as usize + n as usize * SLOT as usize) <= spec.arena_size;
     let src_ok = |s: Src| !matches!(s, Src::Sgpr(c) if c as usize >= SGPR_WORDS);
     for inst in &spec.insts {
-        if matches!(spec.loop_to, Some((_, off)) if !slot_ok(off, 1)) {
+        if matches!(spec.loop_to, Some((_, off)) if !slot_ok(off, 1))
+            || matches!(&spec.lane_ops, Some((off, c)) if !slot_ok(*off, 1) || c.len() != spec.insts.len())
+        {
             return bad("loop");
         }
         if inst.code == 0 || inst.slots as usize > spec.arena_size {

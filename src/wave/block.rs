@@ -52,6 +52,10 @@ pub(super) struct Block {
     last: u64,
     /// The address after the last instruction.
     fall_through: u64,
+    /// The arena byte offset of the block's lane counter (`BlockSpec::lane_ops`).
+    lanes_off: usize,
+    /// No-ops after the last compiled instruction (they issue with the EXEC it leaves).
+    trailing_noops: u64,
 }
 
 impl Executor {
@@ -107,6 +111,7 @@ impl Executor {
             return Ok(None);
         }
         let max_iters = budget / b.steps;
+        b.arena[b.lanes_off / 16] = 0;
         let iters = match b.code.run(
             &mut wave.sgpr,
             &mut wave.vgpr,
@@ -125,6 +130,8 @@ impl Executor {
                 });
             }
         };
+        self.block_lane_ops =
+            b.arena[b.lanes_off / 16] as u64 + b.trailing_noops * wave.exec().count_ones() as u64;
         let target = match b.pc_off {
             Some(off) => b.arena[off / 16] as u64,
             None => b.fall_through,
@@ -151,7 +158,10 @@ impl Executor {
             insts: Vec::new(),
             arena_size: 0,
             loop_to: None,
+            lane_ops: None,
         };
+        let mut counts = Vec::new();
+        let mut noops = 0u32;
         let mut insts = Vec::new();
         let mut steps = 0u64;
         let mut pc_off = None;
@@ -160,6 +170,7 @@ impl Executor {
             match d.class {
                 Class::Noop => {
                     steps += 1;
+                    noops += 1;
                     last = Some(d);
                     continue;
                 }
@@ -176,6 +187,8 @@ impl Executor {
                 break;
             };
             spec.insts.push(l.inst);
+            counts.push(1 + noops);
+            noops = 0;
             insts.push((d.addr, d.inst.name.clone()));
             steps += 1;
             last = Some(d);
@@ -188,6 +201,9 @@ impl Executor {
         if spec.insts.is_empty() {
             return None;
         }
+        let lanes_off = arena.len();
+        arena.resize(lanes_off + 16, 0);
+        spec.lane_ops = Some((lanes_off as u32, counts));
         spec.arena_size = arena.len();
         spec.loop_to = pc_off.map(|off| (program.insts[idx].addr, off));
         let code = jit.compile_block(&spec).ok()?;
@@ -205,6 +221,8 @@ impl Executor {
             pc_off: pc_off.map(|o| o as usize),
             last: last.addr,
             fall_through: last.addr + last.size as u64,
+            lanes_off,
+            trailing_noops: noops as u64,
         })
     }
 }

@@ -6,7 +6,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
 
-use super::{flags, lane_loop, load_src, Regs, Src, SLOT, SGPR_WORDS};
+use super::{flags, lane_loop, load_src, Regs, Src, SGPR_WORDS, SLOT};
 
 /// Whether a mask output's scalar codes lie in the file.
 pub(super) fn codes_ok(lo: Option<u32>, hi: Option<u32>) -> bool {
@@ -69,4 +69,30 @@ pub(super) fn emit_mask_out(
         let w = b.ins().ireduce(types::I32, h);
         b.ins().store(flags(), w, r.sgpr, (c * 4) as i32);
     }
+}
+
+/// Adds `count` times the active lanes of EXEC (the wave's lanes) to the `u64` at arena
+/// offset `off`.
+pub(super) fn emit_count_lanes(
+    b: &mut FunctionBuilder<'_>,
+    r: &Regs,
+    lanes: u32,
+    off: u32,
+    count: u32,
+) {
+    let mut exec = load_src(b, r, Src::Sgpr(super::EXEC_LO));
+    if lanes == 64 {
+        let hi = load_src(b, r, Src::Sgpr(super::EXEC_HI));
+        let hi = b.ins().ishl_imm_u(hi, 32);
+        exec = b.ins().bor(exec, hi);
+    }
+    let n = b.ins().popcnt(exec);
+    let n = if count != 1 {
+        b.ins().imul_imm_u(n, count as i64)
+    } else {
+        n
+    };
+    let acc = b.ins().load(types::I64, flags(), r.arena, off as i32);
+    let acc = b.ins().iadd(acc, n);
+    b.ins().store(flags(), acc, r.arena, off as i32);
 }

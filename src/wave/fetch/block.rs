@@ -149,6 +149,8 @@ fn try_lower(
                 n,
             }),
             Bind::Unread => {}
+            // The kernel reads `laneId` from its lane loop, not from the slot.
+            Bind::ByName if r.role == crate::ir::RegRole::Lane => {}
             Bind::ByName => {
                 let input = by_name(&ii, plan.dst, &r.name, lanes, scalar, width, off32, n)?;
                 if let Input::Const { value, .. } = input {
@@ -260,7 +262,11 @@ fn by_name(
     };
     let is_zero = |c: u32| Input::IsZero {
         lo: scalar(c),
-        hi: if lanes == 64 { scalar(c + 1) } else { Src::Zero },
+        hi: if lanes == 64 {
+            scalar(c + 1)
+        } else {
+            Src::Zero
+        },
         mask: full_mask(lanes),
         off,
         n,
@@ -285,12 +291,12 @@ fn by_name(
         "M0" => word(m0_code(ii.arch)),
         "EXECZ" => is_zero(code::EXEC_LO),
         "VCCZ" => is_zero(code::VCC_LO),
-        // A mask destination's old value is not supplied: it reads zero.
-        "D0" if width <= 64 && matches!(dst, Dest::Mask(_) | Dest::None) => Input::Const {
-            value: 0,
-            off,
-            n,
-        },
+        // A mask destination's old value and `D1` are not supplied: they read zero.
+        "D0" | "D1"
+            if width <= 64 && (name == "D1" || matches!(dst, Dest::Mask(_) | Dest::None)) =>
+        {
+            Input::Const { value: 0, off, n }
+        }
         _ => return None,
     })
 }
