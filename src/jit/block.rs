@@ -31,6 +31,8 @@ use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{Linkage, Module};
 
 mod mask;
+mod raw;
+pub use raw::status_error;
 
 use super::runtime::Ctx;
 use super::{status, translate, Inner, Jit, JitError};

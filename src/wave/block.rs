@@ -16,7 +16,9 @@
 //! Blocks are keyed by the program's id and instruction index, like the plans: a program is
 //! immutable once decoded, and running another program drops them.
 
-use crate::jit::block::{BlockFn, BlockSpec, SGPR_WORDS, VGPR_WORDS};
+use crate::jit::block::{BlockFn, BlockInst, BlockSpec, SGPR_WORDS, VGPR_WORDS};
+
+use super::block_mem::{self, MemCall};
 
 use super::fetch;
 use super::{Class, Executor, Program, WaveError, WaveState};
@@ -56,6 +58,11 @@ pub(super) struct Block {
     lanes_off: usize,
     /// No-ops after the last compiled instruction (they issue with the EXEC it leaves).
     trailing_noops: u64,
+    /// For each compiled instruction: the steps of an iteration before it (no-ops included)
+    /// and the address after it, for a block that stops at it.
+    marks: Vec<(u64, u64)>,
+    /// Its memory instructions (`block_mem.rs`), addressed from the arena.
+    mem: Vec<Box<MemCall>>,
 }
 
 impl Executor {
@@ -110,28 +117,73 @@ impl Executor {
         {
             return Ok(None);
         }
+        if !b.mem.is_empty() && (!self.memory_fast_path || wave.last_access.is_some()) {
+            return Ok(None);
+        }
         let max_iters = budget / b.steps;
         b.arena[b.lanes_off / 16] = 0;
-        let iters = match b.code.run(
-            &mut wave.sgpr,
-            &mut wave.vgpr,
-            &mut wave.scc,
-            &mut b.arena,
-            max_iters,
-        ) {
-            Ok(n) => n,
-            Err((i, e)) => {
-                let (addr, inst) = b.insts[i].clone();
-                wave.pc = addr;
-                return Err(WaveError::Exec {
-                    addr,
-                    inst,
-                    message: e.to_string(),
-                });
-            }
+        let exec_before = wave.exec().count_ones() as u64;
+        let wp: *mut WaveState = wave;
+        for c in &b.mem {
+            c.wave.set(wp);
+        }
+        let mut scc = wave.scc;
+        // SAFETY: the register files have at least the ABI's words (checked above); while
+        // the block runs, only its code and its memory calls (`block_mem::access`, through
+        // `wp`) touch the wave, one at a time.
+        let (r, iters) = unsafe {
+            let (sgpr, vgpr) = ((*wp).sgpr.as_mut_ptr(), (*wp).vgpr.as_mut_ptr());
+            b.code
+                .run_raw(sgpr, vgpr, &mut scc, &mut b.arena, max_iters)
         };
-        self.block_lane_ops =
-            b.arena[b.lanes_off / 16] as u64 + b.trailing_noops * wave.exec().count_ones() as u64;
+        for c in &b.mem {
+            c.wave.set(std::ptr::null_mut());
+        }
+        wave.scc = scc;
+        let counted = b.arena[b.lanes_off / 16] as u64;
+        if r != 0 {
+            let (index, status) = ((r >> 32) as usize, r as u32);
+            let (addr, inst) = b.insts[index].clone();
+            let (before, next) = b.marks[index];
+            let done = iters * b.steps + before;
+            match status {
+                // A store into the watched range: stop after it.
+                block_mem::AFTER => {
+                    self.block_lane_ops = counted;
+                    wave.pc = next;
+                    return Ok(Some(done + 1));
+                }
+                // Left to the step path: stop before it (nothing of it done).
+                block_mem::BEFORE => {
+                    wave.pc = addr;
+                    if done == 0 {
+                        return Ok(None);
+                    }
+                    self.block_lane_ops = counted - wave.exec().count_ones() as u64;
+                    return Ok(Some(done));
+                }
+                block_mem::FAULT => {
+                    wave.pc = addr;
+                    let call = b.mem.iter().find(|c| c.d.addr == addr);
+                    let e = call.and_then(|c| c.error.borrow_mut().take());
+                    return Err(e.unwrap_or_else(|| WaveError::Exec {
+                        addr,
+                        inst,
+                        message: "memory access failed".into(),
+                    }));
+                }
+                _ => {
+                    wave.pc = addr;
+                    return Err(WaveError::Exec {
+                        addr,
+                        inst,
+                        message: crate::jit::block::status_error(status).to_string(),
+                    });
+                }
+            }
+        }
+        let _ = exec_before;
+        self.block_lane_ops = counted + b.trailing_noops * wave.exec().count_ones() as u64;
         let target = match b.pc_off {
             Some(off) => b.arena[off / 16] as u64,
             None => b.fall_through,
@@ -162,6 +214,9 @@ impl Executor {
         };
         let mut counts = Vec::new();
         let mut noops = 0u32;
+        let mut marks = Vec::new();
+        let mut mem = Vec::new();
+        let mut before = 0u64;
         let mut insts = Vec::new();
         let mut steps = 0u64;
         let mut pc_off = None;
@@ -177,15 +232,43 @@ impl Executor {
                 Class::End | Class::Barrier(_) | Class::AgprMove => break,
                 Class::Execute => {}
             }
-            let Some(Some((e, p))) = self.plans.get(i) else {
-                break;
+            let (inst, pc_off_here) = match self.plans.get(i) {
+                Some(Some((e, p))) => {
+                    if p.mode != wave.mode || p.addr != d.addr || p.name != d.inst.name {
+                        break;
+                    }
+                    let Some(l) = fetch::block::lower(e, p, d, wave.arch, lanes, &mut arena) else {
+                        break;
+                    };
+                    (l.inst, l.pc_off)
+                }
+                // A plain load or store with a prepared form: a call into `block_mem`.
+                _ => match self.mem_ops.get(i) {
+                    Some(Some(op)) if self.memory_fast_path => {
+                        let call = MemCall::new(op.clone(), d.clone());
+                        let off = arena.len().next_multiple_of(16);
+                        arena.resize(off + 16, 0);
+                        let ptr = &*call as *const MemCall as usize;
+                        arena[off..off + 8].copy_from_slice(&ptr.to_le_bytes());
+                        mem.push(call);
+                        let inst = BlockInst {
+                            code: block_mem::access_address(),
+                            slots: off as u32,
+                            inputs: Vec::new(),
+                            outputs: Vec::new(),
+                        };
+                        (inst, None)
+                    }
+                    _ => break,
+                },
             };
-            if p.mode != wave.mode || p.addr != d.addr || p.name != d.inst.name {
-                break;
-            }
-            let Some(l) = fetch::block::lower(e, p, d, wave.arch, lanes, &mut arena) else {
-                break;
+            let l = fetch::block::Lowered {
+                inst,
+                pc_off: pc_off_here,
             };
+            before += noops as u64;
+            marks.push((before, d.addr + d.size as u64));
+            before += 1;
             spec.insts.push(l.inst);
             counts.push(1 + noops);
             noops = 0;
@@ -201,7 +284,7 @@ impl Executor {
         if spec.insts.is_empty() {
             return None;
         }
-        let lanes_off = arena.len();
+        let lanes_off = arena.len().next_multiple_of(16);
         arena.resize(lanes_off + 16, 0);
         spec.lane_ops = Some((lanes_off as u32, counts));
         spec.arena_size = arena.len();
@@ -223,6 +306,8 @@ impl Executor {
             fall_through: last.addr + last.size as u64,
             lanes_off,
             trailing_noops: noops as u64,
+            marks,
+            mem,
         })
     }
 }

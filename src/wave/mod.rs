@@ -32,6 +32,7 @@
 
 mod agpr;
 mod block;
+mod block_mem;
 pub mod cli;
 mod dpp;
 mod fetch;
