@@ -61,7 +61,9 @@ pub(super) struct Block {
     /// For each compiled instruction: the steps of an iteration before it (no-ops included)
     /// and the address after it, for a block that stops at it.
     marks: Vec<(u64, u64)>,
-    /// Its memory instructions (`block_mem.rs`), addressed from the arena.
+    /// Its memory instructions (`block_mem.rs`), addressed from the arena: boxed so their
+    /// addresses stay put while the vector grows.
+    #[allow(clippy::vec_box)]
     mem: Vec<Box<MemCall>>,
 }
 
@@ -122,7 +124,6 @@ impl Executor {
         }
         let max_iters = budget / b.steps;
         b.arena[b.lanes_off / 16] = 0;
-        let exec_before = wave.exec().count_ones() as u64;
         let wp: *mut WaveState = wave;
         for c in &b.mem {
             c.wave.set(wp);
@@ -182,7 +183,6 @@ impl Executor {
                 }
             }
         }
-        let _ = exec_before;
         self.block_lane_ops = counted + b.trailing_noops * wave.exec().count_ones() as u64;
         let target = match b.pc_off {
             Some(off) => b.arena[off / 16] as u64,

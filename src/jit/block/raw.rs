@@ -3,7 +3,7 @@
 //! wave layer's memory accesses): the raw status is returned, so the caller can give its own
 //! codes a meaning (stop before or after an instruction), with the iterations completed.
 
-use super::{BlockFn, RawBlock, SGPR_WORDS, VGPR_WORDS};
+use super::{BlockFn, RawBlock};
 use crate::jit::runtime::Ctx;
 
 impl BlockFn {
@@ -13,7 +13,7 @@ impl BlockFn {
     /// it returned 0).
     ///
     /// # Safety
-    /// `sgpr` must address [`SGPR_WORDS`] and `vgpr` [`VGPR_WORDS`] words that nothing else
+    /// `sgpr` must address [`super::SGPR_WORDS`] and `vgpr` [`super::VGPR_WORDS`] words that nothing else
     /// reads or writes during the call except the functions the block calls; those must have
     /// the kernel signature and not read their context beyond its fields.
     ///
@@ -31,7 +31,6 @@ impl BlockFn {
             arena.len() * 16 >= self.arena_size,
             "bug: block arena smaller than the ABI"
         );
-        let _ = (SGPR_WORDS, VGPR_WORDS);
         let mut memory = crate::exec::NullMemory;
         let mut ctx = Ctx {
             memory: &mut memory,
