@@ -47,4 +47,10 @@ fn main() {
             o.lane_ops as f64 / dt.as_secs_f64() / 1e6
         );
     }
+    let ex = d.executor();
+    println!(
+        "blocks (first address, instructions): {:x?}; compile {:.2} ms",
+        ex.blocks(),
+        ex.block_compile_time().as_secs_f64() * 1e3
+    );
 }

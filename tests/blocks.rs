@@ -256,3 +256,161 @@ fn issue_14_tiering_interprets_cold_instructions_first() {
         assert_eq!(ex.blocks_compiled(), usize::from(blocks.is_some()));
     }
 }
+
+/// Lane masks inside blocks (issue 11): carry chains through VCC and SGPR pairs
+/// (`v_add_co_u32`, `v_add_co_ci_u32`, `v_sub_co_*`, `v_mad_u64_u32`), `v_cndmask_b32` reading
+/// VCC or a pair, VOPC results, EXEC written by `s_and_saveexec`, `v_cmpx` and `s_or` in the
+/// middle of a block, and `s_cbranch_execz`/`s_cbranch_vccz`. Vector operands name masks as
+/// in wave32 (the encoding is the same; wave64 reads and writes the pair); `P(n)`, `VCC`,
+/// `EXEC` and `B` are the scalar instructions' masks, names and width for the wave size.
+const RDNA_MASKS: &str = "
+s_mov_b32 s10, 6
+loop:
+v_add_co_u32 v2, vcc_lo, v1, v3
+v_add_co_ci_u32_e32 v3, vcc_lo, v4, v3, vcc_lo
+v_add_co_u32 v4, s20, s2, v4
+v_add_co_ci_u32_e64 v5, s22, s3, v5, s20
+v_sub_co_u32 v6, vcc_lo, v6, v1
+v_sub_co_ci_u32_e32 v7, vcc_lo, v7, v2, vcc_lo
+MAD v[8:9], s24, v1, v2, v[8:9]
+v_cndmask_b32_e64 v10, v1, v2, s22
+v_cndmask_b32_e32 v11, v2, v3, vcc_lo
+v_cmp_lt_u32_e64 s26, v1, v2
+v_cmp_eq_u32_e32 vcc_lo, v3, v4
+s_mov_bB P(28), VCC
+s_and_saveexec_bB P(30), P(26)
+v_add_nc_u32 v12, v12, v1
+v_cmpx_gt_u32_e32 v2, v3
+v_add_nc_u32 v13, v13, v2
+s_or_bB EXEC, EXEC, P(30)
+s_cbranch_execz skip
+v_add_nc_u32 v14, v14, 1
+skip:
+s_cbranch_vccz skip2
+v_add_nc_u32 v15, v15, 2
+skip2:
+s_sub_u32 s10, s10, 1
+s_cmp_lg_u32 s10, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+/// The same in CDNA syntax (wave64; VOP2 carries through VCC, `v_cmpx` also writes VCC).
+const CDNA_MASKS: &str = "
+s_mov_b32 s10, 6
+loop:
+v_add_co_u32 v2, vcc, v1, v3
+v_addc_co_u32 v3, vcc, v4, v3, vcc
+v_add_co_u32 v4, s[20:21], s2, v4
+v_addc_co_u32_e64 v5, s[22:23], v3, v5, s[20:21]
+v_sub_co_u32 v6, vcc, v6, v1
+v_subb_co_u32 v7, vcc, v7, v2, vcc
+v_mad_u64_u32 v[8:9], s[24:25], v1, v2, v[8:9]
+v_cndmask_b32_e64 v10, v1, v2, s[22:23]
+v_cndmask_b32 v11, v2, v3, vcc
+v_cmp_lt_u32_e64 s[26:27], v1, v2
+v_cmp_eq_u32 vcc, v3, v4
+s_mov_b64 s[28:29], vcc
+s_and_saveexec_b64 s[30:31], s[26:27]
+v_add_u32 v12, v12, v1
+v_cmpx_gt_u32 vcc, v2, v3
+v_add_u32 v13, v13, v2
+s_or_b64 exec, exec, s[30:31]
+s_cbranch_execz skip
+v_add_u32 v14, v14, 1
+skip:
+s_cbranch_vccz skip2
+v_add_u32 v15, v15, 2
+skip2:
+s_sub_u32 s10, s10, 1
+s_cmp_lg_u32 s10, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+fn rdna_masks(arch: Arch, wave_size: u32) -> String {
+    let mad = if arch == Arch::Rdna4 {
+        "v_mad_co_u64_u32"
+    } else {
+        "v_mad_u64_u32"
+    };
+    let mut t = RDNA_MASKS.replace("MAD", mad);
+    for n in (26..=30).step_by(2) {
+        let m = if wave_size == 64 {
+            format!("s[{n}:{}]", n + 1)
+        } else {
+            format!("s{n}")
+        };
+        t = t.replace(&format!("P({n})"), &m);
+    }
+    let (vcc, exec, b) = if wave_size == 64 {
+        ("vcc", "exec", "64")
+    } else {
+        ("vcc_lo", "exec_lo", "32")
+    };
+    t.replace("VCC", vcc)
+        .replace("EXEC", exec)
+        .replace("_bB", &format!("_b{b}"))
+}
+
+/// The lane operations `run_until` counts (dispatch's figure) with and without blocks.
+fn lane_ops(arch: Arch, text: &str, init: &WaveState, blocks: bool) -> (u64, WaveState) {
+    let db = common::spec().db(arch);
+    let mut ex = Executor::new(db, Engine::Jit).unwrap();
+    ex.block_compile = blocks;
+    ex.block_threshold = 2;
+    let program = Program::assemble(ex.isa(), text).unwrap();
+    let mut w = init.clone();
+    let (_, steps) = ex.run_until(&program, &mut w, 100_000, None).unwrap();
+    assert!(steps > 50, "{arch:?}: {steps} steps");
+    (ex.lane_ops, w)
+}
+
+fn masks_agree(arch: Arch, wave_size: u32, text: &str, seeds: u64) {
+    agree(arch, wave_size, text, seeds);
+    let db = common::spec().db(arch);
+    let mut ex = Executor::new(db, Engine::Jit).unwrap();
+    ex.block_compile = true;
+    ex.block_threshold = 2;
+    let program = Program::assemble(ex.isa(), text).unwrap();
+    let mut w = random_wave(arch, wave_size, &mut Rng::new(11));
+    ex.run_fast(&program, &mut w).unwrap();
+    // The carry chains, compares and EXEC writes sit inside blocks: the loop body is at most
+    // four blocks (split by the conditional branches), not one per carry.
+    let longest = ex.blocks().iter().map(|b| b.1).max().unwrap_or(0);
+    assert!(
+        longest >= 17,
+        "{arch:?} wave{wave_size}: blocks {:?}",
+        ex.blocks()
+    );
+    for seed in 0..seeds {
+        let init = random_wave(arch, wave_size, &mut Rng::new(0x11_0000 + seed));
+        let (step_ops, step_w) = lane_ops(arch, text, &init, false);
+        let (block_ops, block_w) = lane_ops(arch, text, &init, true);
+        assert!(
+            step_w == block_w,
+            "{arch:?} wave{wave_size} seed {seed}: states"
+        );
+        assert_eq!(step_ops, block_ops, "{arch:?} wave{wave_size} seed {seed}");
+    }
+}
+
+#[test]
+fn issue_11_lane_masks_in_blocks_rdna3_wave32() {
+    masks_agree(Arch::Rdna3, 32, &rdna_masks(Arch::Rdna3, 32), 6);
+}
+
+#[test]
+fn issue_11_lane_masks_in_blocks_rdna3_wave64() {
+    masks_agree(Arch::Rdna3, 64, &rdna_masks(Arch::Rdna3, 64), 4);
+}
+
+#[test]
+fn issue_11_lane_masks_in_blocks_rdna4_wave32() {
+    masks_agree(Arch::Rdna4, 32, &rdna_masks(Arch::Rdna4, 32), 3);
+}
+
+#[test]
+fn issue_11_lane_masks_in_blocks_cdna_wave64() {
+    masks_agree(Arch::Cdna, 64, CDNA_MASKS, 4);
+}

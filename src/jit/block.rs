@@ -30,6 +30,10 @@ use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signatur
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{Linkage, Module};
 
+mod mask;
+mod raw;
+pub use raw::status_error;
+
 use super::runtime::Ctx;
 use super::{status, translate, Inner, Jit, JitError};
 use crate::interp::ExecError;
@@ -89,6 +93,19 @@ pub enum Input {
         /// Slots written (the lane count for a per-lane register).
         n: u32,
     },
+    /// `1` when `(lo | hi << 32) & mask` is zero, else `0` (`EXECZ`, `VCCZ`), into `n` slots.
+    IsZero {
+        /// Bits 31:0.
+        lo: Src,
+        /// Bits 63:32.
+        hi: Src,
+        /// Mask (the wave's lanes).
+        mask: u64,
+        /// Arena byte offset.
+        off: u32,
+        /// Slots written.
+        n: u32,
+    },
     /// A constant the kernel overwrites, so it is stored again before each run.
     Const {
         /// The value.
@@ -124,6 +141,21 @@ pub enum Output {
         /// Arena byte offset.
         off: u32,
     },
+    /// A lane mask or a 64-bit scalar pair: the slot's low 8 bytes masked by `mask` (and by
+    /// EXEC at issue when `by_exec`), bits 31:0 into code `lo`, bits 63:32 into code `hi`
+    /// (each when present), as `write_back` merges VCC, carry-outs, compares and EXEC.
+    Mask {
+        /// The code of bits 31:0.
+        lo: Option<u32>,
+        /// The code of bits 63:32.
+        hi: Option<u32>,
+        /// Mask (the register's width and the wave's lanes).
+        mask: u64,
+        /// Also mask by EXEC at issue.
+        by_exec: bool,
+        /// Arena byte offset.
+        off: u32,
+    },
     /// Bit 0 of the slot into SCC.
     Scc {
         /// Arena byte offset.
@@ -156,6 +188,10 @@ pub struct BlockSpec {
     /// When the last instruction branches: the block's first address and the arena offset of
     /// the branch's PC output, so a taken branch back to the start loops in place.
     pub loop_to: Option<(u64, u32)>,
+    /// Lane counting: the arena byte offset of a `u64` to which each instruction adds the
+    /// active lanes of its EXEC at issue times its count (the steps it stands for: itself
+    /// and the no-ops before it), one count per instruction. `None`: nothing counted.
+    pub lane_ops: Option<(u32, Vec<u32>)>,
 }
 
 type RawBlock =
@@ -281,6 +317,10 @@ impl Jit {
             let done = b.block_params(top)[0];
             b.ins().store(flags(), done, p[5], 0);
             for (index, inst) in spec.insts.iter().enumerate() {
+                if let Some((off, counts)) = &spec.lane_ops {
+                    let count = counts.get(index).copied().unwrap_or(1);
+                    mask::emit_count_lanes(&mut b, &regs, spec.lanes, *off, count);
+                }
                 emit_inst(&mut b, &regs, spec.lanes, index, inst, p[4], sig_ref, fail);
             }
             let done = b.ins().iadd_imm_s(done, 1);
@@ -347,7 +387,9 @@ fn check(spec: &BlockSpec) -> Result<(), JitError> {
     let slot_ok = |off: u32, n: u32| (off as usize + n as usize * SLOT as usize) <= spec.arena_size;
     let src_ok = |s: Src| !matches!(s, Src::Sgpr(c) if c as usize >= SGPR_WORDS);
     for inst in &spec.insts {
-        if matches!(spec.loop_to, Some((_, off)) if !slot_ok(off, 1)) {
+        if matches!(spec.loop_to, Some((_, off)) if !slot_ok(off, 1))
+            || matches!(&spec.lane_ops, Some((off, c)) if !slot_ok(*off, 1) || c.len() != spec.insts.len())
+        {
             return bad("loop");
         }
         if inst.code == 0 || inst.slots as usize > spec.arena_size {
@@ -361,6 +403,9 @@ fn check(spec: &BlockSpec) -> Result<(), JitError> {
                 Input::Scalar { lo, hi, off, n, .. } => {
                     src_ok(lo) && src_ok(hi) && n as usize <= lanes && slot_ok(off, n)
                 }
+                Input::IsZero { lo, hi, off, n, .. } => {
+                    src_ok(lo) && src_ok(hi) && n as usize <= lanes && slot_ok(off, n)
+                }
                 Input::Const { off, n, .. } => n as usize <= lanes && slot_ok(off, n),
             };
             if !ok {
@@ -371,6 +416,7 @@ fn check(spec: &BlockSpec) -> Result<(), JitError> {
             let ok = match *o {
                 Output::Vgpr { row, off, .. } => row < 256 && slot_ok(off, spec.lanes),
                 Output::Sgpr { code, off, .. } => (code as usize) < SGPR_WORDS && slot_ok(off, 1),
+                Output::Mask { lo, hi, off, .. } => mask::codes_ok(lo, hi) && slot_ok(off, 1),
                 Output::Scc { off } => slot_ok(off, 1),
             };
             if !ok {
@@ -494,6 +540,13 @@ fn emit_inst(
                     b.ins().store(flags(), x, ap, off as i32 + k as i32 * SLOT);
                 });
             }
+            Input::IsZero {
+                lo,
+                hi,
+                mask,
+                off,
+                n,
+            } => mask::emit_is_zero(b, r, lo, hi, mask, off, n),
             Input::Const { value, off, n } => {
                 let x = b.ins().iconst(types::I64, value as i64);
                 lane_loop(b, r, n, |b, _, ap, _, k| {
@@ -534,6 +587,13 @@ fn emit_inst(
                 let x = b.ins().ireduce(types::I32, x);
                 b.ins().store(flags(), x, r.sgpr, (code * 4) as i32);
             }
+            Output::Mask {
+                lo,
+                hi,
+                mask,
+                by_exec,
+                off,
+            } => mask::emit_mask_out(b, r, by_exec.then_some(exec), (lo, hi), mask, off),
             Output::Scc { off } => {
                 let x = b.ins().load(types::I8, flags(), r.arena, off as i32);
                 let x = b.ins().band_imm_u(x, 1);

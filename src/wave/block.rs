@@ -5,8 +5,9 @@
 //! A block starts at an instruction the wave reached by a branch or after a step, and runs
 //! through the instructions after it whose binding plans lower to the block ABI
 //! (`fetch::block`), ending before the first that does not (memory, DPP, VOPD, register-file
-//! addressing, outputs through `write_back`, `s_endpgm`, barriers) and after a branch or an
-//! EXEC write. No-ops (`s_nop`, `s_waitcnt`, ...) inside it count as steps and emit no code.
+//! addressing, 16-bit or clamped results, `s_endpgm`, barriers) and after a branch. Lane-mask
+//! outputs (VCC, carry-outs, compares, EXEC) stay inside: each instruction reads EXEC from the
+//! register file. No-ops (`s_nop`, `s_waitcnt`, ...) inside it count as steps and emit no code.
 //!
 //! Tiering: each instruction index counts the times the executor loop arrives at it; at
 //! [`DEFAULT_BLOCK_THRESHOLD`] arrivals a block is built from the plans the per-instruction
@@ -15,7 +16,9 @@
 //! Blocks are keyed by the program's id and instruction index, like the plans: a program is
 //! immutable once decoded, and running another program drops them.
 
-use crate::jit::block::{BlockFn, BlockSpec, SGPR_WORDS, VGPR_WORDS};
+use crate::jit::block::{BlockFn, BlockInst, BlockSpec, SGPR_WORDS, VGPR_WORDS};
+
+use super::block_mem::{self, MemCall};
 
 use super::fetch;
 use super::{Class, Executor, Program, WaveError, WaveState};
@@ -51,6 +54,17 @@ pub(super) struct Block {
     last: u64,
     /// The address after the last instruction.
     fall_through: u64,
+    /// The arena byte offset of the block's lane counter (`BlockSpec::lane_ops`).
+    lanes_off: usize,
+    /// No-ops after the last compiled instruction (they issue with the EXEC it leaves).
+    trailing_noops: u64,
+    /// For each compiled instruction: the steps of an iteration before it (no-ops included)
+    /// and the address after it, for a block that stops at it.
+    marks: Vec<(u64, u64)>,
+    /// Its memory instructions (`block_mem.rs`), addressed from the arena: boxed so their
+    /// addresses stay put while the vector grows.
+    #[allow(clippy::vec_box)]
+    mem: Vec<Box<MemCall>>,
 }
 
 impl Executor {
@@ -105,25 +119,71 @@ impl Executor {
         {
             return Ok(None);
         }
+        if !b.mem.is_empty() && (!self.memory_fast_path || wave.last_access.is_some()) {
+            return Ok(None);
+        }
         let max_iters = budget / b.steps;
-        let iters = match b.code.run(
-            &mut wave.sgpr,
-            &mut wave.vgpr,
-            &mut wave.scc,
-            &mut b.arena,
-            max_iters,
-        ) {
-            Ok(n) => n,
-            Err((i, e)) => {
-                let (addr, inst) = b.insts[i].clone();
-                wave.pc = addr;
-                return Err(WaveError::Exec {
-                    addr,
-                    inst,
-                    message: e.to_string(),
-                });
-            }
+        b.arena[b.lanes_off / 16] = 0;
+        let wp: *mut WaveState = wave;
+        for c in &b.mem {
+            c.wave.set(wp);
+        }
+        let mut scc = wave.scc;
+        // SAFETY: the register files have at least the ABI's words (checked above); while
+        // the block runs, only its code and its memory calls (`block_mem::access`, through
+        // `wp`) touch the wave, one at a time.
+        let (r, iters) = unsafe {
+            let (sgpr, vgpr) = ((*wp).sgpr.as_mut_ptr(), (*wp).vgpr.as_mut_ptr());
+            b.code
+                .run_raw(sgpr, vgpr, &mut scc, &mut b.arena, max_iters)
         };
+        for c in &b.mem {
+            c.wave.set(std::ptr::null_mut());
+        }
+        wave.scc = scc;
+        let counted = b.arena[b.lanes_off / 16] as u64;
+        if r != 0 {
+            let (index, status) = ((r >> 32) as usize, r as u32);
+            let (addr, inst) = b.insts[index].clone();
+            let (before, next) = b.marks[index];
+            let done = iters * b.steps + before;
+            match status {
+                // A store into the watched range: stop after it.
+                block_mem::AFTER => {
+                    self.block_lane_ops = counted;
+                    wave.pc = next;
+                    return Ok(Some(done + 1));
+                }
+                // Left to the step path: stop before it (nothing of it done).
+                block_mem::BEFORE => {
+                    wave.pc = addr;
+                    if done == 0 {
+                        return Ok(None);
+                    }
+                    self.block_lane_ops = counted - wave.exec().count_ones() as u64;
+                    return Ok(Some(done));
+                }
+                block_mem::FAULT => {
+                    wave.pc = addr;
+                    let call = b.mem.iter().find(|c| c.d.addr == addr);
+                    let e = call.and_then(|c| c.error.borrow_mut().take());
+                    return Err(e.unwrap_or_else(|| WaveError::Exec {
+                        addr,
+                        inst,
+                        message: "memory access failed".into(),
+                    }));
+                }
+                _ => {
+                    wave.pc = addr;
+                    return Err(WaveError::Exec {
+                        addr,
+                        inst,
+                        message: crate::jit::block::status_error(status).to_string(),
+                    });
+                }
+            }
+        }
+        self.block_lane_ops = counted + b.trailing_noops * wave.exec().count_ones() as u64;
         let target = match b.pc_off {
             Some(off) => b.arena[off / 16] as u64,
             None => b.fall_through,
@@ -150,7 +210,13 @@ impl Executor {
             insts: Vec::new(),
             arena_size: 0,
             loop_to: None,
+            lane_ops: None,
         };
+        let mut counts = Vec::new();
+        let mut noops = 0u32;
+        let mut marks = Vec::new();
+        let mut mem = Vec::new();
+        let mut before = 0u64;
         let mut insts = Vec::new();
         let mut steps = 0u64;
         let mut pc_off = None;
@@ -159,26 +225,57 @@ impl Executor {
             match d.class {
                 Class::Noop => {
                     steps += 1;
+                    noops += 1;
                     last = Some(d);
                     continue;
                 }
                 Class::End | Class::Barrier(_) | Class::AgprMove => break,
                 Class::Execute => {}
             }
-            let Some(Some((e, p))) = self.plans.get(i) else {
-                break;
+            let (inst, pc_off_here) = match self.plans.get(i) {
+                Some(Some((e, p))) => {
+                    if p.mode != wave.mode || p.addr != d.addr || p.name != d.inst.name {
+                        break;
+                    }
+                    let Some(l) = fetch::block::lower(e, p, d, wave.arch, lanes, &mut arena) else {
+                        break;
+                    };
+                    (l.inst, l.pc_off)
+                }
+                // A plain load or store with a prepared form: a call into `block_mem`.
+                _ => match self.mem_ops.get(i) {
+                    Some(Some(op)) if self.memory_fast_path => {
+                        let call = MemCall::new(op.clone(), d.clone());
+                        let off = arena.len().next_multiple_of(16);
+                        arena.resize(off + 16, 0);
+                        let ptr = &*call as *const MemCall as usize;
+                        arena[off..off + 8].copy_from_slice(&ptr.to_le_bytes());
+                        mem.push(call);
+                        let inst = BlockInst {
+                            code: block_mem::access_address(),
+                            slots: off as u32,
+                            inputs: Vec::new(),
+                            outputs: Vec::new(),
+                        };
+                        (inst, None)
+                    }
+                    _ => break,
+                },
             };
-            if p.mode != wave.mode || p.addr != d.addr || p.name != d.inst.name {
-                break;
-            }
-            let Some(l) = fetch::block::lower(e, p, d, wave.arch, lanes, &mut arena) else {
-                break;
+            let l = fetch::block::Lowered {
+                inst,
+                pc_off: pc_off_here,
             };
+            before += noops as u64;
+            marks.push((before, d.addr + d.size as u64));
+            before += 1;
             spec.insts.push(l.inst);
+            counts.push(1 + noops);
+            noops = 0;
             insts.push((d.addr, d.inst.name.clone()));
             steps += 1;
             last = Some(d);
-            if l.pc_off.is_some() || l.writes_exec {
+            if l.pc_off.is_some() {
                 pc_off = l.pc_off;
                 break;
             }
@@ -187,6 +284,9 @@ impl Executor {
         if spec.insts.is_empty() {
             return None;
         }
+        let lanes_off = arena.len().next_multiple_of(16);
+        arena.resize(lanes_off + 16, 0);
+        spec.lane_ops = Some((lanes_off as u32, counts));
         spec.arena_size = arena.len();
         spec.loop_to = pc_off.map(|off| (program.insts[idx].addr, off));
         let code = jit.compile_block(&spec).ok()?;
@@ -204,6 +304,10 @@ impl Executor {
             pc_off: pc_off.map(|o| o as usize),
             last: last.addr,
             fall_through: last.addr + last.size as u64,
+            lanes_off,
+            trailing_noops: noops as u64,
+            marks,
+            mem,
         })
     }
 }

@@ -32,6 +32,7 @@
 
 mod agpr;
 mod block;
+mod block_mem;
 pub mod cli;
 pub(crate) mod decode;
 mod dpp;
@@ -359,6 +360,8 @@ pub struct Executor {
     blocks: Vec<block::Tier>,
     /// Time spent building and compiling blocks.
     block_compile_time: std::time::Duration,
+    /// The lane operations of the last block run (`block.rs`).
+    block_lane_ops: u64,
 }
 
 /// Interpreted executions of an instruction before the CLI's JIT engine compiles it
@@ -469,6 +472,7 @@ impl Executor {
             lane_interp: true,
             blocks: Vec::new(),
             block_compile_time: std::time::Duration::ZERO,
+            block_lane_ops: 0,
         })
     }
 
@@ -680,11 +684,9 @@ impl Executor {
         let mut steps = 0u64;
         while steps < budget {
             if trace.is_none() {
-                let exec = wave.exec().count_ones() as u64;
                 if let Some(n) = self.run_block(program, wave, budget - steps)? {
-                    // A block ends with any instruction that writes EXEC, so all of its
-                    // instructions issue with the EXEC it started with.
-                    self.lane_ops += n * exec;
+                    // The block counted each instruction's active lanes at issue.
+                    self.lane_ops += self.block_lane_ops;
                     steps += n;
                     if wave.pc == program.end() {
                         return Ok((Step::Ended, steps));

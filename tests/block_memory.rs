@@ -1,0 +1,210 @@
+//! Loads and stores inside compiled blocks (issue 11): a loop whose body loads, stores and
+//! stores into its own code runs as one block and gives what stepping gives; a store into
+//! the code range stops the block right after it; a fault in the middle of a block reports
+//! the same wave, PC and instruction as a step, after the same earlier effects.
+
+mod common;
+
+use amdpcode::dispatch::{Code, Dispatcher, Launch, Outcome, Unmapped};
+use amdpcode::isa::Isa;
+use amdpcode::spec::Arch;
+use amdpcode::wave::Engine;
+
+const OUT: u64 = 0x1_0000_0000;
+const CODE: u64 = 0x7000_0000;
+
+fn assemble(text: &str) -> Vec<u8> {
+    let isa = Isa::new(common::spec().db(Arch::Rdna3));
+    let lines = isa
+        .assemble_lines(text)
+        .unwrap_or_else(|e| panic!("line {}: {}: {text}", e.line, e.message));
+    lines.into_iter().flat_map(|a| a.bytes).collect()
+}
+
+fn offset_of(text: &str, marker: &str) -> u64 {
+    let at = text.find(marker).unwrap_or_else(|| panic!("no {marker}"));
+    assemble(&text[..at]).len() as u64
+}
+
+fn word(text: &str) -> u32 {
+    let b = assemble(text);
+    assert_eq!(b.len(), 4, "{text}");
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// One wave of `wave` lanes (all active), s[0:1] = OUT, OUT holding 128 words 0, 1, 2, ...
+fn launch(code: Vec<u8>, wave: u32) -> Launch {
+    Launch {
+        arch: Some(Arch::Rdna3),
+        code: Code::Raw {
+            bytes: code,
+            addr: CODE,
+            rsrc1: 0xc0 << 12 | 1 << 21 | 1 << 23,
+            rsrc2: 2 << 1,
+            rsrc3: 0,
+            user_sgprs: vec![OUT as u32, (OUT >> 32) as u32],
+        },
+        grid: [1, 1, 1],
+        block: [wave, 1, 1],
+        grid_items: None,
+        wave: Some(wave),
+        lds_bytes: Some(1024),
+        scratch_bytes: None,
+        memory: vec![(OUT, (0..128u32).flat_map(|i| i.to_le_bytes()).collect())],
+        unmapped: Unmapped::Fault,
+        step_budget: None,
+    }
+}
+
+/// Interpreter, per-instruction JIT, and blocks compiled at the second arrival.
+fn configs() -> [(&'static str, Dispatcher); 3] {
+    let db = common::spec().db(Arch::Rdna3);
+    let make = |engine, blocks: bool| {
+        let mut d = Dispatcher::new(db, engine).expect("engine");
+        d.executor_mut().block_compile = blocks;
+        d.executor_mut().block_threshold = 2;
+        d
+    };
+    [
+        ("interp", make(Engine::Interp, false)),
+        ("jit-step", make(Engine::Jit, false)),
+        ("jit-block", make(Engine::Jit, true)),
+    ]
+}
+
+fn words(o: &Outcome) -> Vec<u32> {
+    o.memory[0]
+        .1
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Ten iterations of: v5 += v0 (`target: v_mov_b32 v0, 1`), a global load, an LDS store and
+/// load, a scalar load, a global store, then a store of a code word over `target`: its own
+/// bytes, except in the iteration with s6 == 2, which stores `v_mov_b32 v0, 2`. So the last
+/// iteration adds 2: v5 = 9 + 2 only if the block stopped right after that store. With
+/// `patch` false the compare is never true: the code keeps its bytes, v5 = 10.
+const LOOP: &str = "s_getpc_b64 s[4:5]
+s_addk_i32 s4, OFF
+v_mov_b32 v1, s4
+v_mov_b32 v2, s5
+v_lshlrev_b32 v9, 2, v0
+v_mov_b32 v5, 0
+v_mov_b32 v8, 0
+s_mov_b32 s6, 10
+s_mov_b32 s9, NEW
+loop:
+target: v_mov_b32 v0, 1
+v_add_nc_u32 v5, v5, v0
+global_load_b32 v10, v9, s[0:1]
+s_waitcnt 0
+v_add_nc_u32 v8, v8, v10
+ds_store_b32 v9, v8
+ds_load_b32 v11, v9
+s_load_b32 s7, s[0:1], 0x4
+s_waitcnt 0
+v_add_nc_u32 v8, s7, v11
+global_store_b32 v9, v8, s[0:1] offset:128
+s_cmp_eq_u32 s6, WHEN
+s_cselect_b32 s8, s9, OLD
+v_mov_b32 v3, s8
+global_store_b32 v[1:2], v3, off
+s_waitcnt 0
+s_sub_u32 s6, s6, 1
+s_cmp_lg_u32 s6, 0
+s_cbranch_scc1 loop
+global_store_b32 v9, v5, s[0:1]
+s_endpgm
+";
+
+fn patch_loop(patch: bool) -> Vec<u8> {
+    let text = LOOP
+        .replace("WHEN", if patch { "2" } else { "100" })
+        .replace("NEW", &format!("0x{:08x}", word("v_mov_b32 v0, 2")))
+        .replace("OLD", &format!("0x{:08x}", word("v_mov_b32 v0, 1")));
+    let zero = text.replace("OFF", "0");
+    // s_getpc gives the address of s_addk_i32; `v_lshlrev_b32 v9, 2, v0` reads the
+    // work-item id before `target` overwrites v0.
+    let off = offset_of(&zero, "target:") - offset_of(&zero, "s_addk_i32");
+    let text = text
+        .replace("OFF", &off.to_string())
+        .replace("target: ", "");
+    assemble(&text)
+}
+
+#[test]
+fn issue_11_memory_in_blocks_and_store_into_code() {
+    for (wave, patch) in [(32, true), (32, false), (64, true), (64, false)] {
+        let l = launch(patch_loop(patch), wave);
+        let mut results = Vec::new();
+        for (name, mut d) in configs() {
+            // Twice on one dispatcher: the second launch runs the compiled blocks from the
+            // start (the program of the original bytes is cached).
+            for round in 0..2 {
+                let o = d.run(&l).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let w = words(&o);
+                let want = if patch { 11 } else { 10 };
+                assert_eq!(w[0], want, "{name} wave{wave} round {round}: v5");
+                results.push((name, w, o.instructions, o.lane_ops));
+            }
+            if name == "jit-block" && !patch {
+                // The loop body, loads and stores included, is one block.
+                let longest = d.executor().blocks().iter().map(|b| b.1).max();
+                assert!(
+                    longest >= Some(19),
+                    "wave{wave}: blocks {:x?}",
+                    d.executor().blocks()
+                );
+            }
+        }
+        for r in &results[1..] {
+            assert_eq!(r.1, results[0].1, "{} wave{wave}: memory", r.0);
+            assert_eq!(
+                (r.2, r.3),
+                (results[0].2, results[0].3),
+                "{} wave{wave}: instructions, lane operations",
+                r.0
+            );
+        }
+    }
+}
+
+/// A loop storing to OUT + 128 * k: the fifth store leaves the 512 mapped bytes. The error
+/// (wave, PC, instruction, address) and the run up to it are the same with blocks.
+#[test]
+fn issue_11_fault_in_the_middle_of_a_block() {
+    let text = "v_lshlrev_b32 v9, 2, v0
+s_mov_b32 s6, 0
+v_mov_b32 v5, 0
+loop:
+v_add_nc_u32 v5, 1, v5
+global_store_b32 v9, v5, s[0:1]
+s_waitcnt 0
+v_add_nc_u32 v9, 0x80, v9
+s_add_u32 s6, s6, 1
+s_cmp_lg_u32 s6, 100
+s_cbranch_scc1 loop
+s_endpgm
+";
+    let l = launch(assemble(text), 32);
+    let mut errors = Vec::new();
+    for (name, mut d) in configs() {
+        for _ in 0..2 {
+            let e = d.run(&l).expect_err(name).to_string();
+            assert!(e.contains("GLOBAL_STORE_B32"), "{name}: {e}");
+            assert!(e.contains("0x100000200"), "{name}: {e}");
+            errors.push((name, e));
+        }
+        if name == "jit-block" {
+            assert!(
+                d.executor().blocks().iter().any(|b| b.1 >= 7),
+                "blocks {:x?}",
+                d.executor().blocks()
+            );
+        }
+    }
+    for (name, e) in &errors[1..] {
+        assert_eq!(e, &errors[0].1, "{name}");
+    }
+}
