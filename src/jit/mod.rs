@@ -3,7 +3,7 @@
 //!
 //! A [`Jit`] owns one Cranelift JIT module; [`Jit::compile`] turns a [`Prepared`] instruction
 //! into a [`Kernel`] whose lifetime is tied to the `Jit`. Kernels run all lanes of a wave in
-//! one call, honouring EXEC in generated code (see `translate.rs` for the ABI). The cheap
+//! one call, honouring EXEC in generated code (see `translate/mod.rs` for the ABI). The cheap
 //! operations are inline; built-ins, soft-float formats, non-default rounding and memory go
 //! through `runtime::amdp_helper`, which evaluates with the interpreter's own functions.
 
