@@ -32,6 +32,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 
 mod expr;
 mod float;
+mod inplace;
 mod regs;
 mod stmt;
 mod values;
@@ -40,6 +41,7 @@ use super::runtime::{status, Helper};
 use super::JitError;
 use crate::interp::STEP_BUDGET;
 use crate::ir::{Function, RegId, RegRole, Ty};
+pub use inplace::{flush_f32, InPlace, LaneOut, RegLoc};
 
 /// Bytes per value slot.
 pub const SLOT: i32 = 16;
@@ -112,6 +114,9 @@ pub struct Translator<'a, 'b> {
     budget: Variable,
     loops: Vec<Loop>,
     lane_end: Block,
+    /// Where a lane's body ends (`Return` jumps here): `lane_end`, or in place a block that
+    /// stores the lane's VGPR results first.
+    lane_out: Block,
     trap: Block,
     inline_float: bool,
     round_reg: Option<RegId>,
@@ -120,6 +125,8 @@ pub struct Translator<'a, 'b> {
     /// Wave-uniform registers held in variables across the lane loop (loaded once on entry,
     /// stored once on exit), by register index.
     promoted: Vec<Option<Variable>>,
+    /// In a block: where the registers live in the wave's register files.
+    inplace: Option<InPlace>,
 }
 
 fn bits(t: Type) -> u32 {
@@ -164,12 +171,14 @@ impl<'a, 'b> Translator<'a, 'b> {
             budget,
             loops: Vec::new(),
             lane_end,
+            lane_out: lane_end,
             trap,
             inline_float: round_reg.is_none(),
             round_reg,
             cfg,
             lane_loop,
             promoted: vec![None; f.regs.len()],
+            inplace: None,
         }
     }
 
@@ -181,9 +190,30 @@ impl<'a, 'b> Translator<'a, 'b> {
             .ok_or(JitError::Internal("no entry block".into()))?;
         let params = self.b.block_params(entry).to_vec();
         let (n_lanes, exec) = (params[2], params[3]);
+        let done = self.emit_lanes(n_lanes, exec)?;
+        debug_assert_eq!(self.b.current_block(), Some(done));
+        self.store_promoted();
+        let ok = self.b.ins().iconst(types::I32, status::OK as i64);
+        self.b.ins().return_(&[ok]);
+
+        self.b.switch_to_block(self.trap);
+        self.store_promoted();
+        let code = self.b.block_params(self.trap)[0];
+        self.b.ins().return_(&[code]);
+
+        self.b.seal_all_blocks();
+        self.b.finalize(self.cfg);
+        Ok(())
+    }
+
+    /// Emits the lane loop (or the single run) around the body, from the current block;
+    /// returns the block after it, which is current.
+    fn emit_lanes(&mut self, n_lanes: Value, exec: Value) -> Result<Block, JitError> {
         let zero32 = self.b.ins().iconst(types::I32, 0);
         self.b.def_var(self.lane, zero32);
-        if self.lane_loop {
+        if self.inplace.is_some() {
+            self.promote_inplace()?;
+        } else if self.lane_loop {
             self.promote_uniform_regs()?;
         }
         let body = self.b.create_block();
@@ -233,9 +263,17 @@ impl<'a, 'b> Translator<'a, 'b> {
             let v = self.read_reg(r)?;
             self.call_helper(Helper::SetRound, &[(v, Ty::U(32))], false)?;
         }
+        if self.inplace.is_some() {
+            self.init_lane_regs()?;
+        }
         let body_stmts = &self.f.body;
         self.block(body_stmts)?;
         if !self.is_filled() {
+            self.b.ins().jump(self.lane_out, &[]);
+        }
+        if self.lane_out != self.lane_end {
+            self.b.switch_to_block(self.lane_out);
+            self.store_lane_outputs()?;
             self.b.ins().jump(self.lane_end, &[]);
         }
 
@@ -251,18 +289,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
 
         self.b.switch_to_block(done);
-        self.store_promoted();
-        let ok = self.b.ins().iconst(types::I32, status::OK as i64);
-        self.b.ins().return_(&[ok]);
-
-        self.b.switch_to_block(self.trap);
-        self.store_promoted();
-        let code = self.b.block_params(self.trap)[0];
-        self.b.ins().return_(&[code]);
-
-        self.b.seal_all_blocks();
-        self.b.finalize(self.cfg);
-        Ok(())
+        Ok(done)
     }
 
     /// Loads every wave-uniform register the text uses into a variable. In a lane loop the

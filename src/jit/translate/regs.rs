@@ -33,6 +33,9 @@ impl Translator<'_, '_> {
         if let Some(var) = self.promoted[r.0 as usize] {
             return Ok(self.b.use_var(var));
         }
+        if let Some(v) = self.read_loc(r)? {
+            return Ok(v);
+        }
         let addr = self.reg_addr(r);
         Ok(self.b.ins().load(ty, MemFlagsData::trusted(), addr, 0))
     }

@@ -181,7 +181,7 @@ impl Translator<'_, '_> {
                 Ok(())
             }
             Stmt::Return { .. } => {
-                self.b.ins().jump(self.lane_end, &[]);
+                self.b.ins().jump(self.lane_out, &[]);
                 self.continue_after_terminator();
                 Ok(())
             }

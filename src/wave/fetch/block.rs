@@ -69,6 +69,7 @@ fn try_lower(
         }
     };
     let mut inputs = Vec::new();
+    let mut consts = Vec::new();
     for (i, (r, bind)) in f.regs.iter().zip(&plan.binds).enumerate() {
         let off = base + layout.offsets[i] as usize;
         let per_lane = layout.per_lane[i];
@@ -110,6 +111,8 @@ fn try_lower(
                         off: off32,
                         n,
                     });
+                } else {
+                    consts.push((off32, b.low_u64() & mask64(w)));
                 }
             }
             Bind::Const(v) => {
@@ -190,6 +193,8 @@ fn try_lower(
             slots: base as u32,
             inputs,
             outputs,
+            consts,
+            ir: Some(kernel.block_ir()),
         },
         pc_off,
         writes_exec,
