@@ -219,9 +219,17 @@ impl<'a, 'b> Translator<'a, 'b> {
         let body = self.b.create_block();
         let done = self.b.create_block();
         let check = self.b.create_block();
+        // In place, the lane loop visits the set bits of EXEC (the lowest first, cleared at the
+        // bottom): no test of inactive lanes and no bound to compare.
+        let by_bits = self.lane_loop && self.inplace.is_some();
+        let rest = self.b.declare_var(types::I64);
         // A kernel without a lane loop runs its body once, as lane 0. The lane loop tests
         // its bound at the bottom (one branch per lane), after a guard for zero lanes.
-        if self.lane_loop {
+        if by_bits {
+            self.b.def_var(rest, exec);
+            let any = self.b.ins().icmp_imm_u(IntCC::NotEqual, exec, 0);
+            self.b.ins().brif(any, check, &[], done, &[]);
+        } else if self.lane_loop {
             let any = self.b.ins().icmp_imm_u(IntCC::NotEqual, n_lanes, 0);
             self.b.ins().brif(any, check, &[], done, &[]);
         } else {
@@ -229,11 +237,19 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
 
         self.b.switch_to_block(check);
-        let lane = self.b.use_var(self.lane);
-        let lane64 = self.b.ins().uextend(types::I64, lane);
-        let shifted = self.b.ins().ushr(exec, lane64);
-        let active = self.b.ins().band_imm_u(shifted, 1);
-        self.b.ins().brif(active, body, &[], self.lane_end, &[]);
+        if by_bits {
+            let r = self.b.use_var(rest);
+            let lane = self.b.ins().ctz(r);
+            let lane = self.b.ins().ireduce(types::I32, lane);
+            self.b.def_var(self.lane, lane);
+            self.b.ins().jump(body, &[]);
+        } else {
+            let lane = self.b.use_var(self.lane);
+            let lane64 = self.b.ins().uextend(types::I64, lane);
+            let shifted = self.b.ins().ushr(exec, lane64);
+            let active = self.b.ins().band_imm_u(shifted, 1);
+            self.b.ins().brif(active, body, &[], self.lane_end, &[]);
+        }
 
         self.b.switch_to_block(body);
         let budget = self.b.ins().iconst(types::I64, STEP_BUDGET as i64);
@@ -278,7 +294,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
 
         self.b.switch_to_block(self.lane_end);
-        if self.lane_loop {
+        if by_bits {
+            let r = self.b.use_var(rest);
+            let less = self.b.ins().iadd_imm_s(r, -1);
+            let next = self.b.ins().band(r, less);
+            self.b.def_var(rest, next);
+            let more = self.b.ins().icmp_imm_u(IntCC::NotEqual, next, 0);
+            self.b.ins().brif(more, check, &[], done, &[]);
+        } else if self.lane_loop {
             let lane = self.b.use_var(self.lane);
             let next = self.b.ins().iadd_imm_s(lane, 1);
             self.b.def_var(self.lane, next);
