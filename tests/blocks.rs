@@ -295,6 +295,32 @@ s_cbranch_scc1 loop
 s_endpgm
 ";
 
+/// In-place block instructions (VALU translated straight into the block function): D0 that
+/// is also a source (32-bit, 64-bit pairs, scalar), 16-bit halves read through `op_sel`,
+/// 64-bit pairs across rows, SGPR and constant operands, f32 denormal inputs (one value in
+/// four of `random_wave`), in wave32 and wave64: the same final state as per-instruction
+/// steps and the interpreter.
+const INPLACE_ALIAS: &str = "
+s_mov_b32 s10, 6
+loop:
+v_add_f32 v1, v1, v1
+v_sub_f32 v2, v3, v2
+v_mul_f32 v3, v3, v2
+v_fma_f32 v4, v4, v4, v5
+v_add_f16_e64 v8, v1, v3 op_sel:[1,0,0]
+v_mul_f16_e64 v9, v9, v9 op_sel:[0,1,0]
+v_add_f64 v[10:11], v[10:11], v[12:13]
+v_lshlrev_b64 v[12:13], 1, v[12:13]
+v_add_nc_u32 v6, s2, v6
+v_xor_b32 v7, 0x80000000, v7
+s_add_u32 s2, s2, s2
+s_lshl_b64 s[4:5], s[4:5], 1
+s_sub_u32 s10, s10, 1
+s_cmp_lg_u32 s10, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
 /// The same in CDNA syntax (wave64; VOP2 carries through VCC, `v_cmpx` also writes VCC).
 const CDNA_MASKS: &str = "
 s_mov_b32 s10, 6
@@ -413,4 +439,11 @@ fn issue_11_lane_masks_in_blocks_rdna4_wave32() {
 #[test]
 fn issue_11_lane_masks_in_blocks_cdna_wave64() {
     masks_agree(Arch::Cdna, 64, CDNA_MASKS, 4);
+}
+
+#[test]
+fn issue_14_inplace_aliasing_halves_pairs_denormals() {
+    agree(Arch::Rdna3, 32, INPLACE_ALIAS, 6);
+    agree(Arch::Rdna3, 64, INPLACE_ALIAS, 4);
+    agree(Arch::Rdna4, 32, INPLACE_ALIAS, 3);
 }

@@ -27,7 +27,7 @@
 use std::sync::{Arc, Mutex};
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, Type, Value};
-use cranelift_frontend::FunctionBuilder;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{Linkage, Module};
 
 mod mask;
@@ -35,7 +35,7 @@ mod raw;
 pub use raw::status_error;
 
 use super::runtime::Ctx;
-use super::{status, translate, Inner, Jit, JitError};
+use super::{block_inplace, status, translate, Inner, Jit, JitError};
 use crate::interp::ExecError;
 
 /// Words the scalar file must have (operand codes 0..=127).
@@ -163,6 +163,17 @@ pub enum Output {
     },
 }
 
+/// What translating a kernel's instruction in place needs ([`super::Kernel::block_ir`]).
+#[derive(Clone, Debug)]
+pub struct KernelIr {
+    /// The optimised IR the kernel was translated from.
+    pub function: Arc<crate::ir::Function>,
+    /// The kernel's slot layout (offsets from [`BlockInst::slots`]).
+    pub layout: translate::Layout,
+    /// Whether the kernel loops over lanes.
+    pub lane_loop: bool,
+}
+
 /// One instruction of a block.
 #[derive(Clone, Debug)]
 pub struct BlockInst {
@@ -174,6 +185,12 @@ pub struct BlockInst {
     pub inputs: Vec<Input>,
     /// Outputs, in order.
     pub outputs: Vec<Output>,
+    /// Wave-uniform constants the arena already holds at these offsets (not stored again
+    /// before each run), as values for an in-place instruction.
+    pub consts: Vec<(u32, u64)>,
+    /// The kernel's IR, to translate the instruction into the block in place when it can be
+    /// (`None`: the block calls the kernel).
+    pub ir: Option<KernelIr>,
 }
 
 /// A block to compile.
@@ -279,76 +296,12 @@ impl Jit {
             .lock()
             .map_err(|_| JitError::Internal("a previous compile panicked".into()))?;
         let inner = &mut *guard;
-        let ptr = inner.module.target_config().pointer_type();
-        let cc = inner.module.target_config().default_call_conv;
-        inner.module.clear_context(&mut inner.ctx);
-        let mut sig = Signature::new(cc);
-        for _ in 0..6 {
-            sig.params.push(AbiParam::new(ptr));
+        // Instructions in place when they can be; if translating one fails, the whole block
+        // again with kernel calls only.
+        if build(inner, spec, true).is_err() {
+            inner.fctx = FunctionBuilderContext::new();
+            build(inner, spec, false)?;
         }
-        sig.returns.push(AbiParam::new(types::I64));
-        inner.ctx.func.signature = sig;
-        let kernel_sig = translate::kernel_signature(ptr, cc);
-        let cfg = inner.module.target_config();
-        {
-            let mut b = FunctionBuilder::new(&mut inner.ctx.func, &mut inner.fctx);
-            let sig_ref = b.import_signature(kernel_sig);
-            let entry = b.create_block();
-            b.append_block_params_for_function_params(entry);
-            b.switch_to_block(entry);
-            b.seal_block(entry);
-            let p = b.block_params(entry).to_vec();
-            let regs = Regs {
-                sgpr: p[0],
-                vgpr: p[1],
-                scc: p[2],
-                arena: p[3],
-                ptr,
-            };
-            let fail = b.create_block();
-            b.append_block_param(fail, types::I64);
-            // The iteration loop: `*iters` holds the completed iterations at each start.
-            let max = b.ins().load(types::I64, flags(), p[5], 0);
-            let top = b.create_block();
-            b.append_block_param(top, types::I64);
-            let zero = b.ins().iconst(types::I64, 0);
-            b.ins().jump(top, &[zero.into()]);
-            b.switch_to_block(top);
-            let done = b.block_params(top)[0];
-            b.ins().store(flags(), done, p[5], 0);
-            for (index, inst) in spec.insts.iter().enumerate() {
-                if let Some((off, counts)) = &spec.lane_ops {
-                    let count = counts.get(index).copied().unwrap_or(1);
-                    mask::emit_count_lanes(&mut b, &regs, spec.lanes, *off, count);
-                }
-                emit_inst(&mut b, &regs, spec.lanes, index, inst, p[4], sig_ref, fail);
-            }
-            let done = b.ins().iadd_imm_s(done, 1);
-            let exit = b.create_block();
-            if let Some((head, pc_off)) = spec.loop_to {
-                use cranelift_codegen::ir::condcodes::IntCC;
-                let pc = b.ins().load(types::I64, flags(), regs.arena, pc_off as i32);
-                let back = b.ins().icmp_imm_u(IntCC::Equal, pc, head as i64);
-                let more = b.ins().icmp(IntCC::UnsignedLessThan, done, max);
-                let again = b.ins().band(back, more);
-                b.ins().brif(again, top, &[done.into()], exit, &[]);
-            } else {
-                b.ins().jump(exit, &[]);
-            }
-            b.seal_block(top);
-            b.switch_to_block(exit);
-            b.seal_block(exit);
-            b.ins().store(flags(), done, p[5], 0);
-            let zero = b.ins().iconst(types::I64, 0);
-            b.ins().return_(&[zero]);
-            b.switch_to_block(fail);
-            b.seal_block(fail);
-            let code = b.block_params(fail)[0];
-            b.ins().return_(&[code]);
-            b.finalize(cfg);
-        }
-        cranelift_codegen::verifier::verify_function(&inner.ctx.func, inner.module.isa())
-            .map_err(|e| JitError::Internal(format!("CLIF verifier (block): {e}")))?;
         inner.counter += 1;
         let name = format!("block{}", inner.counter);
         let id = inner
@@ -375,6 +328,115 @@ impl Jit {
             _owner: Arc::clone(&self.inner),
         })
     }
+}
+
+/// Builds the block function in `inner.ctx.func` (verified), with instructions in place
+/// where [`block_inplace::plan`] allows when `inplace`.
+fn build(inner: &mut Inner, spec: &BlockSpec, inplace: bool) -> Result<(), JitError> {
+    let ptr = inner.module.target_config().pointer_type();
+    let cc = inner.module.target_config().default_call_conv;
+    inner.module.clear_context(&mut inner.ctx);
+    let mut sig = Signature::new(cc);
+    for _ in 0..6 {
+        sig.params.push(AbiParam::new(ptr));
+    }
+    sig.returns.push(AbiParam::new(types::I64));
+    inner.ctx.func.signature = sig;
+    let kernel_sig = translate::kernel_signature(ptr, cc);
+    let helper_sig = translate::helper_signature(ptr, cc);
+    let helper_id = inner
+        .module
+        .declare_function("amdp_helper", Linkage::Import, &helper_sig)
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    let helper_ref = inner
+        .module
+        .declare_func_in_func(helper_id, &mut inner.ctx.func);
+    let cfg = inner.module.target_config();
+    let mut b = FunctionBuilder::new(&mut inner.ctx.func, &mut inner.fctx);
+    let sig_ref = b.import_signature(kernel_sig);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let p = b.block_params(entry).to_vec();
+    let regs = Regs {
+        sgpr: p[0],
+        vgpr: p[1],
+        scc: p[2],
+        arena: p[3],
+        ptr,
+    };
+    let fail = b.create_block();
+    b.append_block_param(fail, types::I64);
+    // The iteration loop: `*iters` holds the completed iterations at each start.
+    let max = b.ins().load(types::I64, flags(), p[5], 0);
+    let top = b.create_block();
+    b.append_block_param(top, types::I64);
+    let zero = b.ins().iconst(types::I64, 0);
+    b.ins().jump(top, &[zero.into()]);
+    b.switch_to_block(top);
+    let done = b.block_params(top)[0];
+    b.ins().store(flags(), done, p[5], 0);
+    let emit = block_inplace::Emit {
+        regs: &regs,
+        lanes: spec.lanes,
+        ctx: p[4],
+        helper_ref,
+        ptr,
+        cfg,
+        fail,
+    };
+    let mut cache = block_inplace::Cache::default();
+    for (index, inst) in spec.insts.iter().enumerate() {
+        if let Some((off, counts)) = &spec.lane_ops {
+            let count = counts.get(index).copied().unwrap_or(1);
+            let exec = cache.exec(&mut b, &regs, spec.lanes);
+            mask::emit_count_lanes(&mut b, &regs, exec, *off, count);
+        }
+        match inplace
+            .then(|| block_inplace::plan(inst, spec.lanes))
+            .flatten()
+        {
+            Some(plan) => b = block_inplace::emit(b, &emit, index, inst, &plan, &mut cache)?,
+            None => {
+                cache.flush(&mut b, &regs);
+                emit_inst(&mut b, &regs, spec.lanes, index, inst, p[4], sig_ref, fail);
+                if inst.ir.is_some() {
+                    cache.forget(inst);
+                } else {
+                    // Not a kernel of this JIT (a memory access of the wave layer): it may
+                    // write any register (an SMEM load's SGPRs), so nothing cached holds.
+                    cache.clear();
+                }
+            }
+        }
+    }
+    cache.flush(&mut b, &regs);
+    let done = b.ins().iadd_imm_s(done, 1);
+    let exit = b.create_block();
+    if let Some((head, pc_off)) = spec.loop_to {
+        use cranelift_codegen::ir::condcodes::IntCC;
+        let pc = b.ins().load(types::I64, flags(), regs.arena, pc_off as i32);
+        let back = b.ins().icmp_imm_u(IntCC::Equal, pc, head as i64);
+        let more = b.ins().icmp(IntCC::UnsignedLessThan, done, max);
+        let again = b.ins().band(back, more);
+        b.ins().brif(again, top, &[done.into()], exit, &[]);
+    } else {
+        b.ins().jump(exit, &[]);
+    }
+    b.switch_to_block(exit);
+    b.ins().store(flags(), done, p[5], 0);
+    let zero = b.ins().iconst(types::I64, 0);
+    b.ins().return_(&[zero]);
+    b.switch_to_block(fail);
+    let code = b.block_params(fail)[0];
+    b.ins().return_(&[code]);
+    b.seal_all_blocks();
+    b.finalize(cfg);
+    translate::prune_dead_loads(&mut inner.ctx.func);
+    cranelift_codegen::verifier::verify_function(&inner.ctx.func, inner.module.isa())
+        .map_err(|e| JitError::Internal(format!("CLIF verifier (block): {e}")))?;
+    Ok(())
 }
 
 /// Checks every index of a block against the ABI's buffer sizes.
@@ -428,12 +490,12 @@ fn check(spec: &BlockSpec) -> Result<(), JitError> {
 }
 
 /// The function's buffer pointers.
-struct Regs {
-    sgpr: Value,
-    vgpr: Value,
-    scc: Value,
-    arena: Value,
-    ptr: Type,
+pub(super) struct Regs {
+    pub(super) sgpr: Value,
+    pub(super) vgpr: Value,
+    pub(super) scc: Value,
+    pub(super) arena: Value,
+    pub(super) ptr: Type,
 }
 
 fn flags() -> MemFlagsData {
@@ -461,14 +523,8 @@ fn vgpr_off(row: u32, lane: u32) -> i32 {
     ((row * 64 + lane) * 4) as i32
 }
 
-/// Flushes a denormal f32 (`i32` value) to a zero of its sign.
 fn flush(b: &mut FunctionBuilder<'_>, x: Value) -> Value {
-    let exp = b.ins().band_imm_u(x, 0x7f80_0000);
-    let sign = b.ins().band_imm_u(x, 0x8000_0000u32 as i64);
-    let is_den = b
-        .ins()
-        .icmp_imm_u(cranelift_codegen::ir::condcodes::IntCC::Equal, exp, 0);
-    b.ins().select(is_den, sign, x)
+    translate::flush_f32(b, x)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -3,12 +3,13 @@
 //!
 //! A [`Jit`] owns one Cranelift JIT module; [`Jit::compile`] turns a [`Prepared`] instruction
 //! into a [`Kernel`] whose lifetime is tied to the `Jit`. Kernels run all lanes of a wave in
-//! one call, honouring EXEC in generated code (see `translate.rs` for the ABI). The cheap
+//! one call, honouring EXEC in generated code (see `translate/mod.rs` for the ABI). The cheap
 //! operations are inline; built-ins, soft-float formats, non-default rounding and memory go
 //! through `runtime::amdp_helper`, which evaluates with the interpreter's own functions.
 
 mod abi;
 pub(crate) mod block;
+mod block_inplace;
 mod memory;
 pub mod runtime;
 mod translate;
@@ -62,6 +63,8 @@ pub struct Kernel {
     pub code_size: usize,
     /// Whether the kernel loops over lanes (vector entries that are not wave-level).
     lane_loop: bool,
+    /// The optimised IR it was translated from (blocks translate it in place).
+    optimized: Arc<crate::ir::Function>,
     /// The Cranelift IR, for `amdpcode jit --dump`.
     pub clif: String,
     /// The generated machine code as text (Cranelift's disassembly of its lowered code), when
@@ -224,6 +227,7 @@ impl Jit {
             prepared: p.clone(),
             code_size,
             lane_loop,
+            optimized: Arc::new(optimized),
             clif,
             asm,
             _owner: Arc::clone(&self.inner),
@@ -319,6 +323,16 @@ impl Kernel {
     /// where code is placed).
     pub fn code_address(&self) -> usize {
         self.code.ptr() as usize
+    }
+
+    /// What a block needs to translate this kernel's instruction in place: its optimised
+    /// IR, slot layout and whether it loops over lanes.
+    pub fn block_ir(&self) -> block::KernelIr {
+        block::KernelIr {
+            function: Arc::clone(&self.optimized),
+            layout: self.layout.clone(),
+            lane_loop: self.lane_loop,
+        }
     }
 
     /// Whether the kernel calls helpers (built-ins, soft-float, memory); one that does not

@@ -256,6 +256,8 @@ impl Executor {
                             slots: off as u32,
                             inputs: Vec::new(),
                             outputs: Vec::new(),
+                            consts: Vec::new(),
+                            ir: None,
                         };
                         (inst, None)
                     }

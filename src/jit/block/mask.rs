@@ -76,16 +76,10 @@ pub(super) fn emit_mask_out(
 pub(super) fn emit_count_lanes(
     b: &mut FunctionBuilder<'_>,
     r: &Regs,
-    lanes: u32,
+    exec: Value,
     off: u32,
     count: u32,
 ) {
-    let mut exec = load_src(b, r, Src::Sgpr(super::EXEC_LO));
-    if lanes == 64 {
-        let hi = load_src(b, r, Src::Sgpr(super::EXEC_HI));
-        let hi = b.ins().ishl_imm_u(hi, 32);
-        exec = b.ins().bor(exec, hi);
-    }
     let n = b.ins().popcnt(exec);
     let n = if count != 1 {
         b.ins().imul_imm_u(n, count as i64)

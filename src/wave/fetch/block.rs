@@ -6,12 +6,12 @@
 //! resolved by name, source modifiers other than the f32 denormal flush, 16-bit or clamped
 //! results, DPP/SDWA, kernels that call helpers) are not lowered: a block ends before them.
 
-use super::dest::Dest;
-use super::{is_mask_format, slots, Bind, Inst, Out, Plan};
+use super::{slots, Bind, Inst, Out, Plan};
 use crate::interp::RegValue;
 use crate::jit::block::{BlockInst, Input, Output, Src};
 use crate::spec::Arch;
 use crate::value::mask64;
+use crate::wave::decode::{is_mask_format, Dest, Facts};
 use crate::wave::state::{code, m0_code, null_code, N_VGPRS};
 use crate::wave::{Decoded, Entry};
 
@@ -78,6 +78,7 @@ fn try_lower(
         }
     };
     let mut inputs = Vec::new();
+    let mut consts = Vec::new();
     for (i, (r, bind)) in f.regs.iter().zip(&plan.binds).enumerate() {
         let off = base + layout.offsets[i] as usize;
         let per_lane = layout.per_lane[i];
@@ -119,6 +120,8 @@ fn try_lower(
                         off: off32,
                         n,
                     });
+                } else {
+                    consts.push((off32, b.low_u64() & mask64(w)));
                 }
             }
             Bind::Const(v) => {
@@ -218,6 +221,8 @@ fn try_lower(
             slots: base as u32,
             inputs,
             outputs,
+            consts,
+            ir: Some(kernel.block_ir()),
         },
         pc_off,
     })

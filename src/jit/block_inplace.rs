@@ -1,0 +1,495 @@
+//! In-place block instructions: an instruction's optimised IR translated straight into the
+//! block function (`translate::Translator::new_inplace`) instead of a call of its kernel with
+//! a slot buffer, and the wave-uniform state (SGPRs, SCC) the block holds in registers across
+//! its instructions.
+//!
+//! An instruction is translated in place when its IR cannot fault (no arrays, memory,
+//! effects or `while` loops, only loops between constant bounds), it is a scalar instruction
+//! or loops over lanes (not wave-level), and its inputs and outputs fit the register roles:
+//! per-lane registers from VGPR rows, SGPRs, SCC, EXEC or constants and out to VGPR rows;
+//! wave-uniform registers from SGPRs, SCC, EXEC or constants and out to SGPRs, SCC or their
+//! slot (PC, which the block's loop test and the wave layer read there). Anything else keeps
+//! the kernel call (`block::emit_inst`).
+
+use std::collections::BTreeMap;
+
+use cranelift_codegen::ir::{types, Block, FuncRef, InstBuilder, MemFlagsData, Type, Value};
+use cranelift_frontend::{FunctionBuilder, Variable};
+
+use super::block::{BlockInst, Input, KernelIr, Output, Regs, Src};
+use super::translate::{InPlace, LaneOut, RegLoc, Translator};
+use super::JitError;
+use crate::interp::STEP_BUDGET;
+use crate::ir::{Expr, ExprKind, Place, Stmt};
+
+const EXEC_LO: u32 = 126;
+const EXEC_HI: u32 = 127;
+
+/// Where an in-place register's value comes from, before the instruction.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// Its slot.
+    Slot,
+    /// `lo | hi << 32`, masked.
+    Scalar { lo: Src, hi: Src, mask: u64 },
+    /// A constant.
+    Const(u64),
+    /// A VGPR row per lane.
+    Vgpr {
+        row: u32,
+        pair: bool,
+        shift: u32,
+        mask: u64,
+        ftz: bool,
+    },
+}
+
+/// Where a wave-uniform register's final value goes.
+#[derive(Clone, Copy, Debug)]
+enum UniformOut {
+    /// Bits `shift + 31 : shift` into the SGPR at `code`.
+    Sgpr { code: u32, shift: u32 },
+    /// Bit 0 into SCC.
+    Scc,
+}
+
+/// How one instruction is translated in place.
+pub(super) struct Plan<'a> {
+    ir: &'a KernelIr,
+    sources: Vec<Source>,
+    lane_outs: Vec<Vec<LaneOut>>,
+    uniform_outs: Vec<Vec<UniformOut>>,
+}
+
+/// The in-place plan of `inst`, or `None` when it keeps its kernel call.
+pub(super) fn plan(inst: &BlockInst, lanes: u32) -> Option<Plan<'_>> {
+    let ir = inst.ir.as_ref()?;
+    let f = &*ir.function;
+    let layout = &ir.layout;
+    let n = f.regs.len();
+    if layout.per_lane.len() != n || layout.offsets.len() != n {
+        return None;
+    }
+    if !ir.lane_loop && layout.per_lane.iter().any(|&p| p) {
+        return None;
+    }
+    if !f.body.iter().all(stmt_ok) || f.reg("ROUND_MODE").is_some() {
+        return None;
+    }
+    let reg_at =
+        |off: u32| (0..n).find(|&i| (inst.slots as i64 + layout.offsets[i] as i64) == off as i64);
+    let mut sources = vec![Source::Slot; n];
+    for &(off, value) in &inst.consts {
+        sources[reg_at(off)?] = Source::Const(value);
+    }
+    for input in &inst.inputs {
+        match *input {
+            Input::Vgpr {
+                row,
+                pair,
+                shift,
+                mask,
+                ftz,
+                off,
+                n: count,
+            } => {
+                let i = reg_at(off)?;
+                if !layout.per_lane[i] || count != lanes {
+                    return None;
+                }
+                sources[i] = Source::Vgpr {
+                    row,
+                    pair,
+                    shift,
+                    mask,
+                    ftz,
+                };
+            }
+            Input::Scalar {
+                lo,
+                hi,
+                mask,
+                off,
+                n: count,
+            } => {
+                let i = reg_at(off)?;
+                if count != if layout.per_lane[i] { lanes } else { 1 } {
+                    return None;
+                }
+                sources[i] = Source::Scalar { lo, hi, mask };
+            }
+            Input::Const {
+                value,
+                off,
+                n: count,
+            } => {
+                let i = reg_at(off)?;
+                if count != if layout.per_lane[i] { lanes } else { 1 } {
+                    return None;
+                }
+                sources[i] = Source::Const(value);
+            }
+            Input::IsZero { .. } => return None,
+        }
+    }
+    let mut lane_outs = vec![Vec::new(); n];
+    let mut uniform_outs = vec![Vec::new(); n];
+    for output in &inst.outputs {
+        match *output {
+            Output::Vgpr {
+                row,
+                shift,
+                ftz,
+                off,
+            } => {
+                let i = reg_at(off)?;
+                if !layout.per_lane[i] {
+                    return None;
+                }
+                lane_outs[i].push(LaneOut { row, shift, ftz });
+            }
+            Output::Sgpr { code, shift, off } => {
+                let i = reg_at(off)?;
+                if layout.per_lane[i] || !f.regs[i].written {
+                    return None;
+                }
+                uniform_outs[i].push(UniformOut::Sgpr { code, shift });
+            }
+            Output::Scc { off } => {
+                let i = reg_at(off)?;
+                if layout.per_lane[i] || !f.regs[i].written {
+                    return None;
+                }
+                uniform_outs[i].push(UniformOut::Scc);
+            }
+            // Lane masks merged under EXEC keep the kernel call.
+            Output::Mask { .. } => return None,
+        }
+    }
+    Some(Plan {
+        ir,
+        sources,
+        lane_outs,
+        uniform_outs,
+    })
+}
+
+/// Whether a statement cannot fault once translated (see the module documentation).
+fn stmt_ok(s: &Stmt) -> bool {
+    match s {
+        Stmt::Assign { place, value, .. } => place_ok(place) && expr_ok(value),
+        Stmt::AssignConcat { places, value, .. } => {
+            places.iter().all(|(p, _)| place_ok(p)) && expr_ok(value)
+        }
+        Stmt::If {
+            cond,
+            then,
+            otherwise,
+            ..
+        } => expr_ok(cond) && then.iter().all(stmt_ok) && otherwise.iter().all(stmt_ok),
+        Stmt::For {
+            start, end, body, ..
+        } => {
+            matches!((start.as_const_u64(), end.as_const_u64()),
+                (Some(a), Some(b)) if b.wrapping_sub(a) < STEP_BUDGET)
+                && body.iter().all(stmt_ok)
+        }
+        Stmt::Break { .. } | Stmt::Continue { .. } | Stmt::Return { .. } => true,
+        Stmt::While { .. } | Stmt::Effect { .. } => false,
+    }
+}
+
+fn place_ok(p: &Place) -> bool {
+    match p {
+        Place::Reg(_) | Place::Local(_) => true,
+        Place::Slice { base, lo, .. } => place_ok(base) && expr_ok(lo),
+        Place::Elem { .. } | Place::Store { .. } => false,
+    }
+}
+
+fn expr_ok(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Const(_) | ExprKind::Reg(_) | ExprKind::Local(_) => true,
+        ExprKind::Unary { arg, .. } | ExprKind::Convert { arg, .. } => expr_ok(arg),
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Cmp { lhs, rhs, .. } => {
+            expr_ok(lhs) && expr_ok(rhs)
+        }
+        ExprKind::Select {
+            cond,
+            then,
+            otherwise,
+        } => expr_ok(cond) && expr_ok(then) && expr_ok(otherwise),
+        ExprKind::Slice { arg, lo, .. } => expr_ok(arg) && expr_ok(lo),
+        ExprKind::Concat(parts) => parts.iter().all(expr_ok),
+        ExprKind::Call { args, .. } => args.iter().all(expr_ok),
+        ExprKind::Elem { .. } | ExprKind::Load { .. } => false,
+    }
+}
+
+fn flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// The SGPRs and SCC the block holds in variables: read from the register file on first use,
+/// written back (when changed) before a kernel call, at a fault exit and at the block's end
+/// (before its loop test, so the back-edge starts from the register file again).
+#[derive(Default)]
+pub(super) struct Cache {
+    /// By operand code: the `i32` variable and whether it differs from the file.
+    sgpr: BTreeMap<u32, (Variable, bool)>,
+    /// The `i8` variable and whether it differs from the file.
+    scc: Option<(Variable, bool)>,
+}
+
+impl Cache {
+    fn sgpr(&mut self, b: &mut FunctionBuilder<'_>, r: &Regs, code: u32) -> Value {
+        if let Some((var, _)) = self.sgpr.get(&code) {
+            return b.use_var(*var);
+        }
+        let x = b.ins().load(types::I32, flags(), r.sgpr, (code * 4) as i32);
+        let var = b.declare_var(types::I32);
+        b.def_var(var, x);
+        self.sgpr.insert(code, (var, false));
+        x
+    }
+
+    fn set_sgpr(&mut self, b: &mut FunctionBuilder<'_>, code: u32, x: Value) {
+        let var = match self.sgpr.get(&code) {
+            Some((var, _)) => *var,
+            None => b.declare_var(types::I32),
+        };
+        b.def_var(var, x);
+        self.sgpr.insert(code, (var, true));
+    }
+
+    fn scc(&mut self, b: &mut FunctionBuilder<'_>, r: &Regs) -> Value {
+        if let Some((var, _)) = self.scc {
+            return b.use_var(var);
+        }
+        let x = b.ins().load(types::I8, flags(), r.scc, 0);
+        let var = b.declare_var(types::I8);
+        b.def_var(var, x);
+        self.scc = Some((var, false));
+        x
+    }
+
+    fn set_scc(&mut self, b: &mut FunctionBuilder<'_>, x: Value) {
+        let var = match self.scc {
+            Some((var, _)) => var,
+            None => b.declare_var(types::I8),
+        };
+        b.def_var(var, x);
+        self.scc = Some((var, true));
+    }
+
+    /// A 32-bit source, zero-extended to `i64`.
+    fn src(&mut self, b: &mut FunctionBuilder<'_>, r: &Regs, s: Src) -> Value {
+        match s {
+            Src::Zero => b.ins().iconst(types::I64, 0),
+            Src::Sgpr(code) => {
+                let x = self.sgpr(b, r, code);
+                b.ins().uextend(types::I64, x)
+            }
+            Src::Scc => {
+                let x = self.scc(b, r);
+                b.ins().uextend(types::I64, x)
+            }
+        }
+    }
+
+    /// EXEC (`i64`), masked to the wave's lanes.
+    pub(super) fn exec(&mut self, b: &mut FunctionBuilder<'_>, r: &Regs, lanes: u32) -> Value {
+        let lo = self.src(b, r, Src::Sgpr(EXEC_LO));
+        if lanes != 64 {
+            return lo;
+        }
+        let hi = self.src(b, r, Src::Sgpr(EXEC_HI));
+        let hi = b.ins().ishl_imm_u(hi, 32);
+        b.ins().bor(lo, hi)
+    }
+
+    /// Writes the changed values back to the register file.
+    pub(super) fn store(&self, b: &mut FunctionBuilder<'_>, r: &Regs) {
+        for (&code, &(var, dirty)) in &self.sgpr {
+            if dirty {
+                let x = b.use_var(var);
+                b.ins().store(flags(), x, r.sgpr, (code * 4) as i32);
+            }
+        }
+        if let Some((var, true)) = self.scc {
+            let x = b.use_var(var);
+            b.ins().store(flags(), x, r.scc, 0);
+        }
+    }
+
+    /// Writes the changed values back and marks them unchanged.
+    pub(super) fn flush(&mut self, b: &mut FunctionBuilder<'_>, r: &Regs) {
+        self.store(b, r);
+        for e in self.sgpr.values_mut() {
+            e.1 = false;
+        }
+        if let Some(e) = &mut self.scc {
+            e.1 = false;
+        }
+    }
+
+    /// Forgets every cached value (after a call that may write any register; the caller
+    /// flushed before it).
+    pub(super) fn clear(&mut self) {
+        self.sgpr.clear();
+        self.scc = None;
+    }
+
+    /// Forgets the values a kernel call wrote to the register file.
+    pub(super) fn forget(&mut self, inst: &BlockInst) {
+        for o in &inst.outputs {
+            match *o {
+                Output::Sgpr { code, .. } => {
+                    self.sgpr.remove(&code);
+                }
+                Output::Mask { lo, hi, .. } => {
+                    for code in lo.into_iter().chain(hi) {
+                        self.sgpr.remove(&code);
+                    }
+                }
+                Output::Scc { .. } => self.scc = None,
+                Output::Vgpr { .. } => {}
+            }
+        }
+    }
+}
+
+/// The block function's context for one instruction.
+pub(super) struct Emit<'r> {
+    pub(super) regs: &'r Regs,
+    pub(super) lanes: u32,
+    pub(super) ctx: Value,
+    pub(super) helper_ref: FuncRef,
+    pub(super) ptr: Type,
+    pub(super) cfg: cranelift_codegen::isa::TargetFrontendConfig,
+    pub(super) fail: Block,
+}
+
+/// Emits instruction `index` in place; the builder comes back after it.
+///
+/// # Errors
+/// When the translator cannot translate the IR (the caller compiles the block without
+/// in-place instructions).
+pub(super) fn emit<'b>(
+    mut b: FunctionBuilder<'b>,
+    e: &Emit<'_>,
+    index: usize,
+    inst: &BlockInst,
+    plan: &Plan<'_>,
+    cache: &mut Cache,
+) -> Result<FunctionBuilder<'b>, JitError> {
+    let r = e.regs;
+    // A fault leaves the state as before the instruction: the cache's changes are stored.
+    let landing = b.create_block();
+    b.append_block_param(landing, types::I32);
+    let start = b.create_block();
+    b.ins().jump(start, &[]);
+    b.switch_to_block(landing);
+    b.seal_block(landing);
+    cache.store(&mut b, r);
+    let st = b.block_params(landing)[0];
+    let st64 = b.ins().uextend(types::I64, st);
+    let code = b.ins().bor_imm_u(st64, (index as i64) << 32);
+    b.ins().jump(e.fail, &[code.into()]);
+    b.switch_to_block(start);
+    b.seal_block(start);
+
+    let exec = cache.exec(&mut b, r, e.lanes);
+    let mut locs = Vec::with_capacity(plan.sources.len());
+    for s in &plan.sources {
+        locs.push(match *s {
+            Source::Slot => RegLoc::Slot,
+            Source::Scalar { lo, hi, mask } => {
+                let mut x = cache.src(&mut b, r, lo);
+                if hi != Src::Zero {
+                    let h = cache.src(&mut b, r, hi);
+                    let h = b.ins().ishl_imm_u(h, 32);
+                    x = b.ins().bor(x, h);
+                }
+                if mask != u64::MAX {
+                    x = b.ins().band_imm_u(x, mask as i64);
+                }
+                RegLoc::Value(x)
+            }
+            Source::Const(v) => RegLoc::Value(b.ins().iconst(types::I64, v as i64)),
+            Source::Vgpr {
+                row,
+                pair,
+                shift,
+                mask,
+                ftz,
+            } => RegLoc::Vgpr {
+                row,
+                pair,
+                shift,
+                mask,
+                ftz,
+            },
+        });
+    }
+    let slots = b.ins().iadd_imm_s(r.arena, inst.slots as i64);
+    let ir = plan.ir;
+    let mut helpers = Vec::new();
+    let t = Translator::new_inplace(
+        b,
+        &ir.function,
+        &ir.layout,
+        &mut helpers,
+        e.helper_ref,
+        e.ptr,
+        e.cfg,
+        ir.lane_loop,
+        slots,
+        e.ctx,
+        InPlace {
+            vgpr: r.vgpr,
+            exec,
+            lanes: e.lanes,
+            locs,
+            lane_outs: plan.lane_outs.clone(),
+        },
+    );
+    let (mut b, finals) = t.translate_inplace(landing)?;
+    for (i, v) in finals.iter().enumerate() {
+        let Some(v) = *v else { continue };
+        let outs = &plan.uniform_outs[i];
+        if outs.is_empty() {
+            // A written register without a register-file output (PC): into its slot.
+            let off = inst.slots as i32 + ir.layout.offsets[i];
+            b.ins().store(flags(), v, r.arena, off);
+            continue;
+        }
+        let ty = b.func.dfg.value_type(v);
+        let v64 = if ty == types::I64 {
+            v
+        } else if ty.bits() > 64 {
+            b.ins().ireduce(types::I64, v)
+        } else {
+            b.ins().uextend(types::I64, v)
+        };
+        for o in outs {
+            match *o {
+                UniformOut::Sgpr { code, shift } => {
+                    let x = if shift != 0 {
+                        b.ins().ushr_imm_u(v64, shift as i64)
+                    } else {
+                        v64
+                    };
+                    let x = b.ins().ireduce(types::I32, x);
+                    cache.set_sgpr(&mut b, code, x);
+                }
+                UniformOut::Scc => {
+                    let x = b.ins().band_imm_u(v64, 1);
+                    let x = b.ins().ireduce(types::I8, x);
+                    cache.set_scc(&mut b, x);
+                }
+            }
+        }
+    }
+    Ok(b)
+}
