@@ -208,3 +208,45 @@ s_endpgm
         assert_eq!(e, &errors[0].1, "{name}");
     }
 }
+
+/// A scalar load inside a block into an SGPR the block's in-place instructions hold in a
+/// register (s7), from an address the block keeps updating (s2): the load must see the
+/// written-back address and the instructions after it the loaded value. 100 + 1 + 1 + 2 +
+/// 2 + 3 + 3 + 4 = 116 in every lane.
+#[test]
+fn issue_11_scalar_load_into_a_cached_sgpr() {
+    let text = "v_lshlrev_b32 v9, 2, v0
+s_mov_b64 s[2:3], s[0:1]
+s_mov_b32 s6, 4
+s_mov_b32 s7, 100
+v_mov_b32 v5, 0
+loop:
+v_add_nc_u32 v5, s7, v5
+s_load_b32 s7, s[2:3], 0x4
+s_waitcnt 0
+v_add_nc_u32 v5, s7, v5
+s_add_u32 s2, s2, 4
+s_addc_u32 s3, s3, 0
+s_sub_u32 s6, s6, 1
+s_cmp_lg_u32 s6, 0
+s_cbranch_scc1 loop
+global_store_b32 v9, v5, s[0:1] offset:256
+s_endpgm
+";
+    for wave in [32, 64] {
+        let l = launch(assemble(text), wave);
+        for (name, mut d) in configs() {
+            for round in 0..3 {
+                let o = d.run(&l).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let w = words(&o);
+                for lane in 0..wave as usize {
+                    assert_eq!(
+                        w[64 + lane],
+                        116,
+                        "{name} wave{wave} round {round} lane {lane}"
+                    );
+                }
+            }
+        }
+    }
+}
