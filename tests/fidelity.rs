@@ -1039,3 +1039,64 @@ fn issue_11_cdna_gpr_index_mode() {
     assert_eq!(w.m0(), 0x8001);
     assert_eq!(w.mode & (1 << 27), 0, "GPR_IDX_EN cleared");
 }
+
+/// `V_MAD_U64_U32`/`V_MAD_CO_U64_U32`/`V_MAD_I64_I32` write their carry (`{ D1.u1, D0.u64 }
+/// = 65-bit result`) to `sdst` as a lane mask; it was dropped (`write_back` had no `D1`).
+/// Lane l computes 0xffffffff * l + 0xffffffff_ffffffff: no carry for lane 0 only (and lanes
+/// inactive at issue read zero).
+#[test]
+fn mad_64_carry_out_to_sdst() {
+    for (arch, wave, mad, sdst, mbcnt) in [
+        (
+            Arch::Rdna3,
+            32,
+            "v_mad_u64_u32",
+            "s5",
+            "v_mbcnt_lo_u32_b32 v3, -1, 0",
+        ),
+        // RDNA syntax names a VOP3 mask operand as in wave32; wave64 writes the pair.
+        (
+            Arch::Rdna3,
+            64,
+            "v_mad_u64_u32",
+            "s6",
+            "v_mbcnt_lo_u32_b32 v3, -1, 0",
+        ),
+        (
+            Arch::Rdna4,
+            32,
+            "v_mad_co_u64_u32",
+            "s5",
+            "v_mbcnt_lo_u32_b32 v3, -1, 0",
+        ),
+        (
+            Arch::Cdna,
+            64,
+            "v_mad_u64_u32",
+            "s[6:7]",
+            "v_mbcnt_lo_u32_b32 v3, -1, 0",
+        ),
+    ] {
+        let program = format!(
+            "v_mov_b32 v2, -1\n{mbcnt}\nv_mov_b32 v4, -1\nv_mov_b32 v5, -1\n\
+             s_mov_b32 exec_lo, 0xfffffff7\n{mad} v[0:1], {sdst}, v2, v3, v[4:5]"
+        );
+        let w = run_both(arch, wave, &program, &|w| {
+            w.write_sgpr(5, 0x1234);
+            w.write_sgpr(6, 0x1234);
+            w.write_sgpr(7, 0x1234);
+        });
+        let code = if wave == 32 { 5 } else { 6 };
+        let got = w.read_sgpr(code) as u64 | (w.read_sgpr(code + 1) as u64) << 32;
+        // Lanes 1.. carry; lane 3 is inactive; wave64 lanes 32..63 see mbcnt_lo = 31.
+        let want = if wave == 32 {
+            0x1234u64 << 32 | 0xffff_fff6
+        } else {
+            0xffff_ffff_ffff_fff6
+        };
+        assert_eq!(got, want, "{arch} wave{wave} {mad}: sdst");
+        // Lane 1: 0xffffffff + 0xffffffff_ffffffff = 1_00000000_fffffffe.
+        assert_eq!(w.vgpr(1, 0), 0xffff_fffe, "{arch}: v0 of lane 1");
+        assert_eq!(w.vgpr(1, 1), 0, "{arch}: v1 of lane 1");
+    }
+}

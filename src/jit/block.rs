@@ -153,6 +153,9 @@ pub enum Output {
         mask: u64,
         /// Also mask by EXEC at issue.
         by_exec: bool,
+        /// The mask is bit 0 of each lane's slot (a per-lane 1-bit register such as the
+        /// carry-out `D1` of `v_mad_u64_u32`), not one 64-bit slot.
+        per_lane: bool,
         /// Arena byte offset.
         off: u32,
     },
@@ -478,7 +481,13 @@ fn check(spec: &BlockSpec) -> Result<(), JitError> {
             let ok = match *o {
                 Output::Vgpr { row, off, .. } => row < 256 && slot_ok(off, spec.lanes),
                 Output::Sgpr { code, off, .. } => (code as usize) < SGPR_WORDS && slot_ok(off, 1),
-                Output::Mask { lo, hi, off, .. } => mask::codes_ok(lo, hi) && slot_ok(off, 1),
+                Output::Mask {
+                    lo,
+                    hi,
+                    off,
+                    per_lane,
+                    ..
+                } => mask::codes_ok(lo, hi) && slot_ok(off, if per_lane { spec.lanes } else { 1 }),
                 Output::Scc { off } => slot_ok(off, 1),
             };
             if !ok {
@@ -648,8 +657,12 @@ fn emit_inst(
                 hi,
                 mask,
                 by_exec,
+                per_lane,
                 off,
-            } => mask::emit_mask_out(b, r, by_exec.then_some(exec), (lo, hi), mask, off),
+            } => {
+                let lanes = per_lane.then_some(lanes);
+                mask::emit_mask_out(b, r, by_exec.then_some(exec), (lo, hi), mask, off, lanes)
+            }
             Output::Scc { off } => {
                 let x = b.ins().load(types::I8, flags(), r.arena, off as i32);
                 let x = b.ins().band_imm_u(x, 1);

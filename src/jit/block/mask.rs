@@ -41,8 +41,9 @@ pub(super) fn emit_is_zero(
     });
 }
 
-/// Writes the slot's 64-bit value at `off`, masked by `mask` (and by `exec` when given),
-/// bits 31:0 into scalar code `lo` and bits 63:32 into `hi` (each when present).
+/// Writes the slot's 64-bit value at `off` (or, with `per_lane` = Some(lanes), the mask of
+/// bit 0 of each lane's slot from `off`), masked by `mask` (and by `exec` when given), bits
+/// 31:0 into scalar code `lo` and bits 63:32 into `hi` (each when present).
 pub(super) fn emit_mask_out(
     b: &mut FunctionBuilder<'_>,
     r: &Regs,
@@ -50,8 +51,23 @@ pub(super) fn emit_mask_out(
     (lo, hi): (Option<u32>, Option<u32>),
     mask: u64,
     off: u32,
+    per_lane: Option<u32>,
 ) {
-    let x = b.ins().load(types::I64, flags(), r.arena, off as i32);
+    let x = match per_lane {
+        None => b.ins().load(types::I64, flags(), r.arena, off as i32),
+        Some(lanes) => {
+            let mut acc = b.ins().iconst(types::I64, 0);
+            for k in 0..lanes {
+                let bit =
+                    b.ins()
+                        .uload8(types::I64, flags(), r.arena, off as i32 + k as i32 * SLOT);
+                let bit = b.ins().band_imm_u(bit, 1);
+                let bit = b.ins().ishl_imm_u(bit, k as i64);
+                acc = b.ins().bor(acc, bit);
+            }
+            acc
+        }
+    };
     let mut x = if mask != u64::MAX {
         b.ins().band_imm_u(x, mask as i64)
     } else {

@@ -294,6 +294,22 @@ impl SymExec {
                     Dest::Mask(c) => self.write_mask(w, c, &first(&value), exec, per_lane_run),
                     Dest::None => {}
                 },
+                // The carry-out of V_MAD_U64_U32/V_MAD_I64_I32: bit 0 of each lane's D1
+                // into the `sdst` lane mask (as `wave::fetch` writes it).
+                "D1" if cx.family == "VOP3SD" => {
+                    let bits: Vec<Term> = (0..w.wave_size)
+                        .rev()
+                        .map(|lane| {
+                            let v = match &value {
+                                SymReg::Uniform(v) => v.clone(),
+                                SymReg::Lanes(l) => l[lane as usize].clone(),
+                            };
+                            extract(&v.term(), 0, 1)
+                        })
+                        .collect();
+                    let mask = Val::of(term::concat(&bits));
+                    self.write_mask(w, cx.field("sdst"), &mask, exec, per_lane_run);
+                }
                 "SCC" => w.scc = Val::of(extract(&first(&value).term(), 0, 1)),
                 "VCC" => {
                     let v = first(&value);

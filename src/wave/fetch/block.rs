@@ -326,6 +326,7 @@ fn general_out(
         hi: if lanes == 64 { code_of(c + 1) } else { None },
         mask: mask64(width) & full_mask(lanes),
         by_exec: per_lane_run,
+        per_lane: false,
         off,
     };
     let both = |c: u32| Output::Mask {
@@ -333,6 +334,7 @@ fn general_out(
         hi: code_of(c + 1),
         mask: mask64(width),
         by_exec: false,
+        per_lane: false,
         off,
     };
     let word = |c: u32| Output::Mask {
@@ -340,13 +342,29 @@ fn general_out(
         hi: None,
         mask: mask64(width),
         by_exec: false,
+        per_lane: false,
         off,
     };
+    let d1_per_lane = p
+        .function
+        .reg("D1")
+        .is_some_and(|r| p.per_lane[r.0 as usize]);
     Some(match (name, dst) {
         ("D0", Dest::Mask(c)) => vec![lane_mask(c)],
         ("D0", Dest::None) => vec![],
-        // `write_back` has no arm for `D1` (the carry-out of `v_mad_u64_u32`): no effect.
-        ("D1", _) => vec![],
+        // `D1` (the carry-out of `v_mad_u64_u32`): bit 0 of each lane into the `sdst` mask,
+        // as `write_back` writes it.
+        ("D1", _) if ii.family == "VOP3SD" && d1_per_lane => {
+            let c = ii.field("sdst");
+            vec![Output::Mask {
+                lo: code_of(c),
+                hi: if lanes == 64 { code_of(c + 1) } else { None },
+                mask: full_mask(lanes),
+                by_exec: per_lane_run,
+                per_lane: true,
+                off,
+            }]
+        }
         ("VCC", _) if ii.family == "VOP3SD" => vec![lane_mask(ii.field("sdst"))],
         ("VCC", _) if p.vector => vec![lane_mask(code::VCC_LO)],
         ("VCC", _) => vec![both(code::VCC_LO)],

@@ -233,6 +233,15 @@ pub(super) fn write_back<'o>(
                 }
             }
             "SCC" => w.scc = value.first().low_u64() & 1 == 1,
+            // The carry-out of V_MAD_U64_U32/V_MAD_I64_I32 (`{ D1.u1, D0.u64 } = ...`): bit 0
+            // of each lane's D1 into the `sdst` lane mask.
+            "D1" if ii.family == "VOP3SD" => {
+                let mut v = 0u64;
+                for lane in 0..w.wave_size {
+                    v |= (value.lane(lane).low_u64() & 1) << lane;
+                }
+                write_mask(w, ii.field("sdst"), v, exec_at_issue, per_lane_run);
+            }
             "VCC" => {
                 let v = value.first().low_u64();
                 if ii.family == "VOP3SD" {
