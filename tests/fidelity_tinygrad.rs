@@ -123,3 +123,31 @@ fn cdna_pk_mov_b32_selects_32_bit_halves() {
     assert_eq!((w.vgpr(0, 30), w.vgpr(0, 31)), (0x2222_2222, 0x4444_4444));
     assert_eq!((w.vgpr(63, 32), w.vgpr(63, 33)), (0x2222_2222, 0x3333_3333));
 }
+
+/// RDNA's VOPD runs its Y half on a copy of the wave; that copy took the whole state,
+/// global memory included, so every `v_dual_*` of a tinygrad RDNA 4 kernel copied the
+/// dispatch's memory (`test_scaled_dot_product_attention_gqa` crawled for minutes). The copy
+/// now leaves the memories out and gives them back: both halves still read the registers
+/// from before the instruction, and the memories are intact afterwards. Encoding from
+/// `llvm-mc-22 -mcpu=gfx1201 -show-encoding`.
+#[test]
+fn rdna4_vopd_reads_before_writes_and_keeps_memory() {
+    // v_dual_add_f32 v2, v1, v3 :: v_dual_mov_b32 v3, v2
+    let program = "01 07 10 c9 02 01 02 02";
+    let w = run_hex_both(Arch::Rdna4, 32, program, &|w| {
+        for lane in 0..32 {
+            w.set_vgpr(lane, 1, 0x3f80_0000); // 1.0
+            w.set_vgpr(lane, 2, 0x40a0_0000 + lane); // 5.0 (+ lane ulps)
+            w.set_vgpr(lane, 3, 0x4000_0000); // 2.0
+        }
+        w.memory.write_u32(0x1000, 0xdead_beef);
+        w.lds.write_u32(0x40, 0x0123_4567);
+        w.scratch.write_u32(0x8, 0x89ab_cdef);
+    });
+    assert_eq!(w.vgpr(0, 2), 0x4040_0000, "X: 1.0 + the old v3 (2.0)");
+    assert_eq!(w.vgpr(0, 3), 0x40a0_0000, "Y: the old v2");
+    assert_eq!(w.vgpr(31, 3), 0x40a0_001f, "Y: the old v2, lane 31");
+    assert_eq!(w.memory.read_u32(0x1000), 0xdead_beef, "global memory kept");
+    assert_eq!(w.lds.read_u32(0x40), 0x0123_4567, "LDS kept");
+    assert_eq!(w.scratch.read_u32(0x8), 0x89ab_cdef, "scratch kept");
+}

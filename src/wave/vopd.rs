@@ -85,7 +85,18 @@ pub(super) fn execute(
     };
     let x = split(ex.isa(), d, false).ok_or_else(unsupported)?;
     let y = split(ex.isa(), d, true).ok_or_else(unsupported)?;
+    // The halves are VALU operations on registers: Y's copy leaves out the memories (a
+    // dispatch's global memory is megabytes; copying it for every VOPD made tinygrad's RDNA
+    // kernels crawl), and `w` gets them back before X runs.
+    let memory = std::mem::take(&mut w.memory);
+    let lds = std::mem::take(&mut w.lds);
+    let scratch = std::mem::take(&mut w.scratch);
+    let written = std::mem::take(&mut w.written);
     let mut wy = w.clone();
+    w.memory = memory;
+    w.lds = lds;
+    w.scratch = scratch;
+    w.written = written;
     let ey = ex.entry(&y)?;
     fetch::execute(ex, &ey, &y, &mut wy)?;
     let ex_x = ex.entry(&x)?;
