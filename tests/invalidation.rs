@@ -7,32 +7,12 @@
 mod common;
 
 use amdpcode::dispatch::{Code, Dispatcher, Launch, Outcome, Unmapped};
-use amdpcode::isa::Isa;
 use amdpcode::spec::Arch;
 use amdpcode::wave::Engine;
+use common::asm::{assemble, offset_of, word};
 
 const OUT: u64 = 0x1_0000_0000;
 const CODE: u64 = 0x7000_0000;
-
-fn assemble(text: &str) -> Vec<u8> {
-    let isa = Isa::new(common::spec().db(Arch::Rdna3));
-    let lines = isa
-        .assemble_lines(text)
-        .unwrap_or_else(|e| panic!("line {}: {}: {text}", e.line, e.message));
-    lines.into_iter().flat_map(|a| a.bytes).collect()
-}
-
-/// The byte offset of the line starting with `marker` in `text`.
-fn offset_of(text: &str, marker: &str) -> u64 {
-    let at = text.find(marker).unwrap_or_else(|| panic!("no {marker}"));
-    assemble(&text[..at]).len() as u64
-}
-
-fn word(text: &str) -> u32 {
-    let b = assemble(text);
-    assert_eq!(b.len(), 4, "{text}");
-    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-}
 
 /// One work-item (EXEC = lane 0), s[0:1] = OUT.
 fn launch(code: Vec<u8>) -> Launch {

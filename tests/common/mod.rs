@@ -21,4 +21,5 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_amdpcode")
 }
 
+pub mod asm;
 pub mod kernels;
