@@ -400,7 +400,20 @@ fn masks_agree(arch: Arch, wave_size: u32, text: &str, seeds: u64) {
     ex.block_threshold = 2;
     let program = Program::assemble(ex.isa(), text).unwrap();
     let mut w = random_wave(arch, wave_size, &mut Rng::new(11));
+    let before = amdpcode::jit::block_stats();
     ex.run_fast(&program, &mut w).unwrap();
+    let after = amdpcode::jit::block_stats();
+    // Every instruction of these blocks (carry chains, compares into VCC or an SGPR pair,
+    // `v_cmpx`, `s_and_saveexec`, EXECZ/VCCZ branches) is translated in place: no kernel call.
+    assert_eq!(
+        after.calls - before.calls,
+        0,
+        "{arch:?} wave{wave_size}: {before:?} -> {after:?}"
+    );
+    assert!(
+        after.in_place - before.in_place >= 20,
+        "{arch:?} wave{wave_size}: {before:?} -> {after:?}"
+    );
     // The carry chains, compares and EXEC writes sit inside blocks: the loop body is at most
     // four blocks (split by the conditional branches), not one per carry.
     let longest = ex.blocks().iter().map(|b| b.1).max().unwrap_or(0);

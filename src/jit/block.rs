@@ -301,10 +301,20 @@ impl Jit {
         let inner = &mut *guard;
         // Instructions in place when they can be; if translating one fails, the whole block
         // again with kernel calls only.
-        if build(inner, spec, true).is_err() {
-            inner.fctx = FunctionBuilderContext::new();
-            build(inner, spec, false)?;
-        }
+        let in_place = match build(inner, spec, true) {
+            Ok(n) => n,
+            Err(_) => {
+                inner.fctx = FunctionBuilderContext::new();
+                build(inner, spec, false)?
+            }
+        };
+        STATS.with(|s| {
+            let mut st = s.get();
+            st.blocks += 1;
+            st.in_place += in_place as u64;
+            st.calls += (spec.insts.len() - in_place) as u64;
+            s.set(st);
+        });
         inner.counter += 1;
         let name = format!("block{}", inner.counter);
         let id = inner
@@ -333,9 +343,33 @@ impl Jit {
     }
 }
 
+/// What this thread's block compilations produced (cumulative): introspection for tests and
+/// measurements of how much of a program runs in place.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockStats {
+    /// Blocks compiled.
+    pub blocks: u64,
+    /// Instructions translated into their block in place.
+    pub in_place: u64,
+    /// Instructions that call their kernel (or the wave layer's memory access).
+    pub calls: u64,
+}
+
+thread_local! {
+    static STATS: std::cell::Cell<BlockStats> = const {
+        std::cell::Cell::new(BlockStats { blocks: 0, in_place: 0, calls: 0 })
+    };
+}
+
+/// The block compilations of the calling thread so far (compilation runs on the thread that
+/// runs the wave, so a test reads its own figures).
+pub fn block_stats() -> BlockStats {
+    STATS.with(|s| s.get())
+}
+
 /// Builds the block function in `inner.ctx.func` (verified), with instructions in place
-/// where [`block_inplace::plan`] allows when `inplace`.
-fn build(inner: &mut Inner, spec: &BlockSpec, inplace: bool) -> Result<(), JitError> {
+/// where [`block_inplace::plan`] allows when `inplace`; returns how many were in place.
+fn build(inner: &mut Inner, spec: &BlockSpec, inplace: bool) -> Result<usize, JitError> {
     let ptr = inner.module.target_config().pointer_type();
     let cc = inner.module.target_config().default_call_conv;
     inner.module.clear_context(&mut inner.ctx);
@@ -390,6 +424,7 @@ fn build(inner: &mut Inner, spec: &BlockSpec, inplace: bool) -> Result<(), JitEr
         fail,
     };
     let mut cache = block_inplace::Cache::default();
+    let mut in_place = 0;
     for (index, inst) in spec.insts.iter().enumerate() {
         if let Some((off, counts)) = &spec.lane_ops {
             let count = counts.get(index).copied().unwrap_or(1);
@@ -400,7 +435,10 @@ fn build(inner: &mut Inner, spec: &BlockSpec, inplace: bool) -> Result<(), JitEr
             .then(|| block_inplace::plan(inst, spec.lanes))
             .flatten()
         {
-            Some(plan) => b = block_inplace::emit(b, &emit, index, inst, &plan, &mut cache)?,
+            Some(plan) => {
+                b = block_inplace::emit(b, &emit, index, inst, &plan, &mut cache)?;
+                in_place += 1;
+            }
             None => {
                 cache.flush(&mut b, &regs);
                 emit_inst(&mut b, &regs, spec.lanes, index, inst, p[4], sig_ref, fail);
@@ -439,7 +477,7 @@ fn build(inner: &mut Inner, spec: &BlockSpec, inplace: bool) -> Result<(), JitEr
     translate::prune_dead_loads(&mut inner.ctx.func);
     cranelift_codegen::verifier::verify_function(&inner.ctx.func, inner.module.isa())
         .map_err(|e| JitError::Internal(format!("CLIF verifier (block): {e}")))?;
-    Ok(())
+    Ok(in_place)
 }
 
 /// Checks every index of a block against the ABI's buffer sizes.

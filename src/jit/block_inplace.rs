@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, FuncRef, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 
@@ -34,6 +35,8 @@ enum Source {
     Scalar { lo: Src, hi: Src, mask: u64 },
     /// A constant.
     Const(u64),
+    /// `1` when `(lo | hi << 32) & mask` is zero, else `0` (`EXECZ`, `VCCZ`).
+    IsZero { lo: Src, hi: Src, mask: u64 },
     /// A VGPR row per lane.
     Vgpr {
         row: u32,
@@ -51,6 +54,14 @@ enum UniformOut {
     Sgpr { code: u32, shift: u32 },
     /// Bit 0 into SCC.
     Scc,
+    /// A lane mask or scalar pair, as [`Output::Mask`]: masked by `mask` (and by EXEC at
+    /// issue when `by_exec`), bits 31:0 into code `lo` and bits 63:32 into `hi`.
+    Mask {
+        lo: Option<u32>,
+        hi: Option<u32>,
+        mask: u64,
+        by_exec: bool,
+    },
 }
 
 /// How one instruction is translated in place.
@@ -58,7 +69,14 @@ pub(super) struct Plan<'a> {
     ir: &'a KernelIr,
     sources: Vec<Source>,
     lane_outs: Vec<Vec<LaneOut>>,
-    uniform_outs: Vec<Vec<UniformOut>>,
+    /// Per-lane registers whose bit 0 is gathered into a lane mask (`Output::Mask` with
+    /// `per_lane`).
+    lane_masks: Vec<bool>,
+    /// The register-file outputs of wave-uniform registers (and gathered lane masks), in the
+    /// order the kernel call writes them.
+    uniform_outs: Vec<(usize, UniformOut)>,
+    /// Whether a uniform register has a register-file output (else PC: to its slot).
+    has_out: Vec<bool>,
 }
 
 /// The in-place plan of `inst`, or `None` when it keeps its kernel call.
@@ -129,11 +147,25 @@ pub(super) fn plan(inst: &BlockInst, lanes: u32) -> Option<Plan<'_>> {
                 }
                 sources[i] = Source::Const(value);
             }
-            Input::IsZero { .. } => return None,
+            Input::IsZero {
+                lo,
+                hi,
+                mask,
+                off,
+                n: count,
+            } => {
+                let i = reg_at(off)?;
+                if count != if layout.per_lane[i] { lanes } else { 1 } {
+                    return None;
+                }
+                sources[i] = Source::IsZero { lo, hi, mask };
+            }
         }
     }
     let mut lane_outs = vec![Vec::new(); n];
-    let mut uniform_outs = vec![Vec::new(); n];
+    let mut lane_masks = vec![false; n];
+    let mut uniform_outs = Vec::new();
+    let mut has_out = vec![false; n];
     for output in &inst.outputs {
         match *output {
             Output::Vgpr {
@@ -153,24 +185,56 @@ pub(super) fn plan(inst: &BlockInst, lanes: u32) -> Option<Plan<'_>> {
                 if layout.per_lane[i] || !f.regs[i].written {
                     return None;
                 }
-                uniform_outs[i].push(UniformOut::Sgpr { code, shift });
+                uniform_outs.push((i, UniformOut::Sgpr { code, shift }));
+                has_out[i] = true;
             }
             Output::Scc { off } => {
                 let i = reg_at(off)?;
                 if layout.per_lane[i] || !f.regs[i].written {
                     return None;
                 }
-                uniform_outs[i].push(UniformOut::Scc);
+                uniform_outs.push((i, UniformOut::Scc));
+                has_out[i] = true;
             }
-            // Lane masks merged under EXEC keep the kernel call.
-            Output::Mask { .. } => return None,
+            Output::Mask {
+                lo,
+                hi,
+                mask,
+                by_exec,
+                per_lane,
+                off,
+            } => {
+                let i = reg_at(off)?;
+                if layout.per_lane[i] != per_lane || !f.regs[i].written {
+                    return None;
+                }
+                if per_lane {
+                    // Only the lanes the loop visits are gathered: the others must read zero.
+                    if !by_exec || !ir.lane_loop {
+                        return None;
+                    }
+                    lane_masks[i] = true;
+                }
+                uniform_outs.push((
+                    i,
+                    UniformOut::Mask {
+                        lo,
+                        hi,
+                        mask,
+                        by_exec,
+                    },
+                ));
+                has_out[i] = true;
+            }
         }
     }
     Some(Plan {
         ir,
         sources,
         lane_outs,
+        lane_masks,
         uniform_outs,
+        has_out,
     })
 }
 
@@ -417,6 +481,17 @@ pub(super) fn emit<'b>(
                 RegLoc::Value(x)
             }
             Source::Const(v) => RegLoc::Value(b.ins().iconst(types::I64, v as i64)),
+            Source::IsZero { lo, hi, mask } => {
+                let mut x = cache.src(&mut b, r, lo);
+                if hi != Src::Zero {
+                    let h = cache.src(&mut b, r, hi);
+                    let h = b.ins().ishl_imm_u(h, 32);
+                    x = b.ins().bor(x, h);
+                }
+                let x = b.ins().band_imm_u(x, mask as i64);
+                let z = b.ins().icmp_imm_u(IntCC::Equal, x, 0);
+                RegLoc::Value(b.ins().uextend(types::I64, z))
+            }
             Source::Vgpr {
                 row,
                 pair,
@@ -452,41 +527,77 @@ pub(super) fn emit<'b>(
             lanes: e.lanes,
             locs,
             lane_outs: plan.lane_outs.clone(),
+            lane_masks: plan.lane_masks.clone(),
         },
     );
     let (mut b, finals) = t.translate_inplace(landing)?;
+    let mut v64s = vec![None; finals.len()];
     for (i, v) in finals.iter().enumerate() {
         let Some(v) = *v else { continue };
-        let outs = &plan.uniform_outs[i];
-        if outs.is_empty() {
-            // A written register without a register-file output (PC): into its slot.
+        let slot_read = matches!(plan.sources[i], Source::Slot) && ir.function.regs[i].read;
+        if !plan.has_out[i] || (slot_read && !plan.lane_masks[i]) {
+            // A written register without a register-file output (PC), or one whose next run
+            // reads its slot as the kernel would: into its slot.
             let off = inst.slots as i32 + ir.layout.offsets[i];
             b.ins().store(flags(), v, r.arena, off);
-            continue;
+            if !plan.has_out[i] {
+                continue;
+            }
         }
         let ty = b.func.dfg.value_type(v);
-        let v64 = if ty == types::I64 {
+        v64s[i] = Some(if ty == types::I64 {
             v
         } else if ty.bits() > 64 {
             b.ins().ireduce(types::I64, v)
         } else {
             b.ins().uextend(types::I64, v)
+        });
+    }
+    for &(i, o) in &plan.uniform_outs {
+        let Some(v64) = v64s[i] else {
+            return Err(JitError::Internal(
+                "bug: an in-place output without a final value".into(),
+            ));
         };
-        for o in outs {
-            match *o {
-                UniformOut::Sgpr { code, shift } => {
-                    let x = if shift != 0 {
-                        b.ins().ushr_imm_u(v64, shift as i64)
-                    } else {
-                        v64
-                    };
-                    let x = b.ins().ireduce(types::I32, x);
-                    cache.set_sgpr(&mut b, code, x);
+        match o {
+            UniformOut::Sgpr { code, shift } => {
+                let x = if shift != 0 {
+                    b.ins().ushr_imm_u(v64, shift as i64)
+                } else {
+                    v64
+                };
+                let x = b.ins().ireduce(types::I32, x);
+                cache.set_sgpr(&mut b, code, x);
+            }
+            UniformOut::Scc => {
+                let x = b.ins().band_imm_u(v64, 1);
+                let x = b.ins().ireduce(types::I8, x);
+                cache.set_scc(&mut b, x);
+            }
+            UniformOut::Mask {
+                lo,
+                hi,
+                mask,
+                by_exec,
+            } => {
+                // As `mask::emit_mask_out`, into the cache: later instructions (and the
+                // next one's EXEC) read the merged value.
+                let mut x = if mask != u64::MAX {
+                    b.ins().band_imm_u(v64, mask as i64)
+                } else {
+                    v64
+                };
+                if by_exec {
+                    x = b.ins().band(x, exec);
                 }
-                UniformOut::Scc => {
-                    let x = b.ins().band_imm_u(v64, 1);
-                    let x = b.ins().ireduce(types::I8, x);
-                    cache.set_scc(&mut b, x);
+                if let Some(c) = lo {
+                    let w = b.ins().ireduce(types::I32, x);
+                    cache.set_sgpr(&mut b, c, w);
+                }
+                if let Some(c) = hi {
+                    let h = b.ins().ushr_imm_u(x, 32);
+                    let w = b.ins().ireduce(types::I32, h);
+                    cache.set_sgpr(&mut b, c, w);
                 }
             }
         }

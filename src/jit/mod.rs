@@ -26,6 +26,7 @@ use crate::exec::{Machine, Outputs, Prepared};
 use crate::interp::{ExecError, ExecErrorKind, RegValue};
 use crate::ir::RegRole;
 use crate::value::Bits;
+pub use block::{block_stats, BlockStats};
 use runtime::{status, Ctx, Helper};
 pub use translate::Layout;
 

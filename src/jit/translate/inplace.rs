@@ -67,6 +67,9 @@ pub struct InPlace {
     pub locs: Vec<RegLoc>,
     /// The VGPR results of each per-lane register.
     pub lane_outs: Vec<Vec<LaneOut>>,
+    /// Per-lane registers whose bit 0 of each visited lane is gathered into a lane mask
+    /// (`i64`, bit `lane`), returned as the register's final value.
+    pub lane_masks: Vec<bool>,
 }
 
 /// Flushes a denormal f32 (an `i32` value) to a zero of its sign.
@@ -128,6 +131,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             cfg,
             lane_loop,
             promoted: vec![None; f.regs.len()],
+            gathered: vec![None; f.regs.len()],
             inplace: Some(inplace),
         }
     }
@@ -153,6 +157,9 @@ impl<'a, 'b> Translator<'a, 'b> {
         for (i, r) in self.f.regs.iter().enumerate() {
             if let (Some(var), false, true) = (self.promoted[i], self.layout.per_lane[i], r.written)
             {
+                finals[i] = Some(self.b.use_var(var));
+            }
+            if let Some(var) = self.gathered[i] {
                 finals[i] = Some(self.b.use_var(var));
             }
         }
@@ -255,8 +262,21 @@ impl<'a, 'b> Translator<'a, 'b> {
         Ok(self.b.ins().load(ty, MemFlagsData::trusted(), addr, 0))
     }
 
-    /// Holds every wave-uniform register the text uses in a variable (before the lane loop).
+    /// Holds every wave-uniform register the text uses in a variable, and starts the gathered
+    /// lane masks at zero (before the lane loop).
     pub(super) fn promote_inplace(&mut self) -> Result<(), JitError> {
+        let masks = match &self.inplace {
+            Some(p) => p.lane_masks.clone(),
+            None => Vec::new(),
+        };
+        for (i, &m) in masks.iter().enumerate() {
+            if m && i < self.gathered.len() {
+                let var = self.b.declare_var(types::I64);
+                let z = self.b.ins().iconst(types::I64, 0);
+                self.b.def_var(var, z);
+                self.gathered[i] = Some(var);
+            }
+        }
         for i in 0..self.f.regs.len() {
             let r = &self.f.regs[i];
             if self.layout.per_lane[i] || r.role == RegRole::Lane || !(r.read || r.written) {
@@ -297,8 +317,30 @@ impl<'a, 'b> Translator<'a, 'b> {
         Ok(())
     }
 
-    /// Stores the lane's VGPR results (at the end of its body).
+    /// Stores the lane's VGPR results and adds its bit to the gathered lane masks (at the end
+    /// of its body).
     pub(super) fn store_lane_outputs(&mut self) -> Result<(), JitError> {
+        for i in 0..self.gathered.len() {
+            let Some(acc) = self.gathered[i] else {
+                continue;
+            };
+            let v = self.read_reg(RegId(i as u32))?;
+            let ty = self.b.func.dfg.value_type(v);
+            let v = if ty == types::I64 {
+                v
+            } else if ty.bits() > 64 {
+                self.b.ins().ireduce(types::I64, v)
+            } else {
+                self.b.ins().uextend(types::I64, v)
+            };
+            let bit = self.b.ins().band_imm_u(v, 1);
+            let lane = self.b.use_var(self.lane);
+            let lane = self.b.ins().uextend(types::I64, lane);
+            let bit = self.b.ins().ishl(bit, lane);
+            let old = self.b.use_var(acc);
+            let new = self.b.ins().bor(old, bit);
+            self.b.def_var(acc, new);
+        }
         let outs = match &self.inplace {
             Some(p) => p.lane_outs.clone(),
             None => return Ok(()),

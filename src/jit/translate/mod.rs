@@ -125,6 +125,8 @@ pub struct Translator<'a, 'b> {
     /// Wave-uniform registers held in variables across the lane loop (loaded once on entry,
     /// stored once on exit), by register index.
     promoted: Vec<Option<Variable>>,
+    /// In place: the lane masks gathered from per-lane registers, by register index.
+    gathered: Vec<Option<Variable>>,
     /// In a block: where the registers live in the wave's register files.
     inplace: Option<InPlace>,
 }
@@ -178,6 +180,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             cfg,
             lane_loop,
             promoted: vec![None; f.regs.len()],
+            gathered: Vec::new(),
             inplace: None,
         }
     }
