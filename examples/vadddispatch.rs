@@ -1,7 +1,8 @@
 //! Development aid: the vector add of `benches/dispatch.rs` on a smaller grid (65,536 floats),
 //! dispatched repeatedly on one dispatcher with the JIT, for profiling (`perf record`).
 //!
-//! Run: `cargo run --release --example vadddispatch [ROUNDS] [step]`.
+//! Run: `cargo run --release --example vadddispatch [ROUNDS] [step|blocks] [LOG2_ELEMENTS]`
+//! (default 16; 20 is the bench's size).
 
 mod common;
 
@@ -15,7 +16,12 @@ fn main() {
     let blocks = args.get(2).map(|s| s != "step").unwrap_or(true);
     let spec = common::load_spec();
     let db = spec.db(Arch::Rdna3);
-    let n: u32 = 1 << 16;
+    let log2_n: u32 = args
+        .get(3)
+        .and_then(|s| s.parse().ok())
+        .filter(|&l| (8..=24).contains(&l))
+        .unwrap_or(16);
+    let n: u32 = 1 << log2_n;
     let (a, b, c) = (0x1_0000_0000u64, 0x2_0000_0000u64, 0x3_0000_0000u64);
     let mut kernarg = common::pointer_kernarg(&[a, b, c]);
     kernarg.extend(n.to_le_bytes());

@@ -39,6 +39,38 @@ pub struct SparseMemory {
     host: Option<HostRanges>,
     /// A watched range and whether a write touched it (see [`SparseMemory::watch_writes`]).
     watch: Watch,
+    /// Freed pages kept for the next pages this memory allocates (see
+    /// [`SparseMemory::reuse_pages_of`]).
+    spare: Spare,
+}
+
+/// At most this many spare pages (64 MiB) are kept.
+const MAX_SPARE: usize = 16 * 1024;
+
+/// Page buffers kept for reuse. Not part of the memory's contents: memories compare equal
+/// whatever they keep, and a clone keeps none.
+#[derive(Default)]
+struct Spare(Vec<Box<[u8; PAGE]>>);
+
+impl Clone for Spare {
+    fn clone(&self) -> Spare {
+        Spare::default()
+    }
+}
+
+impl PartialEq for Spare {
+    fn eq(&self, _: &Spare) -> bool {
+        true
+    }
+}
+
+impl Eq for Spare {}
+
+impl Spare {
+    fn keep(&mut self, pages: impl Iterator<Item = Box<[u8; PAGE]>>) {
+        let room = MAX_SPARE.saturating_sub(self.0.len());
+        self.0.extend(pages.take(room));
+    }
 }
 
 /// A watched `[start, end)` range and whether a write touched it since the last
@@ -128,6 +160,7 @@ impl SparseMemory {
             pages: HashMap::default(),
             host: Some(HostRanges(merged)),
             watch: Watch::default(),
+            spare: Spare::default(),
         }
     }
 
@@ -142,9 +175,19 @@ impl SparseMemory {
         self.pages.is_empty()
     }
 
-    /// Forgets every byte.
+    /// Forgets every byte (keeping the page buffers for the next writes).
     pub fn clear(&mut self) {
-        self.pages.clear();
+        let pages = std::mem::take(&mut self.pages);
+        self.spare.keep(pages.into_values());
+    }
+
+    /// Keeps the page buffers of `other` (its contents are dropped) for the pages this memory
+    /// allocates next, so a caller that runs many launches does not allocate and fault in
+    /// fresh pages for each (the contents of this memory do not change).
+    pub fn reuse_pages_of(&mut self, other: SparseMemory) {
+        let SparseMemory { pages, spare, .. } = other;
+        self.spare
+            .keep(spare.0.into_iter().chain(pages.into_values()));
     }
 
     /// The byte at `addr`.
@@ -216,6 +259,38 @@ impl SparseMemory {
         self.write(addr, &value.to_le_bytes());
     }
 
+    /// Writes each `(address, word)` of `words` in order (as [`SparseMemory::write_u32`] of
+    /// each): consecutive words in one present page cost one page lookup.
+    pub fn write_u32s(&mut self, words: impl IntoIterator<Item = (u64, u32)>) {
+        let fits = |a: u64| (a as usize) & (PAGE - 1) <= PAGE - 4;
+        let mut words = words.into_iter().peekable();
+        while let Some((addr, value)) = words.next() {
+            let n = addr >> PAGE_BITS;
+            let start = n << PAGE_BITS;
+            let watched = self
+                .watch
+                .range
+                .is_some_and(|(lo, hi)| start < hi && lo < start.saturating_add(PAGE as u64));
+            let page = match self.pages.get_mut(&n) {
+                Some(p) if fits(addr) && !watched => p,
+                _ => {
+                    self.write_u32(addr, value);
+                    continue;
+                }
+            };
+            let off = (addr as usize) & (PAGE - 1);
+            page[off..off + 4].copy_from_slice(&value.to_le_bytes());
+            while let Some(&(a, v)) = words.peek() {
+                if a >> PAGE_BITS != n || !fits(a) {
+                    break;
+                }
+                let off = (a as usize) & (PAGE - 1);
+                page[off..off + 4].copy_from_slice(&v.to_le_bytes());
+                words.next();
+            }
+        }
+    }
+
     /// `n` bytes from `addr` as a vector.
     pub fn read_vec(&self, addr: u64, n: usize) -> Vec<u8> {
         let mut v = vec![0; n];
@@ -258,11 +333,16 @@ impl SparseMemory {
         while done < bytes.len() {
             let off = (at as usize) & (PAGE - 1);
             let n = (PAGE - off).min(bytes.len() - done);
-            let host = &self.host;
+            let (host, spare) = (&self.host, &mut self.spare);
+            let whole = n == PAGE;
             let page = self.pages.entry(at >> PAGE_BITS).or_insert_with(|| {
-                let mut p = Box::new([0; PAGE]);
-                if let Some(h) = host {
-                    h.fill(at & !(PAGE as u64 - 1), &mut p[..]);
+                let mut p = spare.0.pop().unwrap_or_else(|| Box::new([0; PAGE]));
+                // A page the write covers whole needs no first contents.
+                if !whole {
+                    match host {
+                        Some(h) => h.fill(at & !(PAGE as u64 - 1), &mut p[..]),
+                        None => p.fill(0),
+                    }
                 }
                 p
             });
@@ -339,5 +419,44 @@ mod tests {
         other.write(0xffe, &[3; 3]);
         other.set(0x1007, 9);
         assert_eq!(m, other, "watching is not part of the contents");
+    }
+
+    #[test]
+    fn issue_11_word_runs_and_reused_pages_write_as_single_writes() {
+        let words = [
+            (0x1ff8, 0x0403_0201),
+            (0x1ffc, 0x0807_0605),
+            (0x1ffe, 0xaabb_ccdd),
+            (0x5000, 7),
+            (0x1000, 0x1122_3344),
+            (0xfff, 0xdead_beef),
+        ];
+        let mut m = SparseMemory::new();
+        m.write(0x1000, &[9; 16]);
+        m.watch_writes(0x5002, 1);
+        m.write_u32s(words);
+        let mut want = SparseMemory::new();
+        want.write(0x1000, &[9; 16]);
+        for (a, v) in words {
+            want.write(a, &u32::to_le_bytes(v));
+        }
+        assert_eq!(m, want);
+        assert_eq!(m.read_u32(0x1ffc), 0xccdd_0605, "the later word wins");
+        assert_eq!(m.read_u32(0x1000), 0x11de_adbe);
+        assert!(
+            m.take_watched_write(),
+            "a word over the watched byte is seen"
+        );
+        // Pages kept from another memory come back zeroed (or filled from the host).
+        let mut fresh = SparseMemory::new();
+        fresh.reuse_pages_of(m);
+        assert!(fresh.is_empty());
+        fresh.write(0x3004, &[5]);
+        assert_eq!(fresh.read_vec(0x3000, 8), vec![0, 0, 0, 0, 5, 0, 0, 0]);
+        fresh.write(0x8000, &[1; PAGE]);
+        assert_eq!(fresh.read_vec(0x8ffe, 4), vec![1, 1, 0, 0]);
+        fresh.clear();
+        fresh.write(0x8001, &[2]);
+        assert_eq!(fresh.read_vec(0x8000, 3), vec![0, 2, 0]);
     }
 }

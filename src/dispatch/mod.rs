@@ -175,6 +175,19 @@ pub struct Dispatcher {
     programs: Vec<(u64, Vec<u8>, Program)>,
     /// Wave states reused across workgroups (`pool.rs`).
     pool: pool::WavePool,
+    /// Empty; holds the page buffers of the last launch's memory for the next launch.
+    spare_pages: SparseMemory,
+    /// The LDS of the running workgroup, cleared (keeping its page buffers) for each.
+    lds: SparseMemory,
+}
+
+/// A wave of the running workgroup and where it is in the schedule.
+struct Slot {
+    wave: WaveState,
+    ended: bool,
+    arrived: bool,
+    waiting: bool,
+    steps: u64,
 }
 
 /// The most programs a dispatcher keeps decoded (least recently used dropped first).
@@ -193,6 +206,8 @@ impl Dispatcher {
             executor: Executor::new(db, engine)?,
             programs: Vec::new(),
             pool: pool::WavePool::default(),
+            spare_pages: SparseMemory::new(),
+            lds: SparseMemory::new(),
         })
     }
 
@@ -259,8 +274,11 @@ impl Dispatcher {
         launch: &Launch,
         trace: Option<&mut Trace<'_>>,
     ) -> Result<Outcome, DispatchError> {
-        self.run_inner(launch, SparseMemory::new(), &[], trace)
-            .map(|(o, _)| o)
+        let mut memory = SparseMemory::new();
+        memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
+        let (out, global) = self.run_inner(launch, memory, &[], trace)?;
+        self.spare_pages.reuse_pages_of(global);
+        Ok(out)
     }
 
     /// Runs a launch on `memory` (for example host-backed, [`SparseMemory::with_host`]),
@@ -333,19 +351,12 @@ impl Dispatcher {
         global: &mut SparseMemory,
         written: &mut BTreeMap<u64, u8>,
         out: &mut Outcome,
-        mut trace: Option<&mut Trace<'_>>,
+        trace: Option<&mut Trace<'_>>,
     ) -> Result<(), DispatchError> {
         // A partial workgroup at the grid's edge has only the remaining work-items.
         let size: [u32; 3] = [0, 1, 2].map(|d| p.block[d].min(p.items[d] - wg[d] * p.block[d]));
         let threads: u32 = size.iter().product();
         let n_waves = threads.div_ceil(p.wave_size);
-        struct Slot {
-            wave: WaveState,
-            ended: bool,
-            arrived: bool,
-            waiting: bool,
-            steps: u64,
-        }
         let mut slots: Vec<Slot> = (0..n_waves)
             .map(|i| {
                 let mut w = self.pool.take(p.arch, p.wave_size, p.vgpr_rows);
@@ -383,7 +394,26 @@ impl Dispatcher {
             .collect();
         out.workgroups += 1;
         out.waves += n_waves as u64;
-        let mut lds = SparseMemory::new();
+        let mut lds = std::mem::take(&mut self.lds);
+        lds.clear();
+        let r = self.run_waves(p, wg, &mut slots, global, &mut lds, written, out, trace);
+        self.lds = lds;
+        r
+    }
+
+    /// Runs the waves of workgroup `wg` round-robin to their ends (see `run_workgroup`).
+    #[allow(clippy::too_many_arguments)]
+    fn run_waves(
+        &mut self,
+        p: &mut Prepared,
+        wg: [u32; 3],
+        slots: &mut Vec<Slot>,
+        global: &mut SparseMemory,
+        lds: &mut SparseMemory,
+        written: &mut BTreeMap<u64, u8>,
+        out: &mut Outcome,
+        mut trace: Option<&mut Trace<'_>>,
+    ) -> Result<(), DispatchError> {
         loop {
             for (i, s) in slots.iter_mut().enumerate() {
                 if s.ended || s.waiting {
@@ -391,7 +421,7 @@ impl Dispatcher {
                 }
                 let w = &mut s.wave;
                 std::mem::swap(&mut w.memory, global);
-                std::mem::swap(&mut w.lds, &mut lds);
+                std::mem::swap(&mut w.lds, lds);
                 std::mem::swap(&mut w.written, written);
                 let mut wave_trace = trace.as_deref_mut().map(|t| {
                     move |d: &crate::wave::Decoded, a: &WaveState, b: &WaveState| {
@@ -408,7 +438,7 @@ impl Dispatcher {
                     }),
                 );
                 std::mem::swap(&mut w.memory, global);
-                std::mem::swap(&mut w.lds, &mut lds);
+                std::mem::swap(&mut w.lds, lds);
                 std::mem::swap(&mut w.written, written);
                 let fail = |error| DispatchError::Wave {
                     workgroup: wg,
@@ -438,14 +468,14 @@ impl Dispatcher {
                 }
             }
             if slots.iter().all(|s| s.ended) {
-                for s in slots {
+                for s in slots.drain(..) {
                     self.pool.give(s.wave, p.vgpr_rows);
                 }
                 return Ok(());
             }
             if slots.iter().all(|s| s.ended || s.waiting) {
                 if slots.iter().all(|s| s.ended || s.arrived) {
-                    for s in &mut slots {
+                    for s in slots.iter_mut() {
                         s.arrived = false;
                         s.waiting = false;
                     }

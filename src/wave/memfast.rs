@@ -6,7 +6,7 @@
 //! does this, so overlapping lanes end the same way. `Executor::memory_fast_path` turns it off
 //! (`tests/dispatch.rs` compares both ways).
 
-use super::state::WaveState;
+use super::state::{WaveState, LANE_SLOTS};
 use crate::sparse::{SparseMemory, PAGE};
 
 /// What one plain access does.
@@ -96,37 +96,39 @@ pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> b
             }
         }
         Plain::Load { words } => {
-            // Every word is read before any register is written: the addresses were taken
-            // already, and memory is not a register, so the order does not show.
-            let mut vals = [0u32; 64 * 4];
-            let m = mem.get(w);
+            // Memory is not a register: reading each lane's words and writing them to the
+            // VGPRs lane by lane ends the same as reading every word first.
+            let (m, vgpr) = match mem {
+                Mem::Global => (&w.memory, &mut w.vgpr),
+                Mem::Lds => (&w.lds, &mut w.vgpr),
+            };
             let mut page: Option<(u64, &[u8; PAGE])> = None;
             for lane in 0..lanes {
                 if active(lane) {
                     for i in 0..words.min(4) {
-                        vals[lane * 4 + i as usize] =
-                            read_cached(m, &mut page, at(a.addrs[lane], i));
-                    }
-                }
-            }
-            for lane in 0..lanes {
-                if active(lane) {
-                    for i in 0..words.min(4) {
-                        w.set_vgpr(lane as u32, a.reg + i, vals[lane * 4 + i as usize]);
+                        let v = read_cached(m, &mut page, at(a.addrs[lane], i));
+                        if let Some(slot) = vgpr.get_mut((a.reg + i) as usize * LANE_SLOTS + lane) {
+                            *slot = v;
+                        }
                     }
                 }
             }
         }
         Plain::Store { words } => {
-            for lane in 0..lanes {
-                if !active(lane) {
-                    continue;
-                }
-                for i in 0..words {
-                    let v = w.vgpr(lane as u32, a.reg + i);
-                    mem.get_mut(w).write_u32(at(a.addrs[lane], i), v);
-                }
-            }
+            // The words in the order the executors write them (lane by lane), with one page
+            // lookup per run of words in a page.
+            let (m, vgpr) = match mem {
+                Mem::Global => (&mut w.memory, &w.vgpr),
+                Mem::Lds => (&mut w.lds, &w.vgpr),
+            };
+            let value = |lane: usize, i: u32| {
+                vgpr.get((a.reg + i) as usize * LANE_SLOTS + lane)
+                    .copied()
+                    .unwrap_or(0)
+            };
+            m.write_u32s((0..lanes).filter(|&l| active(l)).flat_map(|lane| {
+                (0..words.min(4)).map(move |i| (at(a.addrs[lane], i), value(lane, i)))
+            }));
         }
     }
     true
@@ -173,12 +175,6 @@ impl Mem {
         match self {
             Mem::Lds => &w.lds,
             Mem::Global => &w.memory,
-        }
-    }
-    fn get_mut(self, w: &mut WaveState) -> &mut SparseMemory {
-        match self {
-            Mem::Lds => &mut w.lds,
-            Mem::Global => &mut w.memory,
         }
     }
 }
