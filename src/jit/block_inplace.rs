@@ -96,6 +96,11 @@ pub(super) fn plan(inst: &BlockInst, lanes: u32) -> Option<Plan<'_>> {
     }
     let reg_at =
         |off: u32| (0..n).find(|&i| (inst.slots as i64 + layout.offsets[i] as i64) == off as i64);
+    // A wave-uniform input fills one slot, or every lane's of a per-lane register.
+    let uniform_at = |off: u32, count: u32| {
+        let i = reg_at(off)?;
+        (count == if layout.per_lane[i] { lanes } else { 1 }).then_some(i)
+    };
     let mut sources = vec![Source::Slot; n];
     for &(off, value) in &inst.consts {
         sources[reg_at(off)?] = Source::Const(value);
@@ -130,10 +135,7 @@ pub(super) fn plan(inst: &BlockInst, lanes: u32) -> Option<Plan<'_>> {
                 off,
                 n: count,
             } => {
-                let i = reg_at(off)?;
-                if count != if layout.per_lane[i] { lanes } else { 1 } {
-                    return None;
-                }
+                let i = uniform_at(off, count)?;
                 sources[i] = Source::Scalar { lo, hi, mask };
             }
             Input::Const {
@@ -141,10 +143,7 @@ pub(super) fn plan(inst: &BlockInst, lanes: u32) -> Option<Plan<'_>> {
                 off,
                 n: count,
             } => {
-                let i = reg_at(off)?;
-                if count != if layout.per_lane[i] { lanes } else { 1 } {
-                    return None;
-                }
+                let i = uniform_at(off, count)?;
                 sources[i] = Source::Const(value);
             }
             Input::IsZero {
@@ -154,10 +153,7 @@ pub(super) fn plan(inst: &BlockInst, lanes: u32) -> Option<Plan<'_>> {
                 off,
                 n: count,
             } => {
-                let i = reg_at(off)?;
-                if count != if layout.per_lane[i] { lanes } else { 1 } {
-                    return None;
-                }
+                let i = uniform_at(off, count)?;
                 sources[i] = Source::IsZero { lo, hi, mask };
             }
         }
@@ -361,6 +357,17 @@ impl Cache {
         }
     }
 
+    /// `lo | hi << 32` (`i64`) of two 32-bit sources (`hi` may be [`Src::Zero`]).
+    fn pair(&mut self, b: &mut FunctionBuilder<'_>, r: &Regs, lo: Src, hi: Src) -> Value {
+        let x = self.src(b, r, lo);
+        if hi == Src::Zero {
+            return x;
+        }
+        let h = self.src(b, r, hi);
+        let h = b.ins().ishl_imm_u(h, 32);
+        b.ins().bor(x, h)
+    }
+
     /// EXEC (`i64`), masked to the wave's lanes.
     pub(super) fn exec(&mut self, b: &mut FunctionBuilder<'_>, r: &Regs, lanes: u32) -> Value {
         let lo = self.src(b, r, Src::Sgpr(EXEC_LO));
@@ -469,12 +476,7 @@ pub(super) fn emit<'b>(
         locs.push(match *s {
             Source::Slot => RegLoc::Slot,
             Source::Scalar { lo, hi, mask } => {
-                let mut x = cache.src(&mut b, r, lo);
-                if hi != Src::Zero {
-                    let h = cache.src(&mut b, r, hi);
-                    let h = b.ins().ishl_imm_u(h, 32);
-                    x = b.ins().bor(x, h);
-                }
+                let mut x = cache.pair(&mut b, r, lo, hi);
                 if mask != u64::MAX {
                     x = b.ins().band_imm_u(x, mask as i64);
                 }
@@ -482,12 +484,7 @@ pub(super) fn emit<'b>(
             }
             Source::Const(v) => RegLoc::Value(b.ins().iconst(types::I64, v as i64)),
             Source::IsZero { lo, hi, mask } => {
-                let mut x = cache.src(&mut b, r, lo);
-                if hi != Src::Zero {
-                    let h = cache.src(&mut b, r, hi);
-                    let h = b.ins().ishl_imm_u(h, 32);
-                    x = b.ins().bor(x, h);
-                }
+                let x = cache.pair(&mut b, r, lo, hi);
                 let x = b.ins().band_imm_u(x, mask as i64);
                 let z = b.ins().icmp_imm_u(IntCC::Equal, x, 0);
                 RegLoc::Value(b.ins().uextend(types::I64, z))
