@@ -151,3 +151,74 @@ fn rdna4_vopd_reads_before_writes_and_keeps_memory() {
     assert_eq!(w.lds.read_u32(0x40), 0x0123_4567, "LDS kept");
     assert_eq!(w.scratch.read_u32(0x8), 0x89ab_cdef, "scratch kept");
 }
+
+/// RDNA 3.5 / RDNA 4 `S_CVT_HI_F32_F16` converts `S0[31 : 16]`; its operand table lists `S0`
+/// as a 16-bit f16, and the operand was made 16 bits wide, so the high half read as zero
+/// (tinygrad's gfx1201 `test_uop_sum_dtype`: 1 + 2 + 3 in f16 summed to 4). A constant slice
+/// now widens an operand to the highest bit it names. Encodings from `llvm-mc-22
+/// -mcpu=gfx1201 -show-encoding`.
+#[test]
+fn salu_cvt_hi_f32_f16_reads_the_high_half() {
+    let program = "\
+        02 6a 83 be \
+        02 69 84 be \
+        06 6a 85 be \
+        06 69 87 be";
+    // s_cvt_hi_f32_f16 s3, s2 · s_cvt_f32_f16 s4, s2 · s_cvt_hi_f32_f16 s5, s6 ·
+    // s_cvt_f32_f16 s7, s6
+    for arch in [Arch::Rdna3, Arch::Rdna4] {
+        let w = run_hex_both(arch, 32, program, &|w| {
+            w.write_sgpr(2, 0x4000_3c00);
+            w.write_sgpr(6, 0xbc00_c500);
+        });
+        assert_eq!(w.read_sgpr(3), 0x4000_0000, "{arch}: high half 2.0");
+        assert_eq!(w.read_sgpr(4), 0x3f80_0000, "{arch}: low half 1.0");
+        assert_eq!(w.read_sgpr(5), 0xbf80_0000, "{arch}: high half -1.0");
+        assert_eq!(w.read_sgpr(7), 0xc0a0_0000, "{arch}: low half -5.0");
+    }
+}
+
+/// CDNA's fp8/bf8 conversions take bytes of a 32-bit VGPR (their texts slice `S0` by
+/// `SDWA_SRC0_SEL`). The `FMT_NUM_FP8` operand format was taken for an f32, so a source
+/// whose 32 bits look like an f32 denormal would be flushed under a flushing MODE before its
+/// byte was selected. Encodings from `llvm-mc-22 -mcpu=gfx950 -show-encoding`.
+#[test]
+fn cdna_fp8_sources_are_bytes_not_f32() {
+    let program = "\
+        00 a9 02 7e \
+        f9 a8 04 7e 00 06 01 00 \
+        f9 a8 06 7e 00 06 03 00 \
+        f9 aa 08 7e 00 06 02 00 \
+        f9 ac 0c 7e 00 06 05 00";
+    // v_cvt_f32_fp8_e32 v1, v0 · v_cvt_f32_fp8_sdwa v2, v0 src0_sel:BYTE_1 ·
+    // v_cvt_f32_fp8_sdwa v3, v0 src0_sel:BYTE_3 · v_cvt_f32_bf8_sdwa v4, v0 src0_sel:BYTE_2 ·
+    // v_cvt_pk_f32_fp8_sdwa v[6:7], v0 src0_sel:WORD_1
+    let w = run_hex_both(Arch::Cdna, 64, program, &|w| {
+        // f32 denormals flushed (MODE bits 5:4 clear).
+        w.mode &= !amdpcode::wave::mode::FP_DENORM_F32;
+        for lane in 0..64 {
+            let v0 = if lane == 1 { 0x0000_0028 } else { 0x4038_3028 };
+            w.set_vgpr(lane, 0, v0);
+        }
+    });
+    assert_eq!(w.vgpr(0, 1), 0x3e80_0000, "fp8 0x28 = 0.25");
+    assert_eq!(
+        w.vgpr(1, 1),
+        0x3e80_0000,
+        "fp8 0x28 = 0.25 (not a flushed f32)"
+    );
+    assert_eq!(w.vgpr(0, 2), 0x3f00_0000, "byte 1: fp8 0x30 = 0.5");
+    assert_eq!(w.vgpr(1, 2), 0, "byte 1 of 0x28");
+    assert_eq!(w.vgpr(0, 3), 0x4000_0000, "byte 3: fp8 0x40 = 2.0");
+    assert_eq!(w.vgpr(0, 4), 0x3f00_0000, "byte 2: bf8 0x38 = 0.5");
+    assert_eq!(
+        w.vgpr(0, 6),
+        0x3f80_0000,
+        "word 1, low byte: fp8 0x38 = 1.0"
+    );
+    assert_eq!(
+        w.vgpr(0, 7),
+        0x4000_0000,
+        "word 1, high byte: fp8 0x40 = 2.0"
+    );
+}

@@ -91,16 +91,16 @@ pub(crate) fn reads_field(f: &crate::ir::Function, name: &str) -> bool {
     f.reg(name).is_some() || f.reg(&format!("INST.{name}")).is_some()
 }
 
-/// The float width of an operand format (16, 32, 64; 0 for integers and raw bits).
+/// The float width of an operand format's elements (16, 32, 64; 0 for integers, raw bits and
+/// the 4/6/8-bit minifloats, which take no MODE flush and no ABS/NEG: `FMT_NUM_FP8` is
+/// bytes, not an f32). The element type is the format's last part (`FMT_NUM_PK2_F16`,
+/// `FMT_WMMA_DC_16X16_F32`).
 pub(crate) fn float_bits(format: &str) -> u32 {
-    if format.contains("F16") || format.contains("BF16") {
-        16
-    } else if format.contains("F64") {
-        64
-    } else if format.contains("_F") {
-        32
-    } else {
-        0
+    match format.rsplit('_').next().unwrap_or("") {
+        "F16" | "BF16" => 16,
+        "F32" => 32,
+        "F64" => 64,
+        _ => 0,
     }
 }
 

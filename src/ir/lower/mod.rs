@@ -117,6 +117,8 @@ struct Lowerer<'a> {
     bindings: Vec<HashMap<String, Expr>>,
     /// Widths of operands implied by views and slices in the text.
     view_widths: HashMap<String, u32>,
+    /// Widths implied by constant bit slices alone (`S0[31 : 16]` reads a 32-bit register).
+    slice_widths: HashMap<String, u32>,
     /// Types learnt for locals in an earlier round (from later typed assignments).
     hints: HashMap<String, Ty>,
     /// Types of typed assignments seen this round, per local.
@@ -139,8 +141,12 @@ pub fn lower_program(
     program: &ast::Program,
     operands: &OperandWidths,
 ) -> std::result::Result<Function, LowerError> {
-    let mut view_widths = HashMap::new();
-    collect_view_widths(&program.body, &mut view_widths);
+    let mut widths = ViewWidths::default();
+    collect_view_widths(&program.body, &mut widths);
+    let ViewWidths {
+        any: view_widths,
+        slices: slice_widths,
+    } = widths;
     let mut hints: HashMap<String, Ty> = HashMap::new();
     // Locals first assigned an untyped literal take the type of a later typed assignment,
     // which a second round learns from the first.
@@ -156,6 +162,7 @@ pub fn lower_program(
             lambdas: HashMap::new(),
             bindings: Vec::new(),
             view_widths: view_widths.clone(),
+            slice_widths: slice_widths.clone(),
             hints: hints.clone(),
             assigned: HashMap::new(),
             literal_first: Vec::new(),
@@ -188,15 +195,30 @@ pub fn lower_program(
     )
 }
 
-fn collect_view_widths(body: &[ast::Stmt], out: &mut HashMap<String, u32>) {
-    fn expr(e: &ast::Expr, out: &mut HashMap<String, u32>) {
+/// The widths the text's views and constant slices imply, per name.
+#[derive(Default)]
+struct ViewWidths {
+    /// The widest typed view or constant slice.
+    any: HashMap<String, u32>,
+    /// The highest bit of a constant slice, plus one.
+    slices: HashMap<String, u32>,
+}
+
+impl ViewWidths {
+    fn widen(map: &mut HashMap<String, u32>, name: &str, width: u32) {
+        let w = map.entry(name.to_string()).or_insert(0);
+        *w = (*w).max(width);
+    }
+}
+
+fn collect_view_widths(body: &[ast::Stmt], out: &mut ViewWidths) {
+    fn expr(e: &ast::Expr, out: &mut ViewWidths) {
         match e {
             ast::Expr::Field { base, field, .. } => {
                 if let (ast::Expr::Ident { name, .. }, Some(t)) =
                     (base.as_ref(), Ty::from_view(field))
                 {
-                    let w = out.entry(name.clone()).or_insert(0);
-                    *w = (*w).max(t.width());
+                    ViewWidths::widen(&mut out.any, name, t.width());
                 }
                 expr(base, out);
             }
@@ -204,8 +226,9 @@ fn collect_view_widths(body: &[ast::Stmt], out: &mut HashMap<String, u32>) {
                 if let ast::Expr::Ident { name, .. } = base.as_ref() {
                     for b in [hi, lo] {
                         if let ast::Expr::Int { value, .. } = b.as_ref() {
-                            let w = out.entry(name.clone()).or_insert(0);
-                            *w = (*w).max((*value as u32).saturating_add(1));
+                            let w = (*value as u32).saturating_add(1);
+                            ViewWidths::widen(&mut out.any, name, w);
+                            ViewWidths::widen(&mut out.slices, name, w);
                         }
                     }
                 }

@@ -44,13 +44,16 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// An operand is as wide as the instruction's operand table says (a wider view reads it
-    /// zero-extended); operands the table does not list are as wide as the widest view the
-    /// text takes of them, at least the default.
+    /// An operand is as wide as the instruction's operand table says (a wider typed view
+    /// reads it zero-extended) or as the highest bit a constant slice names, whichever is
+    /// wider (`S_CVT_HI_F32_F16`'s 16-bit `S0` is read as `S0[31 : 16]`); operands the table
+    /// does not list are as wide as the widest view the text takes of them, at least the
+    /// default.
     pub(super) fn operand_reg(&mut self, name: &str) -> RegId {
         let view = self.view_widths.get(name).copied().unwrap_or(0);
+        let slice = self.slice_widths.get(name).copied().unwrap_or(0);
         let width = match self.operands.get(name) {
-            Some(table) if table >= 8 => table,
+            Some(table) if table >= 8 => table.max(slice),
             Some(table) => table.max(view),
             // A memory address the table does not list (SMEM's, computed from `sbase`) is a
             // 64-bit address.
