@@ -92,11 +92,8 @@ pub(super) fn supported(plan: &Plan<'_>, locs: &[RegLoc], lanes: u32) -> bool {
                     return false;
                 }
             }
-            RegLoc::Value(_) => {
-                if per_lane {
-                    return false;
-                }
-            }
+            // A wave-uniform value (a per-lane register may hold one: a constant operand).
+            RegLoc::Value(_) => {}
             RegLoc::Slot => {
                 if r.read {
                     return false;
@@ -453,8 +450,11 @@ pub(super) fn emit(
     // Wave-uniform sources, splatted once.
     let mut uniform = vec![None; f.regs.len()];
     for (i, r) in f.regs.iter().enumerate() {
-        if let (false, true, RegLoc::Value(v)) = (per_lane[i], r.read, locs[i]) {
-            let w = b.ins().ireduce(types::I32, v);
+        if let (true, RegLoc::Value(v)) = (r.read, locs[i]) {
+            let w = match b.func.dfg.value_type(v) {
+                types::I32 => v,
+                _ => b.ins().ireduce(types::I32, v),
+            };
             uniform[i] = Some(b.ins().splat(types::I32X4, w));
         }
     }
@@ -488,7 +488,7 @@ pub(super) fn emit(
     };
     // Sources first (all loads before any store), then the per-lane results' variables.
     for (i, r) in f.regs.iter().enumerate() {
-        if let Some(v) = uniform[i] {
+        if let (Some(v), false) = (uniform[i], r.written) {
             g.regs[i] = Some(RegVal::Splat(v));
             continue;
         }
@@ -496,6 +496,7 @@ pub(super) fn emit(
             continue;
         }
         let v = match locs[i] {
+            RegLoc::Value(_) if r.read => uniform[i].ok_or_else(unsupported)?,
             RegLoc::Vgpr { row, ftz, .. } if r.read => {
                 let x = g.b.ins().load(types::I32X4, mem(), p, row_off(row));
                 if ftz {
