@@ -17,8 +17,8 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Block, FuncRef, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 
-use super::block_simd;
 use super::block::{BlockInst, Input, KernelIr, Output, Regs, Src};
+use super::block_simd;
 use super::translate::{InPlace, LaneOut, RegLoc, Translator};
 use super::JitError;
 use crate::interp::STEP_BUDGET;

@@ -37,7 +37,9 @@ use super::block_inplace::Plan;
 use super::translate::RegLoc;
 use super::JitError;
 use crate::ir::builtins::Func;
-use crate::ir::{BinOp, CmpOp, Conv, Expr, ExprKind, FloatTy, Function, Place, RegRole, Stmt, Ty, UnOp};
+use crate::ir::{
+    BinOp, CmpOp, Conv, Expr, ExprKind, FloatTy, Function, Place, RegRole, Stmt, Ty, UnOp,
+};
 
 const SIGN: u32 = 0x8000_0000;
 const EXP: u32 = 0x7f80_0000;
@@ -67,7 +69,10 @@ pub(super) fn supported(plan: &Plan<'_>, locs: &[RegLoc], lanes: u32) -> bool {
     if plan.lane_masks.iter().any(|&m| m) || plan.has_uniform_outs() {
         return false;
     }
-    if f.locals.iter().any(|l| l.len.is_some() || !(word(l.ty) || l.ty == Ty::Bool)) {
+    if f.locals
+        .iter()
+        .any(|l| l.len.is_some() || !(word(l.ty) || l.ty == Ty::Bool))
+    {
         return false;
     }
     for (i, r) in f.regs.iter().enumerate() {
@@ -463,7 +468,8 @@ pub(super) fn emit(
     b.append_block_param(head, vgpr_ty(b, vgpr));
     let done = b.create_block();
     let any = b.ins().icmp_imm_u(IntCC::NotEqual, exec, 0);
-    b.ins().brif(any, head, &[exec.into(), vgpr.into()], done, &[]);
+    b.ins()
+        .brif(any, head, &[exec.into(), vgpr.into()], done, &[]);
 
     // The group of the lowest set bit: skip to it (its lane index rounded down to 4).
     b.switch_to_block(head);
@@ -534,11 +540,7 @@ pub(super) fn emit(
             outs.push((o.row, x));
         }
     }
-    let (full, partial, next) = (
-        g.b.create_block(),
-        g.b.create_block(),
-        g.b.create_block(),
-    );
+    let (full, partial, next) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
     let all = g.b.ins().icmp_imm_u(IntCC::Equal, nib, 15);
     g.b.ins().brif(all, full, &[], partial, &[]);
     g.b.switch_to_block(full);
@@ -552,7 +554,10 @@ pub(super) fn emit(
     // Lane k of the group is active when bit k of the nibble is set.
     let n32 = g.b.ins().ireduce(types::I32, nib);
     let n = g.b.ins().splat(types::I32X4, n32);
-    let bytes: Vec<u8> = [1u32, 2, 4, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let bytes: Vec<u8> = [1u32, 2, 4, 8]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
     let c = g.b.func.dfg.constants.insert(ConstantData::from(bytes));
     let bit = g.b.ins().vconst(types::I32X4, c);
     let on = g.b.ins().band(n, bit);
@@ -570,7 +575,8 @@ pub(super) fn emit(
     let rest = b.ins().ushr_imm_u(rest, 4);
     let p = b.ins().iadd_imm_s(p, 16);
     let more = b.ins().icmp_imm_u(IntCC::NotEqual, rest, 0);
-    b.ins().brif(more, head, &[rest.into(), p.into()], done, &[]);
+    b.ins()
+        .brif(more, head, &[rest.into(), p.into()], done, &[]);
     b.seal_block(head);
     b.switch_to_block(done);
     b.seal_block(done);
