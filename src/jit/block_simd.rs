@@ -63,7 +63,7 @@ fn is_f32(ty: Ty) -> bool {
 pub(super) fn supported(plan: &Plan<'_>, locs: &[RegLoc], lanes: u32) -> bool {
     let ir = plan.ir;
     let f = &*ir.function;
-    if !ir.lane_loop || lanes % 4 != 0 || lanes > 64 || locs.len() != f.regs.len() {
+    if !ir.lane_loop || !lanes.is_multiple_of(4) || lanes > 64 || locs.len() != f.regs.len() {
         return false;
     }
     if plan.lane_masks.iter().any(|&m| m) || plan.has_uniform_outs() {
@@ -226,11 +226,11 @@ impl Group<'_, '_> {
         self.b.ins().vconst(types::I32X4, c)
     }
 
-    fn to_f(&mut self, v: Value) -> Value {
+    fn as_floats(&mut self, v: Value) -> Value {
         self.b.ins().bitcast(types::F32X4, lanes_le(), v)
     }
 
-    fn to_i(&mut self, v: Value) -> Value {
+    fn as_ints(&mut self, v: Value) -> Value {
         self.b.ins().bitcast(types::I32X4, lanes_le(), v)
     }
 
@@ -291,7 +291,7 @@ impl Group<'_, '_> {
                 let a = self.expr(lhs)?;
                 let b = self.expr(rhs)?;
                 if is_f32(e.ty) {
-                    let (x, y) = (self.to_f(a), self.to_f(b));
+                    let (x, y) = (self.as_floats(a), self.as_floats(b));
                     let r = match op {
                         BinOp::Add => self.b.ins().fadd(x, y),
                         BinOp::Sub => self.b.ins().fsub(x, y),
@@ -315,7 +315,7 @@ impl Group<'_, '_> {
                 let a = self.expr(lhs)?;
                 let b = self.expr(rhs)?;
                 if is_f32(lhs.ty) {
-                    let (x, y) = (self.to_f(a), self.to_f(b));
+                    let (x, y) = (self.as_floats(a), self.as_floats(b));
                     // Greater-than compares as less-than with the operands swapped.
                     let r = match op {
                         CmpOp::Eq | CmpOp::Ne => self.b.ins().fcmp(FloatCC::Equal, x, y),
@@ -325,7 +325,7 @@ impl Group<'_, '_> {
                         CmpOp::Ge => self.b.ins().fcmp(FloatCC::LessThanOrEqual, y, x),
                         CmpOp::Lg => return Err(unsupported()),
                     };
-                    let r = self.to_i(r);
+                    let r = self.as_ints(r);
                     return Ok(if *op == CmpOp::Ne {
                         self.b.ins().bnot(r)
                     } else {
@@ -381,7 +381,7 @@ impl Group<'_, '_> {
             }
             ExprKind::Call { args, .. } => {
                 let a = self.expr(&args[0])?;
-                let x = self.to_f(a);
+                let x = self.as_floats(a);
                 let r = self.b.ins().sqrt(x);
                 self.nan_fix(r, &[a])
             }
@@ -393,8 +393,8 @@ impl Group<'_, '_> {
     /// operands' bits): taken in a cold block when any lane is a NaN.
     fn nan_fix(&mut self, r: Value, inputs: &[Value]) -> Value {
         let nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
-        let nan = self.to_i(nan);
-        let bits = self.to_i(r);
+        let nan = self.as_ints(nan);
+        let bits = self.as_ints(r);
         let any = self.b.ins().vany_true(nan);
         let (fix, join) = (self.b.create_block(), self.b.create_block());
         self.b.append_block_param(join, types::I32X4);
