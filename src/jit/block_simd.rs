@@ -5,22 +5,22 @@
 //! of one lane at a time. The check ([`supported`]) admits only what Cranelift's x86-64 SIMD
 //! lowers to the same bits as the scalar translation (`translate::expr`):
 //!
-//! - statements: assignments of whole 32-bit per-lane registers and scalar locals, nothing else
-//!   (no `if`, loops, slices, arrays, returns);
-//! - values: 32-bit integers, bits and f32 as `i32x4`, booleans as lane masks (all ones or
-//!   zero);
-//! - operations: integer `+ - *`, bitwise `& | ^ ~`, negation, integer and ordered f32
-//!   compares, selects (`bitselect`), same-width bitcasts and resizes, boolean conversions, and
-//!   f32 `+ - * /` and `sqrt` under the default rounding with the NaN rule of `crate::float`
-//!   (a NaN result becomes the first NaN operand quietened, else the default NaN: a vector
-//!   fix-up in a cold block taken when any lane's result is a NaN, so x86's own NaN choice
-//!   never reaches a register);
+//! - statements: assignments of whole 32-bit per-lane registers, nothing else (no `if`,
+//!   loops, locals, slices, returns);
+//! - values: 32-bit integers, bits and f32 as `i32x4`; integer compares as lane masks (all
+//!   ones or zero) that only feed selects;
+//! - operations: integer `+ - *`, bitwise `& | ^ ~`, integer compares with selects
+//!   (`bitselect`), same-width bitcasts and resizes, and f32 `+ - * /` and `sqrt` under the
+//!   default rounding with the NaN rule of `crate::float` (a NaN result becomes the first NaN
+//!   operand quietened, else the default NaN: a vector fix-up in a cold block taken when any
+//!   lane's result is a NaN, so x86's own NaN choice never reaches a register);
 //! - registers: per-lane sources from whole VGPR words (with the default MODE's f32 denormal
 //!   flush as `band` + `icmp` + `bitselect`), wave-uniform sources splatted once before the
 //!   loop, results into VGPR rows; no lane masks, no wave-uniform results.
 //!
-//! Anything else (shifts, 16/64-bit lanes, fmin/fmax, conversions, helper calls, VCC or SGPR
-//! results) keeps the scalar lane loop. The loop visits the groups of four lanes that have an
+//! Anything else (shifts, 16/64-bit lanes, fmin/fmax, fma, float compares, negation,
+//! booleans beyond a select's condition, conversions, helper calls, VCC or SGPR results) keeps
+//! the scalar lane loop: the admitted set is the one `tests/block_simd.rs` reaches. The loop visits the groups of four lanes that have an
 //! EXEC bit (the next group is found with `ctz`); a group whose four bits are set stores its
 //! results whole, a partial one merges them into the old row words under a mask built from
 //! its EXEC nibble. Each group loads all its sources before it stores a result, as a lane of
@@ -110,53 +110,47 @@ pub(super) fn supported(plan: &Plan<'_>, locs: &[RegLoc], lanes: u32) -> bool {
 }
 
 fn stmt_ok(f: &Function, s: &Stmt) -> bool {
-    let Stmt::Assign { place, value, .. } = s else {
+    let Stmt::Assign {
+        place: Place::Reg(r),
+        value,
+        ..
+    } = s
+    else {
         return false;
     };
-    let ok_place = match place {
-        Place::Reg(r) => {
-            let i = r.0 as usize;
-            i < f.regs.len() && f.regs[i].width == 32 && word(value.ty)
-        }
-        Place::Local(l) => f
-            .locals
-            .get(l.0 as usize)
-            .is_some_and(|info| info.ty == value.ty),
-        _ => false,
-    };
-    ok_place && expr_ok(value)
+    f.regs
+        .get(r.0 as usize)
+        .is_some_and(|info| info.width == 32)
+        && word(value.ty)
+        && expr_ok(value)
 }
 
 fn expr_ok(e: &Expr) -> bool {
     let t = e.ty;
     match &e.kind {
-        ExprKind::Const(_) | ExprKind::Reg(_) | ExprKind::Local(_) => word(t) || t == Ty::Bool,
+        ExprKind::Const(_) | ExprKind::Reg(_) => word(t),
         ExprKind::Unary { op, arg } => {
-            arg.ty == t
-                && expr_ok(arg)
-                && match op {
-                    UnOp::Neg | UnOp::BitNot => word(t) && (op == &UnOp::Neg || !is_f32(t)),
-                    UnOp::Not => t == Ty::Bool,
-                }
+            *op == UnOp::BitNot && arg.ty == t && word(t) && !is_f32(t) && expr_ok(arg)
         }
         ExprKind::Binary { op, lhs, rhs } => {
-            let ops = expr_ok(lhs) && expr_ok(rhs);
-            let same = lhs.ty == t && rhs.ty == t;
-            ops && match op {
-                BinOp::Add | BinOp::Sub | BinOp::Mul => same && word(t),
-                BinOp::Div => same && is_f32(t),
-                BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
-                    same && (t == Ty::Bool || (word(t) && !is_f32(t)))
+            lhs.ty == t
+                && rhs.ty == t
+                && word(t)
+                && expr_ok(lhs)
+                && expr_ok(rhs)
+                && match op {
+                    BinOp::Add | BinOp::Sub | BinOp::Mul => true,
+                    BinOp::Div => is_f32(t),
+                    BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => !is_f32(t),
+                    _ => false,
                 }
-                BinOp::And | BinOp::Or => same && t == Ty::Bool,
-                BinOp::Rem | BinOp::Pow | BinOp::Shl | BinOp::Shr => false,
-            }
         }
-        ExprKind::Cmp { op, lhs, rhs } => {
+        // Integer compares only (as the conditions of selects).
+        ExprKind::Cmp { lhs, rhs, .. } => {
             t == Ty::Bool
                 && lhs.ty == rhs.ty
                 && word(lhs.ty)
-                && !(is_f32(lhs.ty) && *op == CmpOp::Lg)
+                && !is_f32(lhs.ty)
                 && expr_ok(lhs)
                 && expr_ok(rhs)
         }
@@ -165,22 +159,16 @@ fn expr_ok(e: &Expr) -> bool {
             then,
             otherwise,
         } => {
-            cond.ty == Ty::Bool
+            matches!(cond.kind, ExprKind::Cmp { .. })
                 && then.ty == t
                 && otherwise.ty == t
-                && (word(t) || t == Ty::Bool)
+                && word(t)
                 && expr_ok(cond)
                 && expr_ok(then)
                 && expr_ok(otherwise)
         }
         ExprKind::Convert { conv, arg } => {
-            expr_ok(arg)
-                && match conv {
-                    Conv::Resize | Conv::Bitcast => word(t) && word(arg.ty),
-                    Conv::FromBool => word(t) && arg.ty == Ty::Bool,
-                    Conv::ToBool => t == Ty::Bool && word(arg.ty),
-                    Conv::IntToFloat | Conv::FloatToInt | Conv::FloatToFloat => false,
-                }
+            matches!(conv, Conv::Resize | Conv::Bitcast) && word(t) && word(arg.ty) && expr_ok(arg)
         }
         ExprKind::Call { builtin, args } => {
             builtin.func == Func::Sqrt
@@ -189,10 +177,7 @@ fn expr_ok(e: &Expr) -> bool {
                 && is_f32(args[0].ty)
                 && expr_ok(&args[0])
         }
-        ExprKind::Slice { .. }
-        | ExprKind::Concat(_)
-        | ExprKind::Elem { .. }
-        | ExprKind::Load { .. } => false,
+        _ => false,
     }
 }
 
@@ -210,7 +195,6 @@ struct Group<'a, 'b> {
     b: &'a mut FunctionBuilder<'b>,
     /// Each register's current value: a variable (per-lane) or a splat (wave-uniform).
     regs: Vec<Option<RegVal>>,
-    locals: Vec<Variable>,
 }
 
 #[derive(Clone, Copy)]
@@ -239,15 +223,11 @@ impl Group<'_, '_> {
             return Err(unsupported());
         };
         let v = self.expr(value)?;
-        match place {
-            Place::Reg(r) => match self.regs.get(r.0 as usize).copied().flatten() {
-                Some(RegVal::Var(var)) => self.b.def_var(var, v),
-                _ => return Err(unsupported()),
-            },
-            Place::Local(l) => {
-                let var = *self.locals.get(l.0 as usize).ok_or_else(unsupported)?;
-                self.b.def_var(var, v);
-            }
+        let Place::Reg(r) = place else {
+            return Err(unsupported());
+        };
+        match self.regs.get(r.0 as usize).copied().flatten() {
+            Some(RegVal::Var(var)) => self.b.def_var(var, v),
             _ => return Err(unsupported()),
         }
         Ok(())
@@ -255,37 +235,15 @@ impl Group<'_, '_> {
 
     fn expr(&mut self, e: &Expr) -> Result<Value, JitError> {
         Ok(match &e.kind {
-            ExprKind::Const(c) => {
-                let bits = if e.ty == Ty::Bool {
-                    if c.low_u128() & 1 != 0 {
-                        u32::MAX
-                    } else {
-                        0
-                    }
-                } else {
-                    c.low_u128() as u32
-                };
-                self.splat(bits)
-            }
+            ExprKind::Const(c) => self.splat(c.low_u128() as u32),
             ExprKind::Reg(r) => match self.regs.get(r.0 as usize).copied().flatten() {
                 Some(RegVal::Var(var)) => self.b.use_var(var),
                 Some(RegVal::Splat(v)) => v,
                 None => return Err(unsupported()),
             },
-            ExprKind::Local(l) => {
-                let var = *self.locals.get(l.0 as usize).ok_or_else(unsupported)?;
-                self.b.use_var(var)
-            }
-            ExprKind::Unary { op, arg } => {
+            ExprKind::Unary { arg, .. } => {
                 let a = self.expr(arg)?;
-                match op {
-                    UnOp::Neg if is_f32(e.ty) => {
-                        let s = self.splat(SIGN);
-                        self.b.ins().bxor(a, s)
-                    }
-                    UnOp::Neg => self.b.ins().ineg(a),
-                    UnOp::BitNot | UnOp::Not => self.b.ins().bnot(a),
-                }
+                self.b.ins().bnot(a)
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.expr(lhs)?;
@@ -305,8 +263,8 @@ impl Group<'_, '_> {
                     BinOp::Add => self.b.ins().iadd(a, b),
                     BinOp::Sub => self.b.ins().isub(a, b),
                     BinOp::Mul => self.b.ins().imul(a, b),
-                    BinOp::BitAnd | BinOp::And => self.b.ins().band(a, b),
-                    BinOp::BitOr | BinOp::Or => self.b.ins().bor(a, b),
+                    BinOp::BitAnd => self.b.ins().band(a, b),
+                    BinOp::BitOr => self.b.ins().bor(a, b),
                     BinOp::BitXor => self.b.ins().bxor(a, b),
                     _ => return Err(unsupported()),
                 }
@@ -314,24 +272,6 @@ impl Group<'_, '_> {
             ExprKind::Cmp { op, lhs, rhs } => {
                 let a = self.expr(lhs)?;
                 let b = self.expr(rhs)?;
-                if is_f32(lhs.ty) {
-                    let (x, y) = (self.as_floats(a), self.as_floats(b));
-                    // Greater-than compares as less-than with the operands swapped.
-                    let r = match op {
-                        CmpOp::Eq | CmpOp::Ne => self.b.ins().fcmp(FloatCC::Equal, x, y),
-                        CmpOp::Lt => self.b.ins().fcmp(FloatCC::LessThan, x, y),
-                        CmpOp::Le => self.b.ins().fcmp(FloatCC::LessThanOrEqual, x, y),
-                        CmpOp::Gt => self.b.ins().fcmp(FloatCC::LessThan, y, x),
-                        CmpOp::Ge => self.b.ins().fcmp(FloatCC::LessThanOrEqual, y, x),
-                        CmpOp::Lg => return Err(unsupported()),
-                    };
-                    let r = self.as_ints(r);
-                    return Ok(if *op == CmpOp::Ne {
-                        self.b.ins().bnot(r)
-                    } else {
-                        r
-                    });
-                }
                 let signed = lhs.ty.is_signed();
                 let cc = match (op, signed) {
                     (CmpOp::Eq, _) => IntCC::Equal,
@@ -357,28 +297,8 @@ impl Group<'_, '_> {
                 let o = self.expr(otherwise)?;
                 self.b.ins().bitselect(c, t, o)
             }
-            ExprKind::Convert { conv, arg } => {
-                let a = self.expr(arg)?;
-                match conv {
-                    Conv::Resize | Conv::Bitcast => a,
-                    Conv::FromBool => {
-                        let one = if is_f32(e.ty) { 0x3f80_0000 } else { 1 };
-                        let one = self.splat(one);
-                        self.b.ins().band(a, one)
-                    }
-                    Conv::ToBool => {
-                        let bits = if is_f32(arg.ty) {
-                            let m = self.splat(!SIGN);
-                            self.b.ins().band(a, m)
-                        } else {
-                            a
-                        };
-                        let z = self.splat(0);
-                        self.b.ins().icmp(IntCC::NotEqual, bits, z)
-                    }
-                    _ => return Err(unsupported()),
-                }
-            }
+            // Same-width bitcasts and resizes keep the bits.
+            ExprKind::Convert { arg, .. } => self.expr(arg)?,
             ExprKind::Call { args, .. } => {
                 let a = self.expr(&args[0])?;
                 let x = self.as_floats(a);
@@ -490,7 +410,6 @@ pub(super) fn emit(
     let mut g = Group {
         b,
         regs: vec![None; f.regs.len()],
-        locals: Vec::with_capacity(f.locals.len()),
     };
     // Sources first (all loads before any store), then the per-lane results' variables.
     for (i, r) in f.regs.iter().enumerate() {
@@ -516,12 +435,6 @@ pub(super) fn emit(
         let var = g.b.declare_var(types::I32X4);
         g.b.def_var(var, v);
         g.regs[i] = Some(RegVal::Var(var));
-    }
-    for _ in &f.locals {
-        let var = g.b.declare_var(types::I32X4);
-        let z = g.splat(0);
-        g.b.def_var(var, z);
-        g.locals.push(var);
     }
     for s in &f.body {
         g.stmt(s)?;
