@@ -82,6 +82,8 @@ v_max_i32 v13, v1, v2
 ADD v14, s2, v14
 v_bfi_b32 v15, v1, v2, v15
 v_add3_u32 v0, v1, v2, v0
+v_fma_f32 v16, v1, v2, v3
+v_fmac_f32 v17, v2, v4
 v_mov_b32 v1, v3
 v_add_f32 v2, 1.0, v2
 s_sub_u32 s10, s10, 1
@@ -91,7 +93,7 @@ s_endpgm
 ";
 
 /// The vector instructions of [`SIMD_MIX`].
-const SIMD_MIX_VALU: u64 = 16;
+const SIMD_MIX_VALU: u64 = 18;
 
 /// f32 values that exercise the NaN rule, signed zeros, infinities and denormals.
 const SPECIAL: [u32; 12] = [
@@ -114,7 +116,7 @@ const SPECIAL: [u32; 12] = [
 fn random_wave(arch: Arch, wave_size: u32, exec: u64, rng: &mut Rng) -> WaveState {
     let mut w = WaveState::new(arch, wave_size);
     w.set_exec(exec & w.full_mask());
-    for reg in 0..16 {
+    for reg in 0..18 {
         for lane in 0..wave_size {
             let x = rng.next_u64();
             let v = match x & 7 {
@@ -204,6 +206,7 @@ v_add_f32 v3, v1, v2
 v_sub_f32 v4, v1, v2
 v_mul_f32 v5, v1, v2
 v_xor_b32 v6, v1, v2
+v_fma_f32 v7, v1, v2, v2
 s_sub_u32 s0, s0, 1
 s_cmp_lg_u32 s0, 0
 s_cbranch_scc1 loop
@@ -266,6 +269,17 @@ s_endpgm
         0,
         0x7fe0_0000,
     ];
+    // v1 * v2 + v2, fused: lane 5's product is far below half an ulp of 2^-126.
+    let fma = [
+        0x7fc0_0001,
+        0xffc1_2345,
+        0xff80_0000,
+        old,
+        0x8000_0000,
+        0x0080_0000,
+        0,
+        0x7fe0_0000,
+    ];
     for wave in [32u32, 64] {
         let mut init = WaveState::new(Arch::Rdna3, wave);
         let top = wave - 8;
@@ -275,22 +289,23 @@ s_endpgm
             let k = (lane % 8) as usize;
             init.set_vgpr(lane, 1, v1[k]);
             init.set_vgpr(lane, 2, v2[k]);
-            for reg in 3..=6 {
+            for reg in 3..=7 {
                 init.set_vgpr(lane, reg, old);
             }
         }
         let (w, st) = run(Arch::Rdna3, text, &init, Engine::Jit, true);
-        assert_eq!((st.blocks, st.simd), (1, 4), "wave{wave}: {st:?}");
+        assert_eq!((st.blocks, st.simd), (1, 5), "wave{wave}: {st:?}");
         for lane in 0..wave {
             let k = (lane % 8) as usize;
             let active = exec >> lane & 1 == 1;
             let want = |v: u32| if active { v } else { old };
-            let got = [3, 4, 5, 6].map(|r| w.vgpr(lane, r));
+            let got = [3, 4, 5, 6, 7].map(|r| w.vgpr(lane, r));
             let expect = [
                 want(add[k]),
                 want(sub[k]),
                 want(mul[k]),
                 want(v1[k] ^ v2[k]),
+                want(fma[k]),
             ];
             assert_eq!(
                 got, expect,

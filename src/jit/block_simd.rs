@@ -10,7 +10,7 @@
 //! - values: 32-bit integers, bits and f32 as `i32x4`; integer compares as lane masks (all
 //!   ones or zero) that only feed selects;
 //! - operations: integer `+ - *`, bitwise `& | ^ ~`, integer compares with selects
-//!   (`bitselect`), same-width bitcasts and resizes, and f32 `+ - * /` and `sqrt` under the
+//!   (`bitselect`), same-width bitcasts and resizes, and f32 `+ - * /`, `sqrt` and `fma` under the
 //!   default rounding with the NaN rule of `crate::float` (a NaN result becomes the first NaN
 //!   operand quietened, else the default NaN: a vector fix-up in a cold block taken when any
 //!   lane's result is a NaN, so x86's own NaN choice never reaches a register);
@@ -18,7 +18,7 @@
 //!   flush as `band` + `icmp` + `bitselect`), wave-uniform sources splatted once before the
 //!   loop, results into VGPR rows; no lane masks, no wave-uniform results.
 //!
-//! Anything else (shifts, 16/64-bit lanes, fmin/fmax, fma, float compares, negation,
+//! Anything else (shifts, 16/64-bit lanes, fmin/fmax, float compares, negation,
 //! booleans beyond a select's condition, conversions, helper calls, VCC or SGPR results) keeps
 //! the scalar lane loop: the admitted set is the one `tests/block_simd.rs` reaches. The loop visits the groups of four lanes that have an
 //! EXEC bit (the next group is found with `ctz`); a group whose four bits are set stores its
@@ -171,11 +171,12 @@ fn expr_ok(e: &Expr) -> bool {
             matches!(conv, Conv::Resize | Conv::Bitcast) && word(t) && word(arg.ty) && expr_ok(arg)
         }
         ExprKind::Call { builtin, args } => {
-            builtin.func == Func::Sqrt
-                && is_f32(t)
-                && args.len() == 1
-                && is_f32(args[0].ty)
-                && expr_ok(&args[0])
+            let arity = match builtin.func {
+                Func::Sqrt => 1,
+                Func::Fma => 3,
+                _ => return false,
+            };
+            is_f32(t) && args.len() == arity && args.iter().all(|a| is_f32(a.ty) && expr_ok(a))
         }
         _ => false,
     }
@@ -299,11 +300,18 @@ impl Group<'_, '_> {
             }
             // Same-width bitcasts and resizes keep the bits.
             ExprKind::Convert { arg, .. } => self.expr(arg)?,
-            ExprKind::Call { args, .. } => {
-                let a = self.expr(&args[0])?;
-                let x = self.as_floats(a);
-                let r = self.b.ins().sqrt(x);
-                self.nan_fix(r, &[a])
+            ExprKind::Call { builtin, args } => {
+                let mut bits = Vec::with_capacity(args.len());
+                for a in args {
+                    bits.push(self.expr(a)?);
+                }
+                let x: Vec<Value> = bits.iter().map(|&v| self.as_floats(v)).collect();
+                let r = match (builtin.func, x.as_slice()) {
+                    (Func::Sqrt, &[a]) => self.b.ins().sqrt(a),
+                    (Func::Fma, &[a, b, c]) => self.b.ins().fma(a, b, c),
+                    _ => return Err(unsupported()),
+                };
+                self.nan_fix(r, &bits)
             }
             _ => return Err(unsupported()),
         })
