@@ -299,37 +299,39 @@ impl Jit {
             .lock()
             .map_err(|_| JitError::Internal("a previous compile panicked".into()))?;
         let inner = &mut *guard;
-        // Instructions in place when they can be; if translating one fails, the whole block
-        // again with kernel calls only.
-        let in_place = match build(inner, spec, true) {
-            Ok(n) => n,
-            Err(_) => {
-                inner.fctx = FunctionBuilderContext::new();
-                build(inner, spec, false)?
+        // Instructions in place (four lanes at a time where their IR allows) when they can
+        // be; if translating one fails, the whole block again with kernel calls only. SIMD
+        // lanes that Cranelift cannot lower (a host without the vector instructions they
+        // need) fall back to the scalar lane loops.
+        let mut mode = Mode::Simd;
+        let (counts, code_size, id) = loop {
+            let counts = match build(inner, spec, mode) {
+                Ok(n) => n,
+                Err(e) if mode == Mode::Calls => return Err(e),
+                Err(_) => {
+                    inner.fctx = FunctionBuilderContext::new();
+                    mode = Mode::Calls;
+                    continue;
+                }
+            };
+            match define(inner) {
+                Ok((size, id)) => break (counts, size, id),
+                Err(_) if counts.simd > 0 => {
+                    inner.module.clear_context(&mut inner.ctx);
+                    inner.fctx = FunctionBuilderContext::new();
+                    mode = Mode::Scalar;
+                }
+                Err(e) => return Err(e),
             }
         };
         STATS.with(|s| {
             let mut st = s.get();
             st.blocks += 1;
-            st.in_place += in_place as u64;
-            st.calls += (spec.insts.len() - in_place) as u64;
+            st.in_place += counts.in_place as u64;
+            st.simd += counts.simd as u64;
+            st.calls += (spec.insts.len() - counts.in_place) as u64;
             s.set(st);
         });
-        inner.counter += 1;
-        let name = format!("block{}", inner.counter);
-        let id = inner
-            .module
-            .declare_function(&name, Linkage::Export, &inner.ctx.func.signature)
-            .map_err(|e| JitError::Codegen(e.to_string()))?;
-        inner
-            .module
-            .define_function(id, &mut inner.ctx)
-            .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
-        let code_size = inner
-            .ctx
-            .compiled_code()
-            .map_or(0, |c| c.code_buffer().len());
-        inner.module.clear_context(&mut inner.ctx);
         inner
             .module
             .finalize_definitions()
@@ -343,6 +345,46 @@ impl Jit {
     }
 }
 
+/// How instructions are emitted into a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// In place where possible, four lanes at a time where the IR allows.
+    Simd,
+    /// In place where possible, one lane at a time.
+    Scalar,
+    /// Kernel calls only.
+    Calls,
+}
+
+/// How many of a block's instructions were translated in place, and how many of those over
+/// four lanes at a time.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    in_place: usize,
+    simd: usize,
+}
+
+/// Declares and defines the function built in `inner.ctx` under a fresh name; returns its
+/// code size and id. The context is cleared either way.
+fn define(inner: &mut Inner) -> Result<(usize, cranelift_module::FuncId), JitError> {
+    inner.counter += 1;
+    let name = format!("block{}", inner.counter);
+    let id = inner
+        .module
+        .declare_function(&name, Linkage::Export, &inner.ctx.func.signature)
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    let defined = inner
+        .module
+        .define_function(id, &mut inner.ctx)
+        .map_err(|e| JitError::Codegen(format!("{e:?}")));
+    let code_size = inner
+        .ctx
+        .compiled_code()
+        .map_or(0, |c| c.code_buffer().len());
+    inner.module.clear_context(&mut inner.ctx);
+    defined.map(|()| (code_size, id))
+}
+
 /// What this thread's block compilations produced (cumulative): introspection for tests and
 /// measurements of how much of a program runs in place.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -353,11 +395,13 @@ pub struct BlockStats {
     pub in_place: u64,
     /// Instructions that call their kernel (or the wave layer's memory access).
     pub calls: u64,
+    /// Of the instructions in place, those whose lane loop runs four lanes at a time (SIMD).
+    pub simd: u64,
 }
 
 thread_local! {
     static STATS: std::cell::Cell<BlockStats> = const {
-        std::cell::Cell::new(BlockStats { blocks: 0, in_place: 0, calls: 0 })
+        std::cell::Cell::new(BlockStats { blocks: 0, in_place: 0, calls: 0, simd: 0 })
     };
 }
 
@@ -368,8 +412,10 @@ pub fn block_stats() -> BlockStats {
 }
 
 /// Builds the block function in `inner.ctx.func` (verified), with instructions in place
-/// where [`block_inplace::plan`] allows when `inplace`; returns how many were in place.
-fn build(inner: &mut Inner, spec: &BlockSpec, inplace: bool) -> Result<usize, JitError> {
+/// where [`block_inplace::plan`] allows unless `mode` is [`Mode::Calls`]; returns how many
+/// were in place.
+fn build(inner: &mut Inner, spec: &BlockSpec, mode: Mode) -> Result<Counts, JitError> {
+    let inplace = mode != Mode::Calls;
     let ptr = inner.module.target_config().pointer_type();
     let cc = inner.module.target_config().default_call_conv;
     inner.module.clear_context(&mut inner.ctx);
@@ -422,9 +468,10 @@ fn build(inner: &mut Inner, spec: &BlockSpec, inplace: bool) -> Result<usize, Ji
         ptr,
         cfg,
         fail,
+        simd: mode == Mode::Simd,
     };
     let mut cache = block_inplace::Cache::default();
-    let mut in_place = 0;
+    let mut counts = Counts::default();
     for (index, inst) in spec.insts.iter().enumerate() {
         if let Some((off, counts)) = &spec.lane_ops {
             let count = counts.get(index).copied().unwrap_or(1);
@@ -436,8 +483,10 @@ fn build(inner: &mut Inner, spec: &BlockSpec, inplace: bool) -> Result<usize, Ji
             .flatten()
         {
             Some(plan) => {
-                b = block_inplace::emit(b, &emit, index, inst, &plan, &mut cache)?;
-                in_place += 1;
+                let (nb, simd) = block_inplace::emit(b, &emit, index, inst, &plan, &mut cache)?;
+                b = nb;
+                counts.in_place += 1;
+                counts.simd += simd as usize;
             }
             None => {
                 cache.flush(&mut b, &regs);
@@ -477,7 +526,7 @@ fn build(inner: &mut Inner, spec: &BlockSpec, inplace: bool) -> Result<usize, Ji
     translate::prune_dead_loads(&mut inner.ctx.func);
     cranelift_codegen::verifier::verify_function(&inner.ctx.func, inner.module.isa())
         .map_err(|e| JitError::Internal(format!("CLIF verifier (block): {e}")))?;
-    Ok(in_place)
+    Ok(counts)
 }
 
 /// Checks every index of a block against the ABI's buffer sizes.

@@ -18,6 +18,7 @@ use cranelift_codegen::ir::{types, Block, FuncRef, InstBuilder, MemFlagsData, Ty
 use cranelift_frontend::{FunctionBuilder, Variable};
 
 use super::block::{BlockInst, Input, KernelIr, Output, Regs, Src};
+use super::block_simd;
 use super::translate::{InPlace, LaneOut, RegLoc, Translator};
 use super::JitError;
 use crate::interp::STEP_BUDGET;
@@ -66,17 +67,24 @@ enum UniformOut {
 
 /// How one instruction is translated in place.
 pub(super) struct Plan<'a> {
-    ir: &'a KernelIr,
+    pub(super) ir: &'a KernelIr,
     sources: Vec<Source>,
-    lane_outs: Vec<Vec<LaneOut>>,
+    pub(super) lane_outs: Vec<Vec<LaneOut>>,
     /// Per-lane registers whose bit 0 is gathered into a lane mask (`Output::Mask` with
     /// `per_lane`).
-    lane_masks: Vec<bool>,
+    pub(super) lane_masks: Vec<bool>,
     /// The register-file outputs of wave-uniform registers (and gathered lane masks), in the
     /// order the kernel call writes them.
     uniform_outs: Vec<(usize, UniformOut)>,
     /// Whether a uniform register has a register-file output (else PC: to its slot).
-    has_out: Vec<bool>,
+    pub(super) has_out: Vec<bool>,
+}
+
+impl Plan<'_> {
+    /// Whether the instruction writes wave-uniform registers to the register file.
+    pub(super) fn has_uniform_outs(&self) -> bool {
+        !self.uniform_outs.is_empty()
+    }
 }
 
 /// The in-place plan of `inst`, or `None` when it keeps its kernel call.
@@ -439,9 +447,12 @@ pub(super) struct Emit<'r> {
     pub(super) ptr: Type,
     pub(super) cfg: cranelift_codegen::isa::TargetFrontendConfig,
     pub(super) fail: Block,
+    /// Whether instructions whose IR allows it run four lanes at a time (`block_simd`).
+    pub(super) simd: bool,
 }
 
-/// Emits instruction `index` in place; the builder comes back after it.
+/// Emits instruction `index` in place; the builder comes back after it, with whether the
+/// instruction runs four lanes at a time.
 ///
 /// # Errors
 /// When the translator cannot translate the IR (the caller compiles the block without
@@ -453,23 +464,8 @@ pub(super) fn emit<'b>(
     inst: &BlockInst,
     plan: &Plan<'_>,
     cache: &mut Cache,
-) -> Result<FunctionBuilder<'b>, JitError> {
+) -> Result<(FunctionBuilder<'b>, bool), JitError> {
     let r = e.regs;
-    // A fault leaves the state as before the instruction: the cache's changes are stored.
-    let landing = b.create_block();
-    b.append_block_param(landing, types::I32);
-    let start = b.create_block();
-    b.ins().jump(start, &[]);
-    b.switch_to_block(landing);
-    b.seal_block(landing);
-    cache.store(&mut b, r);
-    let st = b.block_params(landing)[0];
-    let st64 = b.ins().uextend(types::I64, st);
-    let code = b.ins().bor_imm_u(st64, (index as i64) << 32);
-    b.ins().jump(e.fail, &[code.into()]);
-    b.switch_to_block(start);
-    b.seal_block(start);
-
     let exec = cache.exec(&mut b, r, e.lanes);
     let mut locs = Vec::with_capacity(plan.sources.len());
     for s in &plan.sources {
@@ -504,6 +500,25 @@ pub(super) fn emit<'b>(
             },
         });
     }
+    if e.simd && block_simd::supported(plan, &locs, e.lanes) {
+        block_simd::emit(&mut b, plan, &locs, r.vgpr, exec)?;
+        return Ok((b, true));
+    }
+    // A fault leaves the state as before the instruction: the cache's changes are stored.
+    let landing = b.create_block();
+    b.append_block_param(landing, types::I32);
+    let start = b.create_block();
+    b.ins().jump(start, &[]);
+    b.switch_to_block(landing);
+    b.seal_block(landing);
+    cache.store(&mut b, r);
+    let st = b.block_params(landing)[0];
+    let st64 = b.ins().uextend(types::I64, st);
+    let code = b.ins().bor_imm_u(st64, (index as i64) << 32);
+    b.ins().jump(e.fail, &[code.into()]);
+    b.switch_to_block(start);
+    b.seal_block(start);
+
     let slots = b.ins().iadd_imm_s(r.arena, inst.slots as i64);
     let ir = plan.ir;
     let mut helpers = Vec::new();
@@ -599,5 +614,5 @@ pub(super) fn emit<'b>(
             }
         }
     }
-    Ok(b)
+    Ok((b, false))
 }

@@ -10,6 +10,7 @@
 mod abi;
 pub(crate) mod block;
 mod block_inplace;
+mod block_simd;
 mod memory;
 pub mod runtime;
 mod translate;

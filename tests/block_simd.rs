@@ -1,0 +1,386 @@
+//! SIMD lanes in blocks (issue 14): in-place instructions whose IR is straight-line 32-bit
+//! lane arithmetic run four lanes at a time. They must give the bits the scalar lane loop and
+//! the interpreter give: NaN payloads and the default NaN, signed zeros, f32 denormals flushed
+//! on input and output, partial EXEC groups (inactive lanes keep their old values).
+
+mod common;
+
+use amdpcode::exec::Rng;
+use amdpcode::spec::Arch;
+use amdpcode::wave::{Engine, Executor, Program, WaveState};
+
+/// The loop of `benches/wave.rs`.
+const BENCH_LOOP: &str = "
+s_mov_b32 s0, 50
+loop:
+v_add_f32 v1, 1.0, v1
+s_sub_u32 s0, s0, 1
+s_cmp_lg_u32 s0, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+/// Runs `text` from `init` (blocks at threshold 2 when `blocks`); returns the final state
+/// and the change of `jit::block_stats()`.
+fn run(
+    arch: Arch,
+    text: &str,
+    init: &WaveState,
+    engine: Engine,
+    blocks: bool,
+) -> (WaveState, amdpcode::jit::BlockStats) {
+    let db = common::spec().db(arch);
+    let mut ex = Executor::new(db, engine).unwrap();
+    ex.block_compile = blocks;
+    ex.block_threshold = 2;
+    let program = Program::assemble(ex.isa(), text).unwrap();
+    let mut w = init.clone();
+    let before = amdpcode::jit::block_stats();
+    ex.run_fast(&program, &mut w).unwrap();
+    let after = amdpcode::jit::block_stats();
+    let delta = amdpcode::jit::BlockStats {
+        blocks: after.blocks - before.blocks,
+        in_place: after.in_place - before.in_place,
+        calls: after.calls - before.calls,
+        simd: after.simd - before.simd,
+    };
+    (w, delta)
+}
+
+#[test]
+fn issue_14_simd_bench_loop() {
+    for wave in [32, 64] {
+        let init = WaveState::new(Arch::Rdna3, wave);
+        let (w, st) = run(Arch::Rdna3, BENCH_LOOP, &init, Engine::Jit, true);
+        eprintln!("{st:?}");
+        assert_eq!(st.simd, 1, "wave{wave}: {st:?}");
+        for lane in 0..wave {
+            assert_eq!(w.vgpr(lane, 1), 50.0f32.to_bits(), "wave{wave} lane {lane}");
+        }
+    }
+}
+
+/// Instructions whose IR the SIMD lanes cover (f32 `+ - * /` and sqrt with the NaN rule,
+/// integer arithmetic, bitwise operations, compares with selects, SGPR and constant operands),
+/// results that are also sources, and `v1`/`v2` fed back across iterations. `SET_MODE` is
+/// replaced by a MODE write or nothing.
+const SIMD_MIX: &str = "
+SET_MODE
+s_mov_b32 s10, 6
+loop:
+v_add_f32 v3, v1, v2
+v_sub_f32 v4, v1, v2
+v_mul_f32 v5, v5, v2
+v_subrev_f32 v6, v1, v2
+v_sqrt_f32 v7, v1
+v_rcp_f32 v8, v2
+v_xor_b32 v9, v1, v9
+v_and_or_b32 v10, v1, v2, v10
+v_mul_lo_u32 v11, v1, v11
+v_min_u32 v12, v1, v2
+v_max_i32 v13, v1, v2
+ADD v14, s2, v14
+v_bfi_b32 v15, v1, v2, v15
+v_add3_u32 v0, v1, v2, v0
+v_fma_f32 v16, v1, v2, v3
+v_fmac_f32 v17, v2, v4
+v_mov_b32 v1, v3
+v_add_f32 v2, 1.0, v2
+s_sub_u32 s10, s10, 1
+s_cmp_lg_u32 s10, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+/// The vector instructions of [`SIMD_MIX`].
+const SIMD_MIX_VALU: u64 = 18;
+
+/// f32 values that exercise the NaN rule, signed zeros, infinities and denormals.
+const SPECIAL: [u32; 12] = [
+    0x7f80_0001, // signalling NaN
+    0xffc1_2345, // quiet NaN, negative, with a payload
+    0x7fa0_0000, // signalling NaN
+    0x7f80_0000, // +inf
+    0xff80_0000, // -inf
+    0x0000_0000, // +0
+    0x8000_0000, // -0
+    0x0000_0001, // smallest denormal
+    0x807f_ffff, // largest negative denormal
+    0x0080_0000, // smallest normal
+    0x3f80_0000, // 1.0
+    0x7f7f_ffff, // largest finite
+];
+
+/// A state with random VGPRs (one value in four special, one in eight a random denormal),
+/// SGPRs and SCC, and EXEC as `exec` (masked to the wave).
+fn random_wave(arch: Arch, wave_size: u32, exec: u64, rng: &mut Rng) -> WaveState {
+    let mut w = WaveState::new(arch, wave_size);
+    w.set_exec(exec & w.full_mask());
+    for reg in 0..18 {
+        for lane in 0..wave_size {
+            let x = rng.next_u64();
+            let v = match x & 7 {
+                0 | 1 => SPECIAL[(x >> 8) as usize % SPECIAL.len()],
+                2 => (x >> 32) as u32 & 0x807f_ffff,
+                _ => (x >> 32) as u32,
+            };
+            w.set_vgpr(lane, reg, v);
+        }
+    }
+    for c in 0..20 {
+        w.write_sgpr(c, rng.next_u64() as u32);
+    }
+    w.scc = rng.next_u64() & 1 == 1;
+    w
+}
+
+/// Runs [`SIMD_MIX`] from random states and EXEC masks (random, all lanes, one lane, the
+/// lanes of one partial group, none): blocks give the per-instruction JIT's and the
+/// interpreter's final state, and `simd` of its instructions run four lanes at a time.
+fn simd_mix_agrees(arch: Arch, wave_size: u32, mode: &str, simd: u64, seeds: u64) {
+    let add = if arch == Arch::Cdna {
+        "v_add_u32"
+    } else {
+        "v_add_nc_u32"
+    };
+    let text = SIMD_MIX.replace("SET_MODE", mode).replace("ADD", add);
+    for seed in 0..seeds {
+        let mut rng = Rng::new(0x5140 + seed);
+        let random = rng.next_u64();
+        for exec in [
+            random,
+            u64::MAX,
+            1 << (seed % wave_size as u64),
+            0b1011 << 8,
+            0,
+        ] {
+            let init = random_wave(arch, wave_size, exec, &mut rng);
+            let (interp, _) = run(arch, &text, &init, Engine::Interp, false);
+            let (step, _) = run(arch, &text, &init, Engine::Jit, false);
+            let (block, st) = run(arch, &text, &init, Engine::Jit, true);
+            let what = format!("{arch:?} wave{wave_size} seed {seed} exec {exec:#x} {mode:?}");
+            assert!(interp == step, "{what}: interpreter and JIT differ");
+            assert!(block == step, "{what}: blocks differ from JIT steps");
+            assert_eq!((st.blocks, st.simd), (1, simd), "{what}: {st:?}");
+        }
+    }
+}
+
+#[test]
+fn issue_14_simd_mix_rdna3_wave32() {
+    simd_mix_agrees(Arch::Rdna3, 32, "", SIMD_MIX_VALU, 8);
+}
+
+#[test]
+fn issue_14_simd_mix_rdna3_wave64() {
+    simd_mix_agrees(Arch::Rdna3, 64, "", SIMD_MIX_VALU, 6);
+}
+
+#[test]
+fn issue_14_simd_mix_rdna4_wave32() {
+    simd_mix_agrees(Arch::Rdna4, 32, "", SIMD_MIX_VALU, 4);
+}
+
+#[test]
+fn issue_14_simd_mix_cdna_wave64() {
+    simd_mix_agrees(Arch::Cdna, 64, "", SIMD_MIX_VALU, 4);
+}
+
+/// With f32 denormals kept (MODE.FP_DENORM all on): no input or output flush.
+#[test]
+fn issue_14_simd_mix_denormals_on() {
+    let mode = "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), 0xf";
+    simd_mix_agrees(Arch::Rdna3, 32, mode, SIMD_MIX_VALU, 4);
+    simd_mix_agrees(Arch::Rdna3, 64, mode, SIMD_MIX_VALU, 3);
+}
+
+/// Concrete results under the default MODE (f32 denormals flushed), with EXEC `0xf7` (lanes
+/// 0-2 of the first group, lane 3 off: a merged store; lanes 4-7 whole; the rest skipped),
+/// and in wave64 the same lanes mirrored into the top group.
+#[test]
+fn issue_14_simd_nan_denormal_partial_exec() {
+    let text = "
+s_mov_b32 s0, 3
+loop:
+v_add_f32 v3, v1, v2
+v_sub_f32 v4, v1, v2
+v_mul_f32 v5, v1, v2
+v_xor_b32 v6, v1, v2
+v_fma_f32 v7, v1, v2, v2
+s_sub_u32 s0, s0, 1
+s_cmp_lg_u32 s0, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+    let one = 0x3f80_0000;
+    let v1 = [
+        0x7f80_0001,
+        one,
+        0x7f80_0000,
+        one,
+        0x0000_0001,
+        0x0080_0001,
+        0x8000_0000,
+        one,
+    ];
+    let v2 = [
+        one,
+        0xffc1_2345,
+        0xff80_0000,
+        one,
+        0x8000_0000,
+        0x0080_0000,
+        0x8000_0000,
+        0x7fa0_0000,
+    ];
+    let old = 0xdead_beef;
+    // Lane 0: a signalling NaN quietened; 1: the NaN operand kept (sign and payload); 2: the
+    // positive default NaN for inf - inf (x86's own would be negative); 3: inactive; 4: the
+    // denormal flushed to +0, then +0 + -0 = +0; 5: 2^-126 (1 + 2^-23) + 2^-126 rounds to
+    // 2^-125 (ties to even), and their difference (2^-149) and product flush to +0; 6: signed
+    // zeros; 7: a signalling NaN in the second operand quietened.
+    let add = [
+        0x7fc0_0001,
+        0xffc1_2345,
+        0x7fc0_0000,
+        old,
+        0,
+        0x0100_0000,
+        0x8000_0000,
+        0x7fe0_0000,
+    ];
+    let sub = [
+        0x7fc0_0001,
+        0xffc1_2345,
+        0x7f80_0000,
+        old,
+        0,
+        0,
+        0,
+        0x7fe0_0000,
+    ];
+    let mul = [
+        0x7fc0_0001,
+        0xffc1_2345,
+        0xff80_0000,
+        old,
+        0x8000_0000,
+        0,
+        0,
+        0x7fe0_0000,
+    ];
+    // v1 * v2 + v2, fused: lane 5's product is far below half an ulp of 2^-126.
+    let fma = [
+        0x7fc0_0001,
+        0xffc1_2345,
+        0xff80_0000,
+        old,
+        0x8000_0000,
+        0x0080_0000,
+        0,
+        0x7fe0_0000,
+    ];
+    for wave in [32u32, 64] {
+        let mut init = WaveState::new(Arch::Rdna3, wave);
+        let top = wave - 8;
+        let exec = if wave == 64 { 0xf7 | 0xf7 << top } else { 0xf7 };
+        init.set_exec(exec);
+        for lane in 0..wave {
+            let k = (lane % 8) as usize;
+            init.set_vgpr(lane, 1, v1[k]);
+            init.set_vgpr(lane, 2, v2[k]);
+            for reg in 3..=7 {
+                init.set_vgpr(lane, reg, old);
+            }
+        }
+        let (w, st) = run(Arch::Rdna3, text, &init, Engine::Jit, true);
+        assert_eq!((st.blocks, st.simd), (1, 5), "wave{wave}: {st:?}");
+        for lane in 0..wave {
+            let k = (lane % 8) as usize;
+            let active = exec >> lane & 1 == 1;
+            let want = |v: u32| if active { v } else { old };
+            let got = [3, 4, 5, 6, 7].map(|r| w.vgpr(lane, r));
+            let expect = [
+                want(add[k]),
+                want(sub[k]),
+                want(mul[k]),
+                want(v1[k] ^ v2[k]),
+                want(fma[k]),
+            ];
+            assert_eq!(
+                got, expect,
+                "wave{wave} lane {lane}: {got:08x?} vs {expect:08x?}"
+            );
+        }
+        let (interp, _) = run(Arch::Rdna3, text, &init, Engine::Interp, false);
+        let (scalar, _) = run(Arch::Rdna3, text, &init, Engine::Jit, false);
+        assert!(w == interp && w == scalar, "wave{wave}: engines differ");
+    }
+}
+
+/// The program fuzzer's random programs (all operand kinds, EXEC writes, memory, loops), each
+/// run twice on the same executors with blocks at threshold 2 so that the second run's
+/// blocks start from cached plans: blocks (with SIMD lanes) give the interpreter's and the
+/// per-instruction JIT's final state, and the SIMD lanes are reached. (`amdpcode fuzz`'s
+/// `jit-block` uses threshold 1 and one run per program, where no block is compiled.)
+#[test]
+fn issue_14_simd_fuzzer_programs() {
+    use amdpcode::fuzz::{self, Generator};
+    use amdpcode::isa::Isa;
+    let mut simd = 0;
+    let mut in_place = 0;
+    for (k, (arch, wave_size)) in [
+        (Arch::Rdna3, 32),
+        (Arch::Rdna3, 64),
+        (Arch::Rdna4, 32),
+        (Arch::Cdna, 64),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let db = common::spec().db(arch);
+        let isa = Isa::new(db);
+        let gen = Generator::new(&isa, &|_| true).unwrap();
+        let mut engines = Vec::new();
+        for (engine, blocks) in [
+            (Engine::Interp, false),
+            (Engine::Jit, false),
+            (Engine::Jit, true),
+        ] {
+            let mut ex = Executor::new(db, engine).unwrap();
+            ex.block_compile = blocks;
+            ex.block_threshold = 2;
+            ex.step_budget = 5_000;
+            engines.push(ex);
+        }
+        for index in 0..150u64 {
+            let mut rng = Rng::new(0x5141 ^ (k as u64) << 32 ^ index);
+            let items = gen.program(&isa, &mut rng, 16);
+            let init = fuzz::initial_state(arch, wave_size, &mut rng);
+            let program = Program::from_bytes(&isa, &gen.layout(&items), &[]).unwrap();
+            let before = amdpcode::jit::block_stats();
+            let mut results = Vec::new();
+            for ex in &mut engines {
+                let mut w = init.clone();
+                let _ = ex.run_fast(&program, &mut w);
+                let mut w = init.clone();
+                let r = ex.run_fast(&program, &mut w);
+                results.push((r, w));
+            }
+            let after = amdpcode::jit::block_stats();
+            simd += after.simd - before.simd;
+            in_place += after.in_place - before.in_place;
+            let (r0, w0) = &results[0];
+            for (r, w) in &results[1..] {
+                let d = fuzz::difference(r0, w0, r, w);
+                assert!(
+                    d.is_none(),
+                    "{arch:?} wave{wave_size} program {index}:\n{}\n{d:?}",
+                    fuzz::listing(&isa, &gen.layout(&items))
+                );
+            }
+        }
+    }
+    println!("SIMD lanes: {simd} of {in_place} in-place instructions");
+    assert!(simd >= 20, "{simd} of {in_place}");
+}
