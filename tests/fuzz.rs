@@ -31,6 +31,11 @@ fn issue_14_fuzz_interp_jit_agree() {
     // Most programs run to the end (errors are faults both engines report alike).
     assert!(r.errored * 2 < r.programs, "{}", report(&r));
     assert!(r.instructions > 10 * r.programs, "{}", report(&r));
+    // The default engines include `jit-block`: the comparison reaches the block compiler
+    // (in place and in SIMD lanes), not only per-instruction kernels.
+    assert!(r.blocks.blocks > r.programs / 4, "{}", report(&r));
+    assert!(r.blocks.in_place > r.programs / 4, "{}", report(&r));
+    assert!(r.blocks.simd > 0, "{}", report(&r));
 }
 
 /// The long run: `cargo test --release --test fuzz -- --ignored --nocapture`

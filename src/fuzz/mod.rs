@@ -106,6 +106,9 @@ pub struct Report {
     pub errors: std::collections::BTreeMap<String, u64>,
     /// Programs where the engines disagree.
     pub mismatches: Vec<Mismatch>,
+    /// What the block engines ran as compiled blocks (`jit::block_stats` over the run):
+    /// zero blocks would mean the comparison never reached the block compiler.
+    pub blocks: crate::jit::BlockStats,
 }
 
 /// Why a run could not start.
@@ -131,7 +134,9 @@ struct Lane {
 
 /// An engine by name: `interp`, `jit` (one compiled kernel per instruction) or `jit-block`
 /// (straight-line runs compiled into one function from their first execution on); with
-/// the block threshold to use, `None` for no blocks.
+/// the block threshold to use, `None` for no blocks. A block is built from the plans of
+/// instructions that already ran, so a block engine runs each program twice and the second
+/// run is compared.
 pub fn engine_by_name(name: &str) -> Option<(Engine, Option<u32>)> {
     match name {
         "jit-block" => Some((Engine::Jit, Some(1))),
@@ -198,6 +203,7 @@ pub fn run(
         return Err(FuzzError("no configurations".into()));
     }
     let mut report = Report::default();
+    let stats_before = crate::jit::block_stats();
     for index in 0..config.programs {
         let lane_idx = (index % lanes.len() as u64) as usize;
         let lane = &mut lanes[lane_idx];
@@ -236,10 +242,23 @@ pub fn run(
             }
         }
         if (index + 1) % 1000 == 0 {
+            report.blocks = blocks_since(&stats_before);
             progress(&report);
         }
     }
+    report.blocks = blocks_since(&stats_before);
     Ok(report)
+}
+
+/// The block statistics since `before` (the counters are process-wide).
+fn blocks_since(before: &crate::jit::BlockStats) -> crate::jit::BlockStats {
+    let now = crate::jit::block_stats();
+    crate::jit::BlockStats {
+        blocks: now.blocks.saturating_sub(before.blocks),
+        in_place: now.in_place.saturating_sub(before.in_place),
+        calls: now.calls.saturating_sub(before.calls),
+        simd: now.simd.saturating_sub(before.simd),
+    }
 }
 
 /// The random initial state of a program.
@@ -316,6 +335,10 @@ fn check(lane: &mut Lane, items: &[Item], state: &WaveState) -> Outcome {
     };
     let mut results: Vec<(Result<u64, WaveError>, WaveState)> = Vec::new();
     for ex in &mut lane.executors {
+        if ex.block_compile {
+            // The warm-up run caches the instructions' plans the blocks are built from.
+            let _ = ex.run_fast(&program, &mut state.clone());
+        }
         let mut w = state.clone();
         let r = ex.run_fast(&program, &mut w);
         results.push((r, w));
@@ -461,6 +484,12 @@ pub fn summary(r: &Report) -> String {
         r.errored,
         r.mismatches.len()
     );
+    if r.blocks.blocks > 0 || r.blocks.in_place > 0 {
+        s += &format!(
+            "block engines: {} blocks compiled, {} instructions in place ({} in SIMD lanes), {} kernel calls\n",
+            r.blocks.blocks, r.blocks.in_place, r.blocks.simd, r.blocks.calls
+        );
+    }
     let mut kinds: Vec<(&String, &u64)> = r.errors.iter().collect();
     kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     for (k, n) in kinds.iter().take(20) {
