@@ -248,6 +248,9 @@ fn run_pair(
             return false;
         }
     }
+    if !store && pair_rows(w, addrs, exec, addr_bits, (words, offsets, regs)) {
+        return true;
+    }
     for (lane, &x) in addrs.iter().enumerate() {
         if !active(lane) {
             continue;
@@ -262,6 +265,51 @@ fn run_pair(
                     let v = w.lds.read_u32(at);
                     w.set_vgpr(lane as u32, reg + i, v);
                 }
+            }
+        }
+    }
+    true
+}
+
+/// A two-address load whose active lanes read consecutive elements at both offsets, done as
+/// two row reads (`memfast::row_span`): loads change no memory, so reading each offset's
+/// elements for every lane before the other's gives the registers the lane-by-lane order
+/// gives (the two destinations do not overlap). False, having done nothing, otherwise.
+fn pair_rows(
+    w: &mut WaveState,
+    addrs: &[u64],
+    exec: u64,
+    addr_bits: u32,
+    (words, offsets, regs): (u32, [u64; 2], [u32; 2]),
+) -> bool {
+    let slots = super::state::LANE_SLOTS;
+    let size = 4 * words as u64;
+    let mut spans = [(0, 0, 0); 2];
+    for (span, (&offset, &reg)) in spans.iter_mut().zip(offsets.iter().zip(&regs)) {
+        let access = memfast::Access {
+            addrs,
+            offset,
+            addr_bits,
+            exec,
+            reg,
+        };
+        let Some(s) = memfast::row_span(&access, size, false) else {
+            return false;
+        };
+        if (reg + words) as usize * slots > w.vgpr.len() {
+            return false;
+        }
+        *span = s;
+    }
+    let mut buf = [0u32; 64 * 2];
+    let words = words as usize;
+    for ((l0, l1, first), &reg) in spans.into_iter().zip(&regs) {
+        let buf = &mut buf[..(l1 - l0 + 1) * words];
+        w.lds.read_u32s_into(first, buf);
+        for (k, &v) in buf.iter().enumerate() {
+            let lane = l0 + k / words;
+            if exec >> lane & 1 == 1 {
+                w.vgpr[(reg as usize + k % words) * slots + lane] = v;
             }
         }
     }
