@@ -414,7 +414,12 @@ impl Dispatcher {
         out.workgroups += 1;
         out.waves += n_waves as u64;
         let mut lds = std::mem::take(&mut self.lds);
-        lds.clear();
+        match &p.bounds {
+            // Accesses stay inside the allocation: zeroing it is a fresh LDS (bytes past it,
+            // left by a launch with more LDS, are out of reach), without refilling pages.
+            Some(b) if !observed => lds.zero_present(0, b.lds),
+            _ => lds.clear(),
+        }
         let mut pool = std::mem::take(&mut self.pool);
         let waves = pool.states_mut(n_waves as usize);
         let r = self.run_waves(

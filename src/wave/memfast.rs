@@ -60,6 +60,11 @@ pub(super) struct Access<'a> {
 /// Runs the access on `mem` and the wave's registers. Returns false (having changed nothing)
 /// when an address sum would wrap, which the caller leaves to the pseudocode.
 pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> bool {
+    row(kind, w, mem, a) || run_lanes(kind, w, mem, a)
+}
+
+/// [`run`] lane by lane (no row).
+pub(super) fn run_lanes(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> bool {
     let mask = if a.addr_bits >= 64 {
         u64::MAX
     } else {
@@ -74,9 +79,6 @@ pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> b
             .and_then(|s| s.checked_add(last))
             .is_none_or(|s| s > mask)
     };
-    if row(kind, w, mem, a) {
-        return true;
-    }
     let active = |lane: usize| a.exec >> lane & 1 == 1;
     let lanes = a.addrs.len();
     if a.addrs
@@ -159,11 +161,21 @@ pub(super) fn row_span(a: &Access<'_>, size: u64, contiguous: bool) -> Option<(u
         return None;
     }
     let base = a.addrs[l0];
-    let mut same = true;
-    for (k, &x) in a.addrs[l0..=l1].iter().enumerate() {
-        let inactive = exec >> (l0 + k) & 1 == 0;
-        same &= inactive | (x == base.wrapping_add(size * k as u64));
-    }
+    let lanes = &a.addrs[l0..=l1];
+    let run = u64::MAX >> (63 - (l1 - l0));
+    let same = if (exec >> l0) & run == run {
+        // Every lane between active (the common case): neighbours `size` apart.
+        lanes
+            .windows(2)
+            .fold(true, |same, p| same & (p[1].wrapping_sub(p[0]) == size))
+    } else {
+        let mut same = true;
+        for (k, &x) in lanes.iter().enumerate() {
+            let inactive = exec >> (l0 + k) & 1 == 0;
+            same &= inactive | (x == base.wrapping_add(size * k as u64));
+        }
+        same
+    };
     // The last byte of the last lane, without wrapping (so no sum in between wraps).
     let last = base
         .checked_add(size * (l1 - l0) as u64)?
@@ -190,8 +202,25 @@ fn row(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> bool {
         Plain::Store { words } => (words.min(4) as usize, true),
         Plain::ScalarLoad { .. } => return false,
     };
-    let Some((l0, l1, first)) = row_span(a, 4 * words as u64, store) else {
-        return false;
+    match row_span(a, 4 * words as u64, store) {
+        Some(span) => row_at(kind, w, mem, a, span),
+        None => false,
+    }
+}
+
+/// [`row`] of the span `row_span` gave (false, having done nothing, when a register the
+/// access names lies past the file).
+pub(super) fn row_at(
+    kind: Plain,
+    w: &mut WaveState,
+    mem: Mem,
+    a: &Access<'_>,
+    (l0, l1, first): (usize, usize, u64),
+) -> bool {
+    let (words, store) = match kind {
+        Plain::Load { words } => (words.min(4) as usize, false),
+        Plain::Store { words } => (words.min(4) as usize, true),
+        Plain::ScalarLoad { .. } => return false,
     };
     if (a.reg as usize + words) * LANE_SLOTS > w.vgpr.len() {
         return false;
