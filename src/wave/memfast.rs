@@ -91,13 +91,13 @@ pub(super) fn run_lanes(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>
     let at = |x: u64, i: u32| x + a.offset + 4 * i as u64;
     match kind {
         Plain::ScalarLoad { words } => {
-            let m = mem.get(w);
+            // The words are consecutive and their sums do not wrap (checked above): one read.
             let mut vals = [0u32; 16];
-            for i in 0..words.min(16) {
-                vals[i as usize] = read32(m, at(a.addrs[0], i));
-            }
-            for i in 0..words.min(16) {
-                w.write_sgpr(a.reg + i, vals[i as usize]);
+            let n = words.min(16);
+            mem.get(w)
+                .read_u32s_into(at(a.addrs[0], 0), &mut vals[..n as usize]);
+            for (i, &v) in (0..n).zip(&vals) {
+                w.write_sgpr(a.reg + i, v);
             }
         }
         Plain::Load { words } => {
@@ -259,10 +259,6 @@ pub(super) fn row_at(
         }
     }
     true
-}
-
-fn read32(m: &SparseMemory, addr: u64) -> u32 {
-    m.read_u32(addr)
 }
 
 /// The word at `addr`, looking its page up only when it is not the page of the last word
