@@ -41,9 +41,10 @@ fn main() {
     );
     let mut d = Dispatcher::new(db, Engine::Jit).expect("dispatcher");
     d.executor_mut().block_compile = blocks;
+    let mut o = amdpcode::dispatch::Outcome::default();
     for round in 0..rounds {
         let t = std::time::Instant::now();
-        let o = d.run(&launch).expect("runs");
+        d.run_reusing(&launch, &mut o).expect("runs");
         let dt = t.elapsed();
         println!(
             "round {round} blocks {blocks}: {:.1} ms, {} instructions, {} lane ops, {:.1} M lane-ops/s",

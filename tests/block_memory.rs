@@ -231,3 +231,140 @@ s_endpgm
         }
     }
 }
+
+/// Word `i` of the row tests' 8 KiB buffer.
+fn row_init(i: u32) -> u32 {
+    0x1000_0000 + 3 * i
+}
+
+/// The row tests' configurations: `configs()` plus the interpreter with every memory
+/// instruction run through its pseudocode (the reference).
+fn row_configs() -> Vec<(&'static str, Dispatcher)> {
+    let mut all: Vec<_> = configs().into_iter().collect();
+    let mut d = Dispatcher::new(common::spec().db(Arch::Rdna3), Engine::Interp).expect("interp");
+    d.executor_mut().memory_fast_path = false;
+    all.push(("pseudocode", d));
+    all
+}
+
+/// Loads and stores whose lanes access consecutive elements run as one read or write of
+/// the row (`wave::memfast`): rows crossing a page, B128 and B64 rows, loads with holes in
+/// EXEC, a contiguous partial EXEC, an LDS store and two-address load, beside accesses
+/// that are not rows (reversed lanes, a store with holes in EXEC) — every engine gives the
+/// pseudocode's memory.
+#[test]
+fn issue_11_row_loads_and_stores_match_lane_by_lane() {
+    let text = "v_lshlrev_b32 v1, 2, v0
+v_lshlrev_b32 v2, 4, v0
+v_sub_nc_u32 v3, 0xfc, v1
+v_add_nc_u32 v5, 0x1200, v1
+v_add_nc_u32 v6, 0xfa0, v1
+v_add_nc_u32 v7, 0x1400, v2
+v_lshlrev_b32 v8, 3, v0
+v_add_nc_u32 v8, 0x1900, v8
+v_add_nc_u32 v9, 0x1c00, v1
+global_load_b32 v10, v1, s[0:1] offset:4032
+global_load_b128 v[12:15], v2, s[0:1] offset:16
+global_load_b32 v11, v3, s[0:1]
+s_waitcnt 0
+ds_store_b32 v1, v10
+ds_load_2addr_b32 v[16:17], v1 offset1:1
+v_and_b32 v4, 5, v0
+v_cmpx_eq_u32 0, v4
+global_load_b32 v18, v1, s[0:1] offset:512
+s_waitcnt 0
+global_store_b32 v5, v18, s[0:1]
+EXECALL
+global_store_b32 v1, v10, s[0:1] offset:2048
+global_store_b32 v6, v11, s[0:1] offset:64
+v_cmpx_gt_u32 20, v0
+global_store_b128 v7, v[12:15], s[0:1]
+global_store_b64 v8, v[16:17], s[0:1]
+EXECALL
+global_store_b32 v9, v18, s[0:1]
+s_endpgm
+";
+    for wave in [32u32, 64] {
+        let all = if wave == 32 {
+            "s_mov_b32 exec_lo, -1"
+        } else {
+            "s_mov_b64 exec, -1"
+        };
+        let mut l = launch(assemble(&text.replace("EXECALL", all)), wave);
+        l.memory = vec![(
+            OUT,
+            (0..2048).flat_map(|i| row_init(i).to_le_bytes()).collect(),
+        )];
+        let mut results = Vec::new();
+        for (name, mut d) in row_configs() {
+            for round in 0..3 {
+                let o = d.run(&l).unwrap_or_else(|e| panic!("{name}: {e}"));
+                results.push((name, round, words(&o)));
+            }
+        }
+        let (_, _, want) = results.last().expect("the reference ran");
+        for (name, round, w) in &results {
+            assert!(w == want, "{name} wave{wave} round {round}");
+        }
+        let hole = |l: u32| l & 5 != 0;
+        for lane in 0..wave {
+            // The page-crossing load (words 1008..), stored at 2048 and as the LDS pair.
+            assert_eq!(
+                want[(512 + lane) as usize],
+                row_init(1008 + lane),
+                "lane {lane}"
+            );
+            // The reversed load, stored across the page at 4064.
+            assert_eq!(
+                want[(1016 + lane) as usize],
+                row_init(63 - lane),
+                "lane {lane}"
+            );
+            // The load with holes: the store with holes leaves those words; v18 of a hole is 0.
+            let kept = row_init(1152 + lane);
+            let v18 = if hole(lane) { 0 } else { row_init(128 + lane) };
+            let at_hole = if hole(lane) { kept } else { v18 };
+            assert_eq!(want[(1152 + lane) as usize], at_hole, "lane {lane}");
+            assert_eq!(want[(1792 + lane) as usize], v18, "lane {lane}");
+            // B128 and B64 rows of lanes 0..20.
+            for i in 0..4 {
+                let at = 1280 + 4 * lane + i;
+                let v = if lane < 20 {
+                    row_init(4 + 4 * lane + i)
+                } else {
+                    row_init(at)
+                };
+                assert_eq!(want[at as usize], v, "lane {lane} word {i}");
+            }
+            let (at, next) = (1600 + 2 * lane, row_init(1009 + lane));
+            if lane < 20 {
+                assert_eq!(
+                    want[at as usize..at as usize + 2],
+                    [row_init(1008 + lane), next]
+                );
+            }
+        }
+    }
+}
+
+/// A row store whose last lanes leave the mapped buffer faults at the first byte outside
+/// it, naming the instruction, and stores nothing, as lane by lane.
+#[test]
+fn issue_11_row_store_past_the_buffer_faults() {
+    let text = "v_lshlrev_b32 v1, 2, v0
+v_add_nc_u32 v1, 0x1c0, v1
+global_store_b32 v1, v0, s[0:1]
+s_endpgm
+";
+    let l = launch(assemble(text), 32);
+    let mut errors = Vec::new();
+    for (name, mut d) in row_configs() {
+        let e = d.run(&l).expect_err(name).to_string();
+        assert!(e.contains("GLOBAL_STORE_B32"), "{name}: {e}");
+        assert!(e.contains("0x100000200"), "{name}: {e}");
+        errors.push((name, e));
+    }
+    for (name, e) in &errors[1..] {
+        assert_eq!(e, &errors[0].1, "{name}");
+    }
+}

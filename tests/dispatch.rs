@@ -405,6 +405,17 @@ fn issue_11_code_object_vector_add_and_lds_sum() {
         let o = run(Arch::Rdna3, engine, &l).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(words(&o.memory[2].1), expect, "{engine:?}");
         assert_eq!(o.waves, 10);
+        // Reading back into buffers of other sizes and contents gives the same outcome.
+        let mut d = Dispatcher::new(common::spec().db(Arch::Rdna3), engine).expect("engine");
+        let mut reused = amdpcode::dispatch::Outcome {
+            memory: vec![(0, vec![0xee; 7]), (0, vec![0xee; 9000])],
+            ..Default::default()
+        };
+        for _ in 0..2 {
+            d.run_reusing(&l, &mut reused)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(reused == o, "{engine:?}: run_reusing");
+        }
     }
     // lds_sum: 3 workgroups of 64 work-items (two waves each) meeting at six barriers.
     let vals: Vec<i32> = (0..192).map(|i| (i * 7919 % 1000) - 500).collect();

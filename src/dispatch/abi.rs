@@ -131,17 +131,28 @@ pub fn init_wave(s: &WaveSetup<'_>, w: &mut WaveState) {
     let threads = s.size.iter().product::<u32>();
     let first = s.wave_index * s.wave_size;
     let lanes = threads.saturating_sub(first).min(s.wave_size);
-    for lane in 0..lanes {
-        let t = first + lane;
-        let (x, y, z) = (t % lx, t / lx % ly, t / (lx * ly));
-        let mut v = x;
-        if ids >= 1 {
-            v |= y << 10;
+    if lanes > 0 {
+        // The first lane's ids by division, then counting (x fastest).
+        let (mut x, mut y, mut z) = (first % lx, first / lx % ly, first / (lx * ly));
+        for lane in 0..lanes {
+            let mut v = x;
+            if ids >= 1 {
+                v |= y << 10;
+            }
+            if ids >= 2 {
+                v |= z << 20;
+            }
+            w.set_vgpr(lane, 0, v);
+            x += 1;
+            if x == lx {
+                x = 0;
+                y += 1;
+                if y == ly {
+                    y = 0;
+                    z += 1;
+                }
+            }
         }
-        if ids >= 2 {
-            v |= z << 20;
-        }
-        w.set_vgpr(lane, 0, v);
     }
     w.set_exec(if lanes >= 64 {
         u64::MAX

@@ -181,9 +181,9 @@ pub struct Dispatcher {
     lds: SparseMemory,
 }
 
-/// A wave of the running workgroup and where it is in the schedule.
+/// Where a wave of the running workgroup is in the schedule.
+#[derive(Clone, Copy, Default)]
 struct Slot {
-    wave: WaveState,
     ended: bool,
     arrived: bool,
     waiting: bool,
@@ -276,9 +276,28 @@ impl Dispatcher {
     ) -> Result<Outcome, DispatchError> {
         let mut memory = SparseMemory::new();
         memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (out, global) = self.run_inner(launch, memory, &[], trace)?;
+        let (out, global) = self.run_inner(launch, memory, &[], trace, Vec::new())?;
         self.spare_pages.reuse_pages_of(global);
         Ok(out)
+    }
+
+    /// Runs a launch as [`Dispatcher::run`] does, leaving its outcome in `out` and reading
+    /// the memory ranges back into the buffers `out` holds from an earlier run (in order), so
+    /// a caller that launches again and again does not allocate (and fault in) fresh output
+    /// buffers each time, as a host program reuses its buffers. On an error `out` is left
+    /// empty.
+    ///
+    /// # Errors
+    /// As [`Dispatcher::run`].
+    pub fn run_reusing(&mut self, launch: &Launch, out: &mut Outcome) -> Result<(), DispatchError> {
+        let buffers = std::mem::take(&mut out.memory);
+        *out = Outcome::default();
+        let mut memory = SparseMemory::new();
+        memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
+        let (o, global) = self.run_inner(launch, memory, &[], None, buffers)?;
+        self.spare_pages.reuse_pages_of(global);
+        *out = o;
+        Ok(())
     }
 
     /// Runs a launch on `memory` (for example host-backed, [`SparseMemory::with_host`]),
@@ -293,7 +312,7 @@ impl Dispatcher {
         memory: SparseMemory,
         extra_ranges: &[(u64, u64)],
     ) -> Result<(Outcome, SparseMemory), DispatchError> {
-        self.run_inner(launch, memory, extra_ranges, None)
+        self.run_inner(launch, memory, extra_ranges, None, Vec::new())
     }
 
     fn run_inner(
@@ -302,6 +321,7 @@ impl Dispatcher {
         memory: SparseMemory,
         extra_ranges: &[(u64, u64)],
         mut trace: Option<&mut Trace<'_>>,
+        buffers: Vec<(u64, Vec<u8>)>,
     ) -> Result<(Outcome, SparseMemory), DispatchError> {
         let mut p = self.prepare(launch, memory, extra_ranges)?;
         let lane_ops_before = self.executor.lane_ops;
@@ -324,8 +344,12 @@ impl Dispatcher {
                 }
             }
         }
+        let mut buffers = buffers.into_iter();
         for &(a, n) in &p.inputs {
-            out.memory.push((a, global.read_vec(a, n as usize)));
+            let mut bytes = buffers.next().map(|b| b.1).unwrap_or_default();
+            bytes.resize(n as usize, 0);
+            global.read(a, &mut bytes);
+            out.memory.push((a, bytes));
         }
         let mut runs: Vec<(u64, Vec<u8>)> = Vec::new();
         for (&a, &b) in &written {
@@ -357,46 +381,51 @@ impl Dispatcher {
         let size: [u32; 3] = [0, 1, 2].map(|d| p.block[d].min(p.items[d] - wg[d] * p.block[d]));
         let threads: u32 = size.iter().product();
         let n_waves = threads.div_ceil(p.wave_size);
-        let mut slots: Vec<Slot> = (0..n_waves)
-            .map(|i| {
-                let mut w = self.pool.take(p.arch, p.wave_size, p.vgpr_rows);
-                abi::init_wave(
-                    &abi::WaveSetup {
-                        arch: p.arch,
-                        wave_size: p.wave_size,
-                        rsrc1: p.rsrc1,
-                        rsrc2: p.rsrc2,
-                        user_sgprs: &p.user_sgprs,
-                        entry: p.entry,
-                        workgroup: wg,
-                        size,
-                        wave_index: i,
-                        n_waves,
-                    },
-                    &mut w,
-                );
-                w.bounds = p.bounds.clone();
-                // With every access checked against mapped ranges, stores land in known
-                // places: recording each written byte is only needed otherwise.
-                w.track_writes = p.bounds.is_none();
-                // An observer (the sanitizer) sees the bytes each memory instruction accessed.
-                if trace.is_some() {
-                    w.last_access = Some(Vec::new());
-                }
-                Slot {
-                    wave: w,
-                    ended: false,
-                    arrived: false,
-                    waiting: false,
-                    steps: 0,
-                }
-            })
-            .collect();
+        let observed = trace.is_some();
+        let waves = self
+            .pool
+            .take(p.arch, p.wave_size, p.vgpr_rows, n_waves as usize);
+        for (i, (w, _)) in waves.iter_mut().enumerate() {
+            abi::init_wave(
+                &abi::WaveSetup {
+                    arch: p.arch,
+                    wave_size: p.wave_size,
+                    rsrc1: p.rsrc1,
+                    rsrc2: p.rsrc2,
+                    user_sgprs: &p.user_sgprs,
+                    entry: p.entry,
+                    workgroup: wg,
+                    size,
+                    wave_index: i as u32,
+                    n_waves,
+                },
+                w,
+            );
+            w.bounds.clone_from(&p.bounds);
+            // With every access checked against mapped ranges, stores land in known
+            // places: recording each written byte is only needed otherwise.
+            w.track_writes = p.bounds.is_none();
+            // An observer (the sanitizer) sees the bytes each memory instruction accessed.
+            if observed {
+                w.last_access = Some(Vec::new());
+            }
+        }
+        let mut slots = vec![Slot::default(); n_waves as usize];
         out.workgroups += 1;
         out.waves += n_waves as u64;
         let mut lds = std::mem::take(&mut self.lds);
-        lds.clear();
-        let r = self.run_waves(p, wg, &mut slots, global, &mut lds, written, out, trace);
+        match &p.bounds {
+            // Accesses stay inside the allocation: zeroing it is a fresh LDS (bytes past it,
+            // left by a launch with more LDS, are out of reach), without refilling pages.
+            Some(b) if !observed => lds.zero_present(0, b.lds),
+            _ => lds.clear(),
+        }
+        let mut pool = std::mem::take(&mut self.pool);
+        let waves = pool.states_mut(n_waves as usize);
+        let r = self.run_waves(
+            p, wg, waves, &mut slots, global, &mut lds, written, out, trace,
+        );
+        self.pool = pool;
         self.lds = lds;
         r
     }
@@ -407,7 +436,8 @@ impl Dispatcher {
         &mut self,
         p: &mut Prepared,
         wg: [u32; 3],
-        slots: &mut Vec<Slot>,
+        waves: &mut [(WaveState, usize)],
+        slots: &mut [Slot],
         global: &mut SparseMemory,
         lds: &mut SparseMemory,
         written: &mut BTreeMap<u64, u8>,
@@ -415,11 +445,10 @@ impl Dispatcher {
         mut trace: Option<&mut Trace<'_>>,
     ) -> Result<(), DispatchError> {
         loop {
-            for (i, s) in slots.iter_mut().enumerate() {
+            for (i, (s, (w, _))) in slots.iter_mut().zip(waves.iter_mut()).enumerate() {
                 if s.ended || s.waiting {
                     continue;
                 }
-                let w = &mut s.wave;
                 std::mem::swap(&mut w.memory, global);
                 std::mem::swap(&mut w.lds, lds);
                 std::mem::swap(&mut w.written, written);
@@ -468,9 +497,6 @@ impl Dispatcher {
                 }
             }
             if slots.iter().all(|s| s.ended) {
-                for s in slots.drain(..) {
-                    self.pool.give(s.wave, p.vgpr_rows);
-                }
                 return Ok(());
             }
             if slots.iter().all(|s| s.ended || s.waiting) {
@@ -484,9 +510,10 @@ impl Dispatcher {
                         workgroup: wg,
                         waves: slots
                             .iter()
+                            .zip(waves.iter())
                             .enumerate()
-                            .filter(|(_, s)| !s.ended)
-                            .map(|(i, s)| (i as u32, s.wave.pc, s.arrived))
+                            .filter(|(_, (s, _))| !s.ended)
+                            .map(|(i, (s, (w, _)))| (i as u32, w.pc, s.arrived))
                             .collect(),
                     });
                 }

@@ -1,7 +1,9 @@
 //! Wave states reused across the workgroups of a dispatcher, so a wave's set-up does not
 //! allocate and zero a whole vector register file (64 KiB, 128 KiB on CDNA) each time.
 //!
-//! A reused state is reset to what `WaveState::new` gives, zeroing only the VGPR rows a
+//! The states stay in the pool while their workgroup runs (a state is a few hundred bytes
+//! besides its register files, so moving it per wave costs more than running its
+//! instructions); a reused state is reset to what `WaveState::new` gives, zeroing only the VGPR rows a
 //! program can have written: every row named by an operand of the decoded program, and every
 //! row the kernel's COMPUTE_PGM_RSRC1 allocates. A program that addresses the register file
 //! relative to M0 (`v_movrel*`, `s_set_gpr_idx_*`) or names AGPRs gets the whole file. Each
@@ -13,31 +15,42 @@ use crate::isa::{Reg, Value};
 use crate::spec::Arch;
 use crate::wave::{vgpr_rows, Program, WaveState};
 
-/// Idle wave states with the VGPR rows each may have written.
+/// The wave states of the running workgroup, kept (in place, never moved) for the next.
 #[derive(Default)]
 pub(super) struct WavePool {
-    free: Vec<(WaveState, usize)>,
+    /// Each state and the VGPR rows it may have written.
+    states: Vec<(WaveState, usize)>,
 }
 
 impl WavePool {
-    /// A state equal to `WaveState::new(arch, wave_size)` for a program whose VGPR rows
-    /// stay below `rows`.
-    pub(super) fn take(&mut self, arch: Arch, wave_size: u32, rows: usize) -> WaveState {
-        while let Some((mut w, dirty)) = self.free.pop() {
-            if w.arch == arch {
-                w.reset(wave_size, dirty.max(rows));
-                return w;
-            }
+    /// `n` states, each equal to `WaveState::new(arch, wave_size)`, for a program whose VGPR
+    /// rows stay below `rows`.
+    pub(super) fn take(
+        &mut self,
+        arch: Arch,
+        wave_size: u32,
+        rows: usize,
+        n: usize,
+    ) -> &mut [(WaveState, usize)] {
+        if self.states.len() < n {
+            self.states
+                .resize_with(n, || (WaveState::new(arch, wave_size), 0));
         }
-        WaveState::new(arch, wave_size)
+        for (w, dirty) in &mut self.states[..n] {
+            if w.arch == arch {
+                w.reset(wave_size, (*dirty).max(rows));
+            } else {
+                *w = WaveState::new(arch, wave_size);
+            }
+            // Rows past `rows` are zero now; the program may write those below.
+            *dirty = rows;
+        }
+        &mut self.states[..n]
     }
 
-    /// Returns `w`, on which a program with VGPR bound `rows` ran, to the pool.
-    pub(super) fn give(&mut self, w: WaveState, rows: usize) {
-        // A workgroup has at most 1,024 work-items: 32 waves of 32.
-        if self.free.len() < 32 {
-            self.free.push((w, rows));
-        }
+    /// The first `n` states (as the last [`WavePool::take`] left them).
+    pub(super) fn states_mut(&mut self, n: usize) -> &mut [(WaveState, usize)] {
+        &mut self.states[..n]
     }
 }
 
@@ -78,7 +91,7 @@ mod tests {
     fn a_reused_state_equals_a_new_one() {
         for arch in [Arch::Rdna3, Arch::Cdna] {
             let mut pool = WavePool::default();
-            let mut w = pool.take(arch, 64, 12);
+            let (w, _) = &mut pool.take(arch, 64, 12, 1)[0];
             w.write_sgpr(5, 7);
             w.scc = true;
             w.pc = 0x40;
@@ -93,11 +106,20 @@ mod tests {
             w.scratch.write(8, &[5]);
             w.written.insert(1, 2);
             w.track_writes = false;
-            pool.give(w, 12);
             // A later program with a smaller bound still gets rows 0..12 zeroed.
-            let w = pool.take(arch, 32, 4);
-            assert!(w == WaveState::new(arch, 32), "{arch:?}");
-            assert!(pool.free.is_empty());
+            let states = pool.take(arch, 32, 4, 2);
+            assert!(states[0].0 == WaveState::new(arch, 32), "{arch:?}");
+            assert!(states[1].0 == WaveState::new(arch, 32), "{arch:?}");
+            assert_eq!((states[0].1, states[1].1), (4, 4));
+            // A state of another arch is replaced.
+            let other = if arch == Arch::Cdna {
+                Arch::Rdna3
+            } else {
+                Arch::Cdna
+            };
+            let states = pool.take(other, 64, 4, 1);
+            assert!(states[0].0 == WaveState::new(other, 64), "{other:?}");
+            assert_eq!(pool.states.len(), 2);
         }
     }
 }

@@ -122,7 +122,12 @@ impl Executor {
         if !b.mem.is_empty() && (!self.memory_fast_path || wave.last_access.is_some()) {
             return Ok(None);
         }
-        let max_iters = budget / b.steps;
+        // Only a block that branches back to its start runs more than once.
+        let max_iters = if b.pc_off.is_some() {
+            budget / b.steps
+        } else {
+            1
+        };
         b.arena[b.lanes_off / 16] = 0;
         let wp: *mut WaveState = wave;
         for c in &b.mem {

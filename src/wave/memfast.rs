@@ -60,6 +60,11 @@ pub(super) struct Access<'a> {
 /// Runs the access on `mem` and the wave's registers. Returns false (having changed nothing)
 /// when an address sum would wrap, which the caller leaves to the pseudocode.
 pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> bool {
+    row(kind, w, mem, a) || run_lanes(kind, w, mem, a)
+}
+
+/// [`run`] lane by lane (no row).
+pub(super) fn run_lanes(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> bool {
     let mask = if a.addr_bits >= 64 {
         u64::MAX
     } else {
@@ -86,13 +91,13 @@ pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> b
     let at = |x: u64, i: u32| x + a.offset + 4 * i as u64;
     match kind {
         Plain::ScalarLoad { words } => {
-            let m = mem.get(w);
+            // The words are consecutive and their sums do not wrap (checked above): one read.
             let mut vals = [0u32; 16];
-            for i in 0..words.min(16) {
-                vals[i as usize] = read32(m, at(a.addrs[0], i));
-            }
-            for i in 0..words.min(16) {
-                w.write_sgpr(a.reg + i, vals[i as usize]);
+            let n = words.min(16);
+            mem.get(w)
+                .read_u32s_into(at(a.addrs[0], 0), &mut vals[..n as usize]);
+            for (i, &v) in (0..n).zip(&vals) {
+                w.write_sgpr(a.reg + i, v);
             }
         }
         Plain::Load { words } => {
@@ -134,8 +139,126 @@ pub(super) fn run(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> b
     true
 }
 
-fn read32(m: &SparseMemory, addr: u64) -> u32 {
-    m.read_u32(addr)
+/// The lanes of a row access (see [`row`]): the first and last active lane and the address
+/// of the first one's first byte, when every active lane `l` accesses the `size` bytes at
+/// `first + size * (l - first_lane)` with no sum wrapping (and, with `contiguous`, the active
+/// lanes are one run). The access's `ADDR` width is checked too: then no lane's sum wraps
+/// there either.
+pub(super) fn row_span(a: &Access<'_>, size: u64, contiguous: bool) -> Option<(usize, usize, u64)> {
+    let lanes = a.addrs.len().min(64);
+    let exec = a.exec
+        & if lanes >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << lanes) - 1
+        };
+    if exec == 0 {
+        return None;
+    }
+    let l0 = exec.trailing_zeros() as usize;
+    let l1 = 63 - exec.leading_zeros() as usize;
+    if contiguous && (exec >> l0).count_ones() as usize != l1 - l0 + 1 {
+        return None;
+    }
+    let base = a.addrs[l0];
+    let lanes = &a.addrs[l0..=l1];
+    let run = u64::MAX >> (63 - (l1 - l0));
+    let same = if (exec >> l0) & run == run {
+        // Every lane between active (the common case): neighbours `size` apart.
+        lanes
+            .windows(2)
+            .fold(true, |same, p| same & (p[1].wrapping_sub(p[0]) == size))
+    } else {
+        let mut same = true;
+        for (k, &x) in lanes.iter().enumerate() {
+            let inactive = exec >> (l0 + k) & 1 == 0;
+            same &= inactive | (x == base.wrapping_add(size * k as u64));
+        }
+        same
+    };
+    // The last byte of the last lane, without wrapping (so no sum in between wraps).
+    let last = base
+        .checked_add(size * (l1 - l0) as u64)?
+        .checked_add(a.offset)?
+        .checked_add(size - 1)?;
+    let mask = if a.addr_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << a.addr_bits) - 1
+    };
+    (same && last <= mask).then_some((l0, l1, base + a.offset))
+}
+
+/// A plain vector load or store whose active lanes access consecutive elements (lane `l`'s
+/// words right after lane `l - 1`'s) done as one read or write of the words from the first
+/// active lane's to the last's: the same bytes as lane by lane, since the elements do not
+/// overlap. A store needs the active lanes to be one run (no inactive lane's element lies
+/// between); a load reads the elements of inactive lanes between and drops them (reading
+/// has no effect). False, having done nothing, when the access is not such a row, a sum
+/// wraps, or a register it names lies past the file (the lane-by-lane path then decides).
+fn row(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>) -> bool {
+    let (words, store) = match kind {
+        Plain::Load { words } => (words.min(4) as usize, false),
+        Plain::Store { words } => (words.min(4) as usize, true),
+        Plain::ScalarLoad { .. } => return false,
+    };
+    match row_span(a, 4 * words as u64, store) {
+        Some(span) => row_at(kind, w, mem, a, span),
+        None => false,
+    }
+}
+
+/// [`row`] of the span `row_span` gave (false, having done nothing, when a register the
+/// access names lies past the file).
+pub(super) fn row_at(
+    kind: Plain,
+    w: &mut WaveState,
+    mem: Mem,
+    a: &Access<'_>,
+    (l0, l1, first): (usize, usize, u64),
+) -> bool {
+    let (words, store) = match kind {
+        Plain::Load { words } => (words.min(4) as usize, false),
+        Plain::Store { words } => (words.min(4) as usize, true),
+        Plain::ScalarLoad { .. } => return false,
+    };
+    if (a.reg as usize + words) * LANE_SLOTS > w.vgpr.len() {
+        return false;
+    }
+    let (memory, vgpr) = match mem {
+        Mem::Global => (&mut w.memory, &mut w.vgpr),
+        Mem::Lds => (&mut w.lds, &mut w.vgpr),
+    };
+    let reg = a.reg as usize * LANE_SLOTS;
+    let n = l1 - l0 + 1;
+    let run = (u64::MAX >> (64 - n)) << l0;
+    if words == 1 && a.exec & run == run {
+        // Every lane of the run active: the row's words are one slice of the VGPR.
+        let lanes = &mut vgpr[reg + l0..reg + l0 + n];
+        if store {
+            memory.write_u32s_from(first, lanes);
+        } else {
+            memory.read_u32s_into(first, lanes);
+        }
+        return true;
+    }
+    let mut buf = [0u32; 256];
+    let buf = &mut buf[..n * words];
+    if store {
+        for (k, v) in buf.iter_mut().enumerate() {
+            *v = vgpr[reg + (k % words) * LANE_SLOTS + l0 + k / words];
+        }
+        memory.write_u32s_from(first, buf);
+    } else {
+        memory.read_u32s_into(first, buf);
+        for (k, &v) in buf.iter().enumerate() {
+            let lane = l0 + k / words;
+            if a.exec >> lane & 1 == 1 {
+                vgpr[reg + (k % words) * LANE_SLOTS + lane] = v;
+            }
+        }
+    }
+    true
 }
 
 /// The word at `addr`, looking its page up only when it is not the page of the last word

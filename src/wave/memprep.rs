@@ -248,6 +248,9 @@ fn run_pair(
             return false;
         }
     }
+    if !store && pair_rows(w, addrs, exec, addr_bits, (words, offsets, regs)) {
+        return true;
+    }
     for (lane, &x) in addrs.iter().enumerate() {
         if !active(lane) {
             continue;
@@ -262,6 +265,51 @@ fn run_pair(
                     let v = w.lds.read_u32(at);
                     w.set_vgpr(lane as u32, reg + i, v);
                 }
+            }
+        }
+    }
+    true
+}
+
+/// A two-address load whose active lanes read consecutive elements at both offsets, done as
+/// two row reads (`memfast::row_span`): loads change no memory, so reading each offset's
+/// elements for every lane before the other's gives the registers the lane-by-lane order
+/// gives (the two destinations do not overlap). False, having done nothing, otherwise.
+fn pair_rows(
+    w: &mut WaveState,
+    addrs: &[u64],
+    exec: u64,
+    addr_bits: u32,
+    (words, offsets, regs): (u32, [u64; 2], [u32; 2]),
+) -> bool {
+    let slots = super::state::LANE_SLOTS;
+    let size = 4 * words as u64;
+    let mut spans = [(0, 0, 0); 2];
+    for (span, (&offset, &reg)) in spans.iter_mut().zip(offsets.iter().zip(&regs)) {
+        let access = memfast::Access {
+            addrs,
+            offset,
+            addr_bits,
+            exec,
+            reg,
+        };
+        let Some(s) = memfast::row_span(&access, size, false) else {
+            return false;
+        };
+        if (reg + words) as usize * slots > w.vgpr.len() {
+            return false;
+        }
+        *span = s;
+    }
+    let mut buf = [0u32; 64 * 2];
+    let words = words as usize;
+    for ((l0, l1, first), &reg) in spans.into_iter().zip(&regs) {
+        let buf = &mut buf[..(l1 - l0 + 1) * words];
+        w.lds.read_u32s_into(first, buf);
+        for (k, &v) in buf.iter().enumerate() {
+            let lane = l0 + k / words;
+            if exec >> lane & 1 == 1 {
+                w.vgpr[(reg as usize + k % words) * slots + lane] = v;
             }
         }
     }
@@ -301,6 +349,30 @@ fn global_span_ok(
     } else {
         b.global_mapped(lo, end - lo)
     }
+}
+
+/// Whether every active lane's LDS extents pass the bounds check, judged from the highest
+/// active address: when it plus the farthest extent end stays within the allocation (and
+/// below 2^32, so no lane's sum wraps), every lane's does. False says nothing (the
+/// lane-by-lane check then decides and names the lane).
+fn lds_span_ok(b: &super::state::Bounds, addrs: &[u64], exec: u64, extents: &[(u64, u64)]) -> bool {
+    let hi =
+        addrs.iter().enumerate().fold(
+            0u64,
+            |hi, (lane, &a)| if exec >> lane & 1 == 1 { hi.max(a) } else { hi },
+        );
+    let Some(reach) = extents
+        .iter()
+        .map(|&(off, n)| off.checked_add(n))
+        .max()
+        .flatten()
+    else {
+        return false;
+    };
+    extents.iter().all(|&(off, n)| off.checked_add(n).is_some())
+        && hi
+            .checked_add(reach)
+            .is_some_and(|end| end <= b.lds.min(1 << 32))
 }
 
 /// Runs `op` (the prepared form of `d`) on the wave. `None` when the access must take the
@@ -356,10 +428,17 @@ pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(
         }
     };
     let addrs = &buf[..n];
+    if let Some(r) = row(op, w, addrs, exec, space) {
+        return Some(r);
+    }
     let scalar = matches!(op.addr, Addr::Scalar { .. });
     let active = |lane: usize| scalar || exec >> lane & 1 == 1;
     if let Some(b) = &w.bounds {
-        let whole = space == Space::Global && global_span_ok(b, addrs, &active, op);
+        let whole = match space {
+            Space::Global => global_span_ok(b, addrs, &active, op),
+            Space::Lds => lds_span_ok(b, addrs, exec, &op.extents),
+            Space::Scratch => false,
+        };
         if !whole {
             let r = memory::check_bounds(b, space, d, addrs, &active, &op.extents, op.load_only);
             if let Err(e) = r {
@@ -391,9 +470,21 @@ pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(
     } else {
         Mem::Global
     };
-    if !memfast::run(kind, w, mem, &access) {
+    if !memfast::run_lanes(kind, w, mem, &access) {
         return None;
     }
+    track_store(w, kind, space, addrs, &active);
+    Some(Ok(()))
+}
+
+/// Records the bytes a store wrote in `w.written` when the wave tracks its writes.
+fn track_store(
+    w: &mut WaveState,
+    kind: Plain,
+    space: Space,
+    addrs: &[u64],
+    active: &dyn Fn(usize) -> bool,
+) {
     if let Plain::Store { words } = kind {
         if w.track_writes && space == Space::Global {
             for (lane, &a) in addrs.iter().enumerate() {
@@ -407,5 +498,62 @@ pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(
             }
         }
     }
+}
+
+/// A plain vector load or store whose active lanes access consecutive elements
+/// (`memfast::row_span`) done as one access of the row after one bounds check of its span:
+/// every lane's element lies inside the span, so each passes when it does. `None` (nothing
+/// done) when the access is not such a row or the span fails the check: the lane-by-lane
+/// path then runs (and names the faulting lane).
+fn row(
+    op: &MemOp,
+    w: &mut WaveState,
+    addrs: &[u64],
+    exec: u64,
+    space: Space,
+) -> Option<Result<(), WaveError>> {
+    let Kind::Plain(kind @ (Plain::Load { words } | Plain::Store { words })) = op.kind else {
+        return None;
+    };
+    let store = matches!(kind, Plain::Store { .. });
+    if matches!(op.addr, Addr::Scalar { .. }) {
+        return None;
+    }
+    let size = 4 * words as u64;
+    let access = memfast::Access {
+        addrs,
+        offset: op.offset,
+        addr_bits: op.addr_bits,
+        exec,
+        reg: op.reg,
+    };
+    let span @ (l0, l1, _) = memfast::row_span(&access, size, store)?;
+    if let Some(b) = &w.bounds {
+        let [(off, n)] = op.extents[..] else {
+            return None;
+        };
+        // Addresses rise from lane l0 to l1 without wrapping (`row_span`).
+        let lo = addrs[l0].checked_add(off)?;
+        let end = addrs[l1].checked_add(off)?.checked_add(n)?;
+        let ok = match space {
+            Space::Global if op.load_only => b.global_readable(lo, end - lo),
+            Space::Global => b.global_mapped(lo, end - lo),
+            Space::Lds => end <= b.lds.min(1 << 32),
+            Space::Scratch => false,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    let mem = if space == Space::Lds {
+        Mem::Lds
+    } else {
+        Mem::Global
+    };
+    if !memfast::row_at(kind, w, mem, &access, span) {
+        return None;
+    }
+    let active = |lane: usize| exec >> lane & 1 == 1;
+    track_store(w, kind, space, addrs, &active);
     Some(Ok(()))
 }
