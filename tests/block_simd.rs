@@ -525,3 +525,78 @@ fn issue_14_simd_carry_chain_random() {
         }
     }
 }
+
+/// The vector instructions of the vector add's main block (`tests/dispatch/fixture-gfx1100.hsaco`,
+/// kernel `vadd`, as `llvm-objdump-22 -d --mcpu=gfx1100` prints them; its loads and store
+/// left out) in a loop: all but `v_lshlrev_b64` (64-bit shift of a register pair) run four lanes
+/// at a time, with the interpreter's results.
+#[test]
+fn issue_14_simd_vadd_main_block() {
+    let text = "
+s_mov_b32 s20, 2
+loop:
+v_mov_b32_e32 v2, 0
+v_lshlrev_b64 v[0:1], 2, v[1:2]
+v_add_co_u32 v2, vcc_lo, s4, v0
+v_add_co_ci_u32_e64 v3, null, s5, v1, vcc_lo
+v_add_co_u32 v4, vcc_lo, s6, v0
+v_add_co_ci_u32_e64 v5, null, s7, v1, vcc_lo
+v_add_co_u32 v0, vcc_lo, s0, v0
+v_add_co_ci_u32_e64 v1, null, s1, v1, vcc_lo
+v_add_f32_e32 v2, v2, v3
+s_sub_u32 s20, s20, 1
+s_cmp_lg_u32 s20, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+    for wave in [32u32, 64] {
+        let mut init = WaveState::new(Arch::Rdna3, wave);
+        init.set_exec(init.full_mask() & !0x10);
+        // Buffer addresses whose low words carry when lane offsets are added.
+        for (c, v) in [
+            (0, 0xffff_ff00u32),
+            (1, 3),
+            (4, 0xffff_fff0),
+            (5, 1),
+            (6, 0x100),
+            (7, 2),
+        ] {
+            init.write_sgpr(c, v);
+        }
+        for lane in 0..wave {
+            init.set_vgpr(lane, 1, lane * 0x1000_0001);
+        }
+        let (w, st) = run(Arch::Rdna3, text, &init, Engine::Jit, true);
+        assert_eq!((st.blocks, st.simd), (1, 8), "wave{wave}: {st:?}");
+        let (interp, _) = run(Arch::Rdna3, text, &init, Engine::Interp, false);
+        assert!(w == interp, "wave{wave}: blocks and interpreter differ");
+        // Each active lane, two iterations of 64-bit address arithmetic.
+        let pair = |lo: u32| (lo..=lo + 1).map(|c| init.read_sgpr(c) as u64);
+        let sgpr64 = |lo: u32| {
+            let v: Vec<u64> = pair(lo).collect();
+            v[0] | v[1] << 32
+        };
+        for lane in 0..wave {
+            let mut v1 = init.vgpr(lane, 1);
+            let mut expect = [init.vgpr(lane, 0), v1, 0, 0, 0];
+            for _ in 0..2 {
+                let x = (v1 as u64) << 2;
+                let b = sgpr64(4).wrapping_add(x);
+                let c = sgpr64(6).wrapping_add(x);
+                let d = sgpr64(0).wrapping_add(x);
+                v1 = (d >> 32) as u32;
+                expect = [d as u32, v1, (b >> 32) as u32, c as u32, (c >> 32) as u32];
+            }
+            let got = [0, 1, 3, 4, 5].map(|r| w.vgpr(lane, r));
+            if lane == 4 {
+                assert_eq!(
+                    got,
+                    [0, 4 * 0x1000_0001, 0, 0, 0],
+                    "wave{wave} lane 4 (off)"
+                );
+            } else {
+                assert_eq!(got, expect, "wave{wave} lane {lane}: {got:08x?}");
+            }
+        }
+    }
+}

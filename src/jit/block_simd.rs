@@ -5,8 +5,8 @@
 //! of one lane at a time. The check ([`supported`]) admits only what Cranelift's x86-64 SIMD
 //! lowers to the same bits as the scalar translation (`translate::expr`):
 //!
-//! - statements: assignments of whole 32-bit per-lane registers, nothing else (no `if`,
-//!   loops, locals, slices, returns);
+//! - statements: assignments of whole 32-bit per-lane registers, of scalar locals (read only
+//!   after they are assigned) and of lane-mask bits, nothing else (no `if`, loops, returns);
 //! - values: 32-bit integers, bits and f32 as `i32x4`; integer compares as lane masks (all
 //!   ones or zero) that only feed selects;
 //! - operations: integer `+ - *`, bitwise `& | ^ ~`, integer compares with selects
@@ -16,11 +16,19 @@
 //!   lane's result is a NaN, so x86's own NaN choice never reaches a register);
 //! - registers: per-lane sources from whole VGPR words (with the default MODE's f32 denormal
 //!   flush as `band` + `icmp` + `bitselect`), wave-uniform sources splatted once before the
-//!   loop, results into VGPR rows; no lane masks, no wave-uniform results.
+//!   loop, results into VGPR rows;
+//! - lane masks (VCC or an SGPR mask, read or written only as `R[laneId +: 1]`: carry in and
+//!   out, VOPC results, `v_cndmask`): a group's four bits are expanded to lanes of 0 or 1
+//!   (splat, `band` with `[1, 2, 4, 8]`, `icmp`); written bits are gathered with `vhigh_bits`
+//!   and replace the accumulated mask's bits of the group's EXEC lanes, so the final mask is
+//!   the scalar loop's (the caller masks it by EXEC and writes it as the kernel would);
+//! - 64-bit integers (locals, `tmp = S0 + S1 + carry`) as low and high `i32x4`: `+ -` with the
+//!   carry or borrow from an unsigned compare of the low words, bitwise operations, compares
+//!   (signed ones only for equality), zero extension and truncation.
 //!
-//! Anything else (shifts, 16/64-bit lanes, fmin/fmax, float compares, negation,
-//! booleans beyond a select's condition, conversions, helper calls, VCC or SGPR results) keeps
-//! the scalar lane loop: the admitted set is the one `tests/block_simd.rs` reaches. The loop visits the groups of four lanes that have an
+//! Anything else (shifts, 16-bit lanes, 64-bit VGPR pairs, fmin/fmax, float compares,
+//! negation, conversions, helper calls, SCC or SGPR word results) keeps the scalar lane loop:
+//! the admitted set is the one `tests/block_simd.rs` reaches. The loop visits the groups of four lanes that have an
 //! EXEC bit (the next group is found with `ctz`); a group whose four bits are set stores its
 //! results whole, a partial one merges them into the old row words under a mask built from
 //! its EXEC nibble. Each group loads all its sources before it stores a result, as a lane of
