@@ -384,3 +384,219 @@ fn issue_14_simd_fuzzer_programs() {
     println!("SIMD lanes: {simd} of {in_place} in-place instructions");
     assert!(simd >= 20, "{simd} of {in_place}");
 }
+
+/// Carry chains and lane masks (issue 14): a carry out into VCC read back in the same block
+/// (`v_add_co_ci_u32`, `v_cndmask_b32`), a compare into VCC, a borrow into an SGPR mask and a
+/// carry-in from it. `VCC`/`SDST` are the wave's VCC and an SGPR mask.
+const MASK_CHAIN: &str = "
+s_mov_b32 s0, 2
+loop:
+v_add_co_u32 v3, VCC, v1, v2
+v_add_co_ci_u32_e32 v4, VCC, v1, v2, VCC
+v_cndmask_b32_e32 v5, v1, v2, VCC
+v_cmp_gt_u32_e32 VCC, v1, v2
+v_cndmask_b32_e32 v6, v3, v4, VCC
+v_sub_co_u32 v7, SDST, v1, v2
+v_add_co_ci_u32_e64 v8, null, s3, v1, SDST
+s_sub_u32 s0, s0, 1
+s_cmp_lg_u32 s0, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+/// The instructions of [`MASK_CHAIN`] that run four lanes at a time: all its vector ones.
+const MASK_CHAIN_VALU: u64 = 7;
+
+/// [`MASK_CHAIN`] in wave32 syntax, which assembles the same encodings for wave64 (that reads
+/// and writes the pairs `vcc` and `s[10:11]`).
+fn mask_chain() -> String {
+    MASK_CHAIN.replace("VCC", "vcc_lo").replace("SDST", "s10")
+}
+
+/// Concrete carries: lanes whose sum wraps (carry into the next add), one that wraps only
+/// with the carry in, none; EXEC `0x7f` off lane 7 (a partial second group), in wave64
+/// also the top group whole and the groups between off (their VCC bits cleared, the SGPR
+/// mask's cleared too).
+#[test]
+fn issue_14_simd_carry_chain_values() {
+    let v1: [u32; 8] = [
+        0xffff_ffff,
+        0x8000_0000,
+        0xffff_ffff,
+        1,
+        0,
+        0x7fff_ffff,
+        5,
+        9,
+    ];
+    let v2: [u32; 8] = [1, 0x8000_0000, 0, 2, 0, 0x8000_0000, 7, 9];
+    let s3 = 0xffff_fff0u32;
+    let old = 0xdead_beef;
+    for wave in [32u32, 64] {
+        let text = mask_chain();
+        let mut init = WaveState::new(Arch::Rdna3, wave);
+        let exec: u64 = if wave == 64 { 0x7f | 0xf << 60 } else { 0x7f };
+        init.set_exec(exec);
+        // VCC and the SGPR mask start with every bit set: inactive lanes must come out 0.
+        init.write_sgpr(106, u32::MAX);
+        init.write_sgpr(107, u32::MAX);
+        init.write_sgpr(10, u32::MAX);
+        init.write_sgpr(11, u32::MAX);
+        init.write_sgpr(3, s3);
+        for lane in 0..wave {
+            let k = (lane % 8) as usize;
+            init.set_vgpr(lane, 1, v1[k]);
+            init.set_vgpr(lane, 2, v2[k]);
+            for reg in 3..=8 {
+                init.set_vgpr(lane, reg, old);
+            }
+        }
+        let (w, st) = run(Arch::Rdna3, &text, &init, Engine::Jit, true);
+        assert_eq!(
+            (st.blocks, st.simd),
+            (1, MASK_CHAIN_VALU),
+            "wave{wave}: {st:?}"
+        );
+        let mut vcc = 0u64;
+        let mut borrow = 0u64;
+        for lane in 0..wave {
+            let k = (lane % 8) as usize;
+            let active = exec >> lane & 1 == 1;
+            let (a, b) = (v1[k] as u64, v2[k] as u64);
+            let sum = a + b;
+            let carry = sum >> 32;
+            let sum_ci = sum + carry;
+            let gt = v1[k] > v2[k];
+            let expect = [
+                sum as u32,
+                sum_ci as u32,
+                // v_cndmask reads the carry of v_add_co_ci_u32.
+                if sum_ci >> 32 == 1 { v2[k] } else { v1[k] },
+                if gt { sum_ci as u32 } else { sum as u32 },
+                v1[k].wrapping_sub(v2[k]),
+                s3.wrapping_add(v1[k]).wrapping_add((v2[k] > v1[k]) as u32),
+            ];
+            let expect = expect.map(|v| if active { v } else { old });
+            let got = [3, 4, 5, 6, 7, 8].map(|r| w.vgpr(lane, r));
+            assert_eq!(got, expect, "wave{wave} lane {lane}: {got:08x?}");
+            if active {
+                vcc |= (gt as u64) << lane;
+                borrow |= ((v2[k] > v1[k]) as u64) << lane;
+            }
+        }
+        let pair = |lo: u32| w.read_sgpr(lo) as u64 | (w.read_sgpr(lo + 1) as u64) << 32;
+        let hi_kept = if wave == 32 { 0xffff_ffffu64 << 32 } else { 0 };
+        assert_eq!(pair(106), vcc | hi_kept, "wave{wave} VCC");
+        assert_eq!(pair(10), borrow | hi_kept, "wave{wave} SGPR mask");
+        let (interp, _) = run(Arch::Rdna3, &text, &init, Engine::Interp, false);
+        let (scalar, _) = run(Arch::Rdna3, &text, &init, Engine::Jit, false);
+        assert!(w == interp && w == scalar, "wave{wave}: engines differ");
+    }
+}
+
+/// [`MASK_CHAIN`] from random states, VCC and SGPR masks, and EXEC random, all ones, one
+/// lane, one partial group and zero: blocks agree with JIT steps and the interpreter.
+#[test]
+fn issue_14_simd_carry_chain_random() {
+    for wave in [32u32, 64] {
+        let text = mask_chain();
+        for seed in 0..6u64 {
+            let mut rng = Rng::new(0x5142 + seed);
+            let random = rng.next_u64();
+            for exec in [
+                random,
+                u64::MAX,
+                1 << (seed * 5 % wave as u64),
+                0b1011 << 8,
+                0,
+            ] {
+                let mut init = random_wave(Arch::Rdna3, wave, exec, &mut rng);
+                for c in [106, 107] {
+                    init.write_sgpr(c, rng.next_u64() as u32);
+                }
+                let (interp, _) = run(Arch::Rdna3, &text, &init, Engine::Interp, false);
+                let (step, _) = run(Arch::Rdna3, &text, &init, Engine::Jit, false);
+                let (block, st) = run(Arch::Rdna3, &text, &init, Engine::Jit, true);
+                let what = format!("wave{wave} seed {seed} exec {exec:#x}");
+                assert!(interp == step, "{what}: interpreter and JIT differ");
+                assert!(block == step, "{what}: blocks differ from JIT steps");
+                assert_eq!((st.blocks, st.simd), (1, MASK_CHAIN_VALU), "{what}: {st:?}");
+            }
+        }
+    }
+}
+
+/// The vector instructions of the vector add's main block (`tests/dispatch/fixture-gfx1100.hsaco`,
+/// kernel `vadd`, as `llvm-objdump-22 -d --mcpu=gfx1100` prints them; its loads and store
+/// left out) in a loop: all but `v_lshlrev_b64` (64-bit shift of a register pair) run four lanes
+/// at a time, with the interpreter's results.
+#[test]
+fn issue_14_simd_vadd_main_block() {
+    let text = "
+s_mov_b32 s20, 2
+loop:
+v_mov_b32_e32 v2, 0
+v_lshlrev_b64 v[0:1], 2, v[1:2]
+v_add_co_u32 v2, vcc_lo, s4, v0
+v_add_co_ci_u32_e64 v3, null, s5, v1, vcc_lo
+v_add_co_u32 v4, vcc_lo, s6, v0
+v_add_co_ci_u32_e64 v5, null, s7, v1, vcc_lo
+v_add_co_u32 v0, vcc_lo, s0, v0
+v_add_co_ci_u32_e64 v1, null, s1, v1, vcc_lo
+v_add_f32_e32 v2, v2, v3
+s_sub_u32 s20, s20, 1
+s_cmp_lg_u32 s20, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+    for wave in [32u32, 64] {
+        let mut init = WaveState::new(Arch::Rdna3, wave);
+        init.set_exec(init.full_mask() & !0x10);
+        // Buffer addresses whose low words carry when lane offsets are added.
+        for (c, v) in [
+            (0, 0xffff_ff00u32),
+            (1, 3),
+            (4, 0xffff_fff0),
+            (5, 1),
+            (6, 0x100),
+            (7, 2),
+        ] {
+            init.write_sgpr(c, v);
+        }
+        for lane in 0..wave {
+            init.set_vgpr(lane, 1, lane * 0x1000_0001);
+        }
+        let (w, st) = run(Arch::Rdna3, text, &init, Engine::Jit, true);
+        assert_eq!((st.blocks, st.simd), (1, 8), "wave{wave}: {st:?}");
+        let (interp, _) = run(Arch::Rdna3, text, &init, Engine::Interp, false);
+        assert!(w == interp, "wave{wave}: blocks and interpreter differ");
+        // Each active lane, two iterations of 64-bit address arithmetic.
+        let pair = |lo: u32| (lo..=lo + 1).map(|c| init.read_sgpr(c) as u64);
+        let sgpr64 = |lo: u32| {
+            let v: Vec<u64> = pair(lo).collect();
+            v[0] | v[1] << 32
+        };
+        for lane in 0..wave {
+            let mut v1 = init.vgpr(lane, 1);
+            let mut expect = [init.vgpr(lane, 0), v1, 0, 0, 0];
+            for _ in 0..2 {
+                let x = (v1 as u64) << 2;
+                let b = sgpr64(4).wrapping_add(x);
+                let c = sgpr64(6).wrapping_add(x);
+                let d = sgpr64(0).wrapping_add(x);
+                v1 = (d >> 32) as u32;
+                expect = [d as u32, v1, (b >> 32) as u32, c as u32, (c >> 32) as u32];
+            }
+            let got = [0, 1, 3, 4, 5].map(|r| w.vgpr(lane, r));
+            if lane == 4 {
+                assert_eq!(
+                    got,
+                    [0, 4 * 0x1000_0001, 0, 0, 0],
+                    "wave{wave} lane 4 (off)"
+                );
+            } else {
+                assert_eq!(got, expect, "wave{wave} lane {lane}: {got:08x?}");
+            }
+        }
+    }
+}

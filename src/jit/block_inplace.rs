@@ -80,13 +80,6 @@ pub(super) struct Plan<'a> {
     pub(super) has_out: Vec<bool>,
 }
 
-impl Plan<'_> {
-    /// Whether the instruction writes wave-uniform registers to the register file.
-    pub(super) fn has_uniform_outs(&self) -> bool {
-        !self.uniform_outs.is_empty()
-    }
-}
-
 /// The in-place plan of `inst`, or `None` when it keeps its kernel call.
 pub(super) fn plan(inst: &BlockInst, lanes: u32) -> Option<Plan<'_>> {
     let ir = inst.ir.as_ref()?;
@@ -501,7 +494,8 @@ pub(super) fn emit<'b>(
         });
     }
     if e.simd && block_simd::supported(plan, &locs, e.lanes) {
-        block_simd::emit(&mut b, plan, &locs, r.vgpr, exec)?;
+        let finals = block_simd::emit(&mut b, plan, &locs, r.vgpr, exec)?;
+        finish(&mut b, r, inst, plan, cache, exec, &finals)?;
         return Ok((b, true));
     }
     // A fault leaves the state as before the instruction: the cache's changes are stored.
@@ -543,6 +537,22 @@ pub(super) fn emit<'b>(
         },
     );
     let (mut b, finals) = t.translate_inplace(landing)?;
+    finish(&mut b, r, inst, plan, cache, exec, &finals)?;
+    Ok((b, false))
+}
+
+/// Hands the final values of the wave-uniform registers an instruction wrote (`finals`, by
+/// register) to their slots and to the cache, as the kernel call would write them.
+fn finish(
+    b: &mut FunctionBuilder<'_>,
+    r: &Regs,
+    inst: &BlockInst,
+    plan: &Plan<'_>,
+    cache: &mut Cache,
+    exec: Value,
+    finals: &[Option<Value>],
+) -> Result<(), JitError> {
+    let ir = plan.ir;
     let mut v64s = vec![None; finals.len()];
     for (i, v) in finals.iter().enumerate() {
         let Some(v) = *v else { continue };
@@ -579,12 +589,12 @@ pub(super) fn emit<'b>(
                     v64
                 };
                 let x = b.ins().ireduce(types::I32, x);
-                cache.set_sgpr(&mut b, code, x);
+                cache.set_sgpr(b, code, x);
             }
             UniformOut::Scc => {
                 let x = b.ins().band_imm_u(v64, 1);
                 let x = b.ins().ireduce(types::I8, x);
-                cache.set_scc(&mut b, x);
+                cache.set_scc(b, x);
             }
             UniformOut::Mask {
                 lo,
@@ -604,15 +614,15 @@ pub(super) fn emit<'b>(
                 }
                 if let Some(c) = lo {
                     let w = b.ins().ireduce(types::I32, x);
-                    cache.set_sgpr(&mut b, c, w);
+                    cache.set_sgpr(b, c, w);
                 }
                 if let Some(c) = hi {
                     let h = b.ins().ushr_imm_u(x, 32);
                     let w = b.ins().ireduce(types::I32, h);
-                    cache.set_sgpr(&mut b, c, w);
+                    cache.set_sgpr(b, c, w);
                 }
             }
         }
     }
-    Ok((b, false))
+    Ok(())
 }

@@ -5,8 +5,8 @@
 //! of one lane at a time. The check ([`supported`]) admits only what Cranelift's x86-64 SIMD
 //! lowers to the same bits as the scalar translation (`translate::expr`):
 //!
-//! - statements: assignments of whole 32-bit per-lane registers, nothing else (no `if`,
-//!   loops, locals, slices, returns);
+//! - statements: assignments of whole 32-bit per-lane registers, of scalar locals (read only
+//!   after they are assigned) and of lane-mask bits, nothing else (no `if`, loops, returns);
 //! - values: 32-bit integers, bits and f32 as `i32x4`; integer compares as lane masks (all
 //!   ones or zero) that only feed selects;
 //! - operations: integer `+ - *`, bitwise `& | ^ ~`, integer compares with selects
@@ -16,11 +16,19 @@
 //!   lane's result is a NaN, so x86's own NaN choice never reaches a register);
 //! - registers: per-lane sources from whole VGPR words (with the default MODE's f32 denormal
 //!   flush as `band` + `icmp` + `bitselect`), wave-uniform sources splatted once before the
-//!   loop, results into VGPR rows; no lane masks, no wave-uniform results.
+//!   loop, results into VGPR rows;
+//! - lane masks (VCC or an SGPR mask, read or written only as `R[laneId +: 1]`: carry in and
+//!   out, VOPC results, `v_cndmask`): a group's four bits are expanded to lanes of 0 or 1
+//!   (splat, `band` with `[1, 2, 4, 8]`, `icmp`); written bits are gathered with `vhigh_bits`
+//!   and replace the accumulated mask's bits of the group's EXEC lanes, so the final mask is
+//!   the scalar loop's (the caller masks it by EXEC and writes it as the kernel would);
+//! - 64-bit integers (locals, `tmp = S0 + S1 + carry`) as low and high `i32x4`: `+ -` with the
+//!   carry or borrow from an unsigned compare of the low words, bitwise operations, compares
+//!   (signed ones only for equality), zero extension and truncation.
 //!
-//! Anything else (shifts, 16/64-bit lanes, fmin/fmax, float compares, negation,
-//! booleans beyond a select's condition, conversions, helper calls, VCC or SGPR results) keeps
-//! the scalar lane loop: the admitted set is the one `tests/block_simd.rs` reaches. The loop visits the groups of four lanes that have an
+//! Anything else (shifts, 16-bit lanes, 64-bit VGPR pairs, fmin/fmax, float compares,
+//! negation, conversions, helper calls, SCC or SGPR word results) keeps the scalar lane loop:
+//! the admitted set is the one `tests/block_simd.rs` reaches. The loop visits the groups of four lanes that have an
 //! EXEC bit (the next group is found with `ctz`); a group whose four bits are set stores its
 //! results whole, a partial one merges them into the old row words under a mask built from
 //! its EXEC nibble. Each group loads all its sources before it stores a result, as a lane of
@@ -38,7 +46,7 @@ use super::translate::RegLoc;
 use super::JitError;
 use crate::ir::builtins::Func;
 use crate::ir::{
-    BinOp, CmpOp, Conv, Expr, ExprKind, FloatTy, Function, Place, RegRole, Stmt, Ty, UnOp,
+    BinOp, CmpOp, Conv, Expr, ExprKind, FloatTy, Function, Place, RegId, RegRole, Stmt, Ty, UnOp,
 };
 
 const SIGN: u32 = 0x8000_0000;
@@ -55,8 +63,125 @@ fn word(ty: Ty) -> bool {
     }
 }
 
+/// Whether `ty` is one bit (a lane-mask bit, held as 0 or 1 in each `i32x4` lane).
+fn narrow(ty: Ty) -> bool {
+    matches!(ty, Ty::U(1) | Ty::B(1))
+}
+
+/// Whether `ty` is a 64-bit integer (held as two `i32x4`, low and high words).
+fn dword(ty: Ty) -> bool {
+    matches!(ty, Ty::U(64) | Ty::I(64) | Ty::B(64))
+}
+
+/// Whether `ty` is an integer the SIMD lanes hold.
+fn int(ty: Ty) -> bool {
+    (word(ty) && !is_f32(ty)) || narrow(ty) || dword(ty)
+}
+
 fn is_f32(ty: Ty) -> bool {
     ty == Ty::F(FloatTy::F32)
+}
+
+/// Whether `e` is the lane index (`laneId`, possibly bitcast).
+fn is_lane_id(f: &Function, e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Reg(r) => f
+            .regs
+            .get(r.0 as usize)
+            .is_some_and(|i| i.role == RegRole::Lane && i.name == "laneId" && i.width == 32),
+        ExprKind::Convert {
+            conv: Conv::Bitcast,
+            arg,
+        } => word(e.ty) && !is_f32(e.ty) && is_lane_id(f, arg),
+        _ => false,
+    }
+}
+
+/// The register of a lane-bit read `R[laneId +: 1]` (`R` possibly bitcast).
+fn lane_bit_read(f: &Function, e: &Expr) -> Option<RegId> {
+    let ExprKind::Slice {
+        arg,
+        lo,
+        width: 1,
+        reversed: false,
+    } = &e.kind
+    else {
+        return None;
+    };
+    if !is_lane_id(f, lo) {
+        return None;
+    }
+    let mut a = &**arg;
+    while let ExprKind::Convert {
+        conv: Conv::Bitcast,
+        arg,
+    } = &a.kind
+    {
+        a = arg;
+    }
+    match a.kind {
+        ExprKind::Reg(r) => Some(r),
+        _ => None,
+    }
+}
+
+/// The register of a lane-bit write `R[laneId +: 1] = ...`.
+fn lane_bit_place(f: &Function, p: &Place) -> Option<RegId> {
+    let Place::Slice {
+        base,
+        lo,
+        width: 1,
+        reversed: false,
+    } = p
+    else {
+        return None;
+    };
+    match **base {
+        Place::Reg(r) if is_lane_id(f, lo) => Some(r),
+        _ => None,
+    }
+}
+
+/// The registers accessed as lane bits somewhere in `body`.
+fn lane_bit_regs(f: &Function) -> Vec<bool> {
+    let mut bits = vec![false; f.regs.len()];
+    fn walk(f: &Function, e: &Expr, bits: &mut [bool]) {
+        if let Some(r) = lane_bit_read(f, e) {
+            if let Some(b) = bits.get_mut(r.0 as usize) {
+                *b = true;
+            }
+            return;
+        }
+        match &e.kind {
+            ExprKind::Unary { arg, .. } | ExprKind::Convert { arg, .. } => walk(f, arg, bits),
+            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Cmp { lhs, rhs, .. } => {
+                walk(f, lhs, bits);
+                walk(f, rhs, bits);
+            }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => {
+                walk(f, cond, bits);
+                walk(f, then, bits);
+                walk(f, otherwise, bits);
+            }
+            ExprKind::Call { args, .. } => args.iter().for_each(|a| walk(f, a, bits)),
+            _ => {}
+        }
+    }
+    for s in &f.body {
+        if let Stmt::Assign { place, value, .. } = s {
+            if let Some(r) = lane_bit_place(f, place) {
+                if let Some(b) = bits.get_mut(r.0 as usize) {
+                    *b = true;
+                }
+            }
+            walk(f, value, &mut bits);
+        }
+    }
+    bits
 }
 
 /// Whether `plan` (with register locations `locs`) can run four lanes at a time.
@@ -66,24 +191,45 @@ pub(super) fn supported(plan: &Plan<'_>, locs: &[RegLoc], lanes: u32) -> bool {
     if !ir.lane_loop || !lanes.is_multiple_of(4) || lanes > 64 || locs.len() != f.regs.len() {
         return false;
     }
-    if plan.lane_masks.iter().any(|&m| m) || plan.has_uniform_outs() {
+    if plan.lane_masks.iter().any(|&m| m) {
         return false;
     }
     if f.locals
         .iter()
-        .any(|l| l.len.is_some() || !(word(l.ty) || l.ty == Ty::Bool))
+        .any(|l| l.len.is_some() || !(word(l.ty) || int(l.ty)))
     {
         return false;
     }
+    let bits = lane_bit_regs(f);
     for (i, r) in f.regs.iter().enumerate() {
         if !(r.read || r.written) {
             continue;
         }
-        if r.role == RegRole::Lane || r.width != 32 {
+        let per_lane = ir.layout.per_lane[i];
+        if bits[i] {
+            // A lane mask: whole in a wave-uniform value, its bits read and written per lane.
+            let ok = !per_lane
+                && r.role != RegRole::Lane
+                && (lanes..=64).contains(&r.width)
+                && (!r.read || matches!(locs[i], RegLoc::Value(_)))
+                && (!r.written || plan.has_out[i])
+                && plan.lane_outs[i].is_empty();
+            if !ok {
+                return false;
+            }
+            continue;
+        }
+        if r.role == RegRole::Lane {
+            // `laneId` only as a lane-bit index (`expr_ok` rejects other reads).
+            if r.written {
+                return false;
+            }
+            continue;
+        }
+        if r.width != 32 || plan.has_out[i] {
             return false;
         }
-        let per_lane = ir.layout.per_lane[i];
-        if !per_lane && (r.written || plan.has_out[i]) {
+        if !per_lane && r.written {
             return false;
         }
         if plan.lane_outs[i].iter().any(|o| o.shift != 0) {
@@ -106,79 +252,150 @@ pub(super) fn supported(plan: &Plan<'_>, locs: &[RegLoc], lanes: u32) -> bool {
             }
         }
     }
-    f.body.iter().all(|s| stmt_ok(f, s))
-}
-
-fn stmt_ok(f: &Function, s: &Stmt) -> bool {
-    let Stmt::Assign {
-        place: Place::Reg(r),
-        value,
-        ..
-    } = s
-    else {
-        return false;
+    let mut cx = Check {
+        f,
+        bits,
+        assigned: vec![false; f.locals.len()],
     };
-    f.regs
-        .get(r.0 as usize)
-        .is_some_and(|info| info.width == 32)
-        && word(value.ty)
-        && expr_ok(value)
+    f.body.iter().all(|s| cx.stmt_ok(s))
 }
 
-fn expr_ok(e: &Expr) -> bool {
-    let t = e.ty;
-    match &e.kind {
-        ExprKind::Const(_) | ExprKind::Reg(_) => word(t),
-        ExprKind::Unary { op, arg } => {
-            *op == UnOp::BitNot && arg.ty == t && word(t) && !is_f32(t) && expr_ok(arg)
+/// The state of [`supported`]'s walk over the statements.
+struct Check<'f> {
+    f: &'f Function,
+    /// The registers accessed as lane bits.
+    bits: Vec<bool>,
+    /// The locals assigned by the statements walked so far.
+    assigned: Vec<bool>,
+}
+
+impl Check<'_> {
+    fn stmt_ok(&mut self, s: &Stmt) -> bool {
+        let Stmt::Assign { place, value, .. } = s else {
+            return false;
+        };
+        if !self.expr_ok(value) {
+            return false;
         }
-        ExprKind::Binary { op, lhs, rhs } => {
-            lhs.ty == t
-                && rhs.ty == t
-                && word(t)
-                && expr_ok(lhs)
-                && expr_ok(rhs)
-                && match op {
-                    BinOp::Add | BinOp::Sub | BinOp::Mul => true,
-                    BinOp::Div => is_f32(t),
-                    BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => !is_f32(t),
-                    _ => false,
+        if let Some(r) = lane_bit_place(self.f, place) {
+            return self.bits.get(r.0 as usize) == Some(&true) && narrow(value.ty);
+        }
+        match place {
+            Place::Reg(r) => {
+                !self.bits.get(r.0 as usize).copied().unwrap_or(true)
+                    && self
+                        .f
+                        .regs
+                        .get(r.0 as usize)
+                        .is_some_and(|info| info.width == 32 && info.role != RegRole::Lane)
+                    && word(value.ty)
+            }
+            Place::Local(l) => {
+                let ok = self.f.locals.get(l.0 as usize).is_some_and(|info| {
+                    info.len.is_none() && info.ty == value.ty && (word(info.ty) || int(info.ty))
+                });
+                if ok {
+                    self.assigned[l.0 as usize] = true;
                 }
+                ok
+            }
+            _ => false,
         }
-        // Integer compares only (as the conditions of selects).
-        ExprKind::Cmp { lhs, rhs, .. } => {
-            t == Ty::Bool
-                && lhs.ty == rhs.ty
-                && word(lhs.ty)
-                && !is_f32(lhs.ty)
-                && expr_ok(lhs)
-                && expr_ok(rhs)
+    }
+
+    fn expr_ok(&self, e: &Expr) -> bool {
+        let t = e.ty;
+        match &e.kind {
+            ExprKind::Const(_) => word(t) || int(t),
+            ExprKind::Reg(r) => {
+                word(t)
+                    && !self.bits.get(r.0 as usize).copied().unwrap_or(true)
+                    && self
+                        .f
+                        .regs
+                        .get(r.0 as usize)
+                        .is_some_and(|i| i.role != RegRole::Lane)
+            }
+            ExprKind::Local(l) => {
+                self.assigned.get(l.0 as usize) == Some(&true)
+                    && self.f.locals[l.0 as usize].ty == t
+            }
+            ExprKind::Slice { .. } => lane_bit_read(self.f, e)
+                .is_some_and(|r| self.bits.get(r.0 as usize) == Some(&true) && narrow(t)),
+            ExprKind::Unary { op, arg } => {
+                *op == UnOp::BitNot && arg.ty == t && word(t) && !is_f32(t) && self.expr_ok(arg)
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                lhs.ty == t
+                    && rhs.ty == t
+                    && self.expr_ok(lhs)
+                    && self.expr_ok(rhs)
+                    && if dword(t) {
+                        matches!(
+                            op,
+                            BinOp::Add | BinOp::Sub | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
+                        )
+                    } else {
+                        word(t)
+                            && match op {
+                                BinOp::Add | BinOp::Sub | BinOp::Mul => true,
+                                BinOp::Div => is_f32(t),
+                                BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => !is_f32(t),
+                                _ => false,
+                            }
+                    }
+            }
+            // Integer compares (as the conditions of selects): 64-bit ones unsigned.
+            ExprKind::Cmp { op, lhs, rhs } => {
+                t == Ty::Bool
+                    && lhs.ty == rhs.ty
+                    && ((word(lhs.ty) && !is_f32(lhs.ty))
+                        || (dword(lhs.ty)
+                            && (!lhs.ty.is_signed()
+                                || matches!(op, CmpOp::Eq | CmpOp::Ne | CmpOp::Lg))))
+                    && self.expr_ok(lhs)
+                    && self.expr_ok(rhs)
+            }
+            ExprKind::Select {
+                cond,
+                then,
+                otherwise,
+            } => {
+                cond.ty == Ty::Bool
+                    && then.ty == t
+                    && otherwise.ty == t
+                    && (word(t) || int(t))
+                    && self.expr_ok(cond)
+                    && self.expr_ok(then)
+                    && self.expr_ok(otherwise)
+            }
+            ExprKind::Convert { conv, arg } => {
+                let a = arg.ty;
+                self.expr_ok(arg)
+                    && match conv {
+                        Conv::Resize | Conv::Bitcast if word(t) && word(a) => true,
+                        Conv::Bitcast => (dword(t) && dword(a)) || (narrow(t) && narrow(a)),
+                        // Zero extension (signed sources would sign-extend) and truncation.
+                        Conv::Resize => {
+                            int(t) && int(a) && !a.is_signed() && !is_f32(t) && !is_f32(a)
+                        }
+                        Conv::ToBool => t == Ty::Bool && int(a),
+                        Conv::FromBool => a == Ty::Bool && int(t),
+                        _ => false,
+                    }
+            }
+            ExprKind::Call { builtin, args } => {
+                let arity = match builtin.func {
+                    Func::Sqrt => 1,
+                    Func::Fma => 3,
+                    _ => return false,
+                };
+                is_f32(t)
+                    && args.len() == arity
+                    && args.iter().all(|a| is_f32(a.ty) && self.expr_ok(a))
+            }
+            _ => false,
         }
-        ExprKind::Select {
-            cond,
-            then,
-            otherwise,
-        } => {
-            matches!(cond.kind, ExprKind::Cmp { .. })
-                && then.ty == t
-                && otherwise.ty == t
-                && word(t)
-                && expr_ok(cond)
-                && expr_ok(then)
-                && expr_ok(otherwise)
-        }
-        ExprKind::Convert { conv, arg } => {
-            matches!(conv, Conv::Resize | Conv::Bitcast) && word(t) && word(arg.ty) && expr_ok(arg)
-        }
-        ExprKind::Call { builtin, args } => {
-            let arity = match builtin.func {
-                Func::Sqrt => 1,
-                Func::Fma => 3,
-                _ => return false,
-            };
-            is_f32(t) && args.len() == arity && args.iter().all(|a| is_f32(a.ty) && expr_ok(a))
-        }
-        _ => false,
     }
 }
 
@@ -194,8 +411,12 @@ fn lanes_le() -> MemFlagsData {
 /// The translation of one instruction's body over a group of four lanes.
 struct Group<'a, 'b> {
     b: &'a mut FunctionBuilder<'b>,
-    /// Each register's current value: a variable (per-lane) or a splat (wave-uniform).
+    f: &'a Function,
+    /// Each register's current value: a variable (per-lane, or a lane mask's bits as 0 or 1)
+    /// or a splat (wave-uniform).
     regs: Vec<Option<RegVal>>,
+    /// Each local's current value.
+    locals: Vec<Option<LaneVal>>,
 }
 
 #[derive(Clone, Copy)]
@@ -204,9 +425,21 @@ enum RegVal {
     Splat(Value),
 }
 
+/// A value of four lanes: one `i32x4` (32-bit values, bits as 0 or 1, booleans as all ones
+/// or zero) or the low and high words of 64-bit values.
+#[derive(Clone, Copy)]
+enum LaneVal {
+    W(Value),
+    D(Value, Value),
+}
+
 impl Group<'_, '_> {
     fn splat(&mut self, bits: u32) -> Value {
-        let bytes: Vec<u8> = (0..4).flat_map(|_| bits.to_le_bytes()).collect();
+        self.vconst([bits; 4])
+    }
+
+    fn vconst(&mut self, lanes: [u32; 4]) -> Value {
+        let bytes: Vec<u8> = lanes.iter().flat_map(|v| v.to_le_bytes()).collect();
         let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
         self.b.ins().vconst(types::I32X4, c)
     }
@@ -219,36 +452,129 @@ impl Group<'_, '_> {
         self.b.ins().bitcast(types::I32X4, lanes_le(), v)
     }
 
+    /// Bits `base .. base + 4` of the lane mask `mask` (`i64`) as four lanes of 0 or 1.
+    fn expand(&mut self, mask: Value, base: Value) -> Value {
+        let x = self.b.ins().ushr(mask, base);
+        let x = self.b.ins().ireduce(types::I32, x);
+        let x = self.b.ins().splat(types::I32X4, x);
+        let bit = self.vconst([1, 2, 4, 8]);
+        let on = self.b.ins().band(x, bit);
+        let zero = self.splat(0);
+        let set = self.b.ins().icmp(IntCC::NotEqual, on, zero);
+        let one = self.splat(1);
+        self.b.ins().band(set, one)
+    }
+
     fn stmt(&mut self, s: &Stmt) -> Result<(), JitError> {
         let Stmt::Assign { place, value, .. } = s else {
             return Err(unsupported());
         };
         let v = self.expr(value)?;
-        let Place::Reg(r) = place else {
-            return Err(unsupported());
+        let r = match place {
+            Place::Local(l) => {
+                *self.locals.get_mut(l.0 as usize).ok_or_else(unsupported)? = Some(v);
+                return Ok(());
+            }
+            Place::Reg(r) => *r,
+            _ => lane_bit_place(self.f, place).ok_or_else(unsupported)?,
         };
-        match self.regs.get(r.0 as usize).copied().flatten() {
-            Some(RegVal::Var(var)) => self.b.def_var(var, v),
+        match (self.regs.get(r.0 as usize).copied().flatten(), v) {
+            (Some(RegVal::Var(var)), LaneVal::W(v)) => self.b.def_var(var, v),
             _ => return Err(unsupported()),
         }
         Ok(())
     }
 
-    fn expr(&mut self, e: &Expr) -> Result<Value, JitError> {
+    fn word(&mut self, e: &Expr) -> Result<Value, JitError> {
+        match self.expr(e)? {
+            LaneVal::W(v) => Ok(v),
+            LaneVal::D(..) => Err(unsupported()),
+        }
+    }
+
+    fn dword(&mut self, e: &Expr) -> Result<(Value, Value), JitError> {
+        match self.expr(e)? {
+            LaneVal::D(lo, hi) => Ok((lo, hi)),
+            LaneVal::W(_) => Err(unsupported()),
+        }
+    }
+
+    /// `a < b`, unsigned, of 64-bit lanes.
+    fn ult64(&mut self, (al, ah): (Value, Value), (bl, bh): (Value, Value)) -> Value {
+        let hi_lt = self.b.ins().icmp(IntCC::UnsignedLessThan, ah, bh);
+        let hi_eq = self.b.ins().icmp(IntCC::Equal, ah, bh);
+        let lo_lt = self.b.ins().icmp(IntCC::UnsignedLessThan, al, bl);
+        let low = self.b.ins().band(hi_eq, lo_lt);
+        self.b.ins().bor(hi_lt, low)
+    }
+
+    fn expr(&mut self, e: &Expr) -> Result<LaneVal, JitError> {
+        use LaneVal::{D, W};
+        if let Some(r) = lane_bit_read(self.f, e) {
+            return match self.regs.get(r.0 as usize).copied().flatten() {
+                Some(RegVal::Var(var)) => Ok(W(self.b.use_var(var))),
+                _ => Err(unsupported()),
+            };
+        }
         Ok(match &e.kind {
-            ExprKind::Const(c) => self.splat(c.low_u128() as u32),
-            ExprKind::Reg(r) => match self.regs.get(r.0 as usize).copied().flatten() {
+            ExprKind::Const(c) => {
+                let x = c.low_u128();
+                if dword(e.ty) {
+                    D(self.splat(x as u32), self.splat((x >> 32) as u32))
+                } else {
+                    W(self.splat(x as u32))
+                }
+            }
+            ExprKind::Reg(r) => W(match self.regs.get(r.0 as usize).copied().flatten() {
                 Some(RegVal::Var(var)) => self.b.use_var(var),
                 Some(RegVal::Splat(v)) => v,
                 None => return Err(unsupported()),
-            },
+            }),
+            ExprKind::Local(l) => self
+                .locals
+                .get(l.0 as usize)
+                .copied()
+                .flatten()
+                .ok_or_else(unsupported)?,
             ExprKind::Unary { arg, .. } => {
-                let a = self.expr(arg)?;
-                self.b.ins().bnot(a)
+                let a = self.word(arg)?;
+                W(self.b.ins().bnot(a))
+            }
+            ExprKind::Binary { op, lhs, rhs } if dword(e.ty) => {
+                let (al, ah) = self.dword(lhs)?;
+                let (bl, bh) = self.dword(rhs)?;
+                match op {
+                    BinOp::Add => {
+                        let lo = self.b.ins().iadd(al, bl);
+                        let carry = self.b.ins().icmp(IntCC::UnsignedLessThan, lo, al);
+                        let hi = self.b.ins().iadd(ah, bh);
+                        // The carry is all ones (-1) in a lane that carries.
+                        D(lo, self.b.ins().isub(hi, carry))
+                    }
+                    BinOp::Sub => {
+                        let lo = self.b.ins().isub(al, bl);
+                        let borrow = self.b.ins().icmp(IntCC::UnsignedLessThan, al, bl);
+                        let hi = self.b.ins().isub(ah, bh);
+                        D(lo, self.b.ins().iadd(hi, borrow))
+                    }
+                    BinOp::BitAnd => {
+                        let lo = self.b.ins().band(al, bl);
+                        D(lo, self.b.ins().band(ah, bh))
+                    }
+                    BinOp::BitOr => {
+                        let lo = self.b.ins().bor(al, bl);
+                        D(lo, self.b.ins().bor(ah, bh))
+                    }
+                    BinOp::BitXor => {
+                        let lo = self.b.ins().bxor(al, bl);
+                        D(lo, self.b.ins().bxor(ah, bh))
+                    }
+                    _ => return Err(unsupported()),
+                }
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                let a = self.expr(lhs)?;
-                let b = self.expr(rhs)?;
+                let a = self.word(lhs)?;
+                let b = self.word(rhs)?;
                 if is_f32(e.ty) {
                     let (x, y) = (self.as_floats(a), self.as_floats(b));
                     let r = match op {
@@ -258,9 +584,9 @@ impl Group<'_, '_> {
                         BinOp::Div => self.b.ins().fdiv(x, y),
                         _ => return Err(unsupported()),
                     };
-                    return Ok(self.nan_fix(r, &[a, b]));
+                    return Ok(W(self.nan_fix(r, &[a, b])));
                 }
-                match op {
+                W(match op {
                     BinOp::Add => self.b.ins().iadd(a, b),
                     BinOp::Sub => self.b.ins().isub(a, b),
                     BinOp::Mul => self.b.ins().imul(a, b),
@@ -268,11 +594,37 @@ impl Group<'_, '_> {
                     BinOp::BitOr => self.b.ins().bor(a, b),
                     BinOp::BitXor => self.b.ins().bxor(a, b),
                     _ => return Err(unsupported()),
-                }
+                })
+            }
+            ExprKind::Cmp { op, lhs, rhs } if dword(lhs.ty) => {
+                let a = self.dword(lhs)?;
+                let b = self.dword(rhs)?;
+                W(match op {
+                    CmpOp::Eq | CmpOp::Ne | CmpOp::Lg => {
+                        let lo = self.b.ins().icmp(IntCC::Equal, a.0, b.0);
+                        let hi = self.b.ins().icmp(IntCC::Equal, a.1, b.1);
+                        let eq = self.b.ins().band(lo, hi);
+                        if *op == CmpOp::Eq {
+                            eq
+                        } else {
+                            self.b.ins().bnot(eq)
+                        }
+                    }
+                    CmpOp::Lt => self.ult64(a, b),
+                    CmpOp::Gt => self.ult64(b, a),
+                    CmpOp::Ge => {
+                        let lt = self.ult64(a, b);
+                        self.b.ins().bnot(lt)
+                    }
+                    CmpOp::Le => {
+                        let gt = self.ult64(b, a);
+                        self.b.ins().bnot(gt)
+                    }
+                })
             }
             ExprKind::Cmp { op, lhs, rhs } => {
-                let a = self.expr(lhs)?;
-                let b = self.expr(rhs)?;
+                let a = self.word(lhs)?;
+                let b = self.word(rhs)?;
                 let signed = lhs.ty.is_signed();
                 let cc = match (op, signed) {
                     (CmpOp::Eq, _) => IntCC::Equal,
@@ -286,24 +638,28 @@ impl Group<'_, '_> {
                     (CmpOp::Gt, false) => IntCC::UnsignedGreaterThan,
                     (CmpOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
                 };
-                self.b.ins().icmp(cc, a, b)
+                W(self.b.ins().icmp(cc, a, b))
             }
             ExprKind::Select {
                 cond,
                 then,
                 otherwise,
             } => {
-                let c = self.expr(cond)?;
-                let t = self.expr(then)?;
-                let o = self.expr(otherwise)?;
-                self.b.ins().bitselect(c, t, o)
+                let c = self.word(cond)?;
+                match (self.expr(then)?, self.expr(otherwise)?) {
+                    (W(t), W(o)) => W(self.b.ins().bitselect(c, t, o)),
+                    (D(tl, th), D(ol, oh)) => {
+                        let lo = self.b.ins().bitselect(c, tl, ol);
+                        D(lo, self.b.ins().bitselect(c, th, oh))
+                    }
+                    _ => return Err(unsupported()),
+                }
             }
-            // Same-width bitcasts and resizes keep the bits.
-            ExprKind::Convert { arg, .. } => self.expr(arg)?,
+            ExprKind::Convert { conv, arg } => self.convert(*conv, arg, e.ty)?,
             ExprKind::Call { builtin, args } => {
                 let mut bits = Vec::with_capacity(args.len());
                 for a in args {
-                    bits.push(self.expr(a)?);
+                    bits.push(self.word(a)?);
                 }
                 let x: Vec<Value> = bits.iter().map(|&v| self.as_floats(v)).collect();
                 let r = match (builtin.func, x.as_slice()) {
@@ -311,8 +667,41 @@ impl Group<'_, '_> {
                     (Func::Fma, &[a, b, c]) => self.b.ins().fma(a, b, c),
                     _ => return Err(unsupported()),
                 };
-                self.nan_fix(r, &bits)
+                W(self.nan_fix(r, &bits))
             }
+            _ => return Err(unsupported()),
+        })
+    }
+
+    /// A conversion [`Check::expr_ok`] admitted: same-width bitcasts and resizes keep the
+    /// bits, resizes zero-extend or truncate, booleans are all-ones or zero lanes.
+    fn convert(&mut self, conv: Conv, arg: &Expr, t: Ty) -> Result<LaneVal, JitError> {
+        use LaneVal::{D, W};
+        let a = self.expr(arg)?;
+        let zero = self.splat(0);
+        let one = self.splat(1);
+        Ok(match (conv, a) {
+            (Conv::ToBool, W(x)) => W(self.b.ins().icmp(IntCC::NotEqual, x, zero)),
+            (Conv::ToBool, D(lo, hi)) => {
+                let x = self.b.ins().bor(lo, hi);
+                W(self.b.ins().icmp(IntCC::NotEqual, x, zero))
+            }
+            (Conv::FromBool, W(m)) => {
+                let x = self.b.ins().band(m, one);
+                if dword(t) {
+                    D(x, zero)
+                } else {
+                    W(x)
+                }
+            }
+            (Conv::Resize | Conv::Bitcast, W(x)) if dword(t) => D(x, zero),
+            (Conv::Resize | Conv::Bitcast, W(x)) if narrow(t) && !narrow(arg.ty) => {
+                W(self.b.ins().band(x, one))
+            }
+            (Conv::Resize | Conv::Bitcast, W(x)) => W(x),
+            (Conv::Resize | Conv::Bitcast, D(lo, hi)) if dword(t) => D(lo, hi),
+            (Conv::Resize, D(lo, _)) if narrow(t) => W(self.b.ins().band(lo, one)),
+            (Conv::Resize, D(lo, _)) => W(lo),
             _ => return Err(unsupported()),
         })
     }
@@ -367,7 +756,9 @@ fn row_off(row: u32) -> i32 {
 
 /// Emits the instruction of `plan` over groups of four lanes (the caller checked
 /// [`supported`]): `vgpr` is the VGPR file, `exec` EXEC at issue (`i64`, masked to the wave's
-/// lanes). The builder comes back at a block after the instruction.
+/// lanes). The builder comes back at a block after the instruction. Returns the final value
+/// (`i64`) of each lane mask the instruction writes: the old value (zero when unread) with
+/// the bits of the lanes EXEC enables replaced by theirs, as the scalar lane loop leaves it.
 ///
 /// # Errors
 /// Only on a bug (a node [`supported`] admitted but this does not translate).
@@ -377,13 +768,37 @@ pub(super) fn emit(
     locs: &[RegLoc],
     vgpr: Value,
     exec: Value,
-) -> Result<(), JitError> {
+) -> Result<Vec<Option<Value>>, JitError> {
     let f = &*plan.ir.function;
     let per_lane = &plan.ir.layout.per_lane;
-    // Wave-uniform sources, splatted once.
+    let bits = lane_bit_regs(f);
+    // Wave-uniform sources, splatted once; lane masks whole, and the accumulators of the
+    // written ones.
     let mut uniform = vec![None; f.regs.len()];
+    let mut mask_in = vec![None; f.regs.len()];
+    let mut acc = vec![None; f.regs.len()];
     for (i, r) in f.regs.iter().enumerate() {
-        if let (true, RegLoc::Value(v)) = (r.read, locs[i]) {
+        let RegLoc::Value(v) = locs[i] else {
+            if bits[i] && r.written {
+                let var = b.declare_var(types::I64);
+                let zero = b.ins().iconst(types::I64, 0);
+                b.def_var(var, zero);
+                acc[i] = Some(var);
+            }
+            continue;
+        };
+        if bits[i] {
+            let v = match b.func.dfg.value_type(v) {
+                types::I64 => v,
+                _ => b.ins().uextend(types::I64, v),
+            };
+            mask_in[i] = Some(v);
+            if r.written {
+                let var = b.declare_var(types::I64);
+                b.def_var(var, v);
+                acc[i] = Some(var);
+            }
+        } else if r.read {
             let w = match b.func.dfg.value_type(v) {
                 types::I32 => v,
                 _ => b.ins().ireduce(types::I32, v),
@@ -394,17 +809,26 @@ pub(super) fn emit(
     let head = b.create_block();
     b.append_block_param(head, types::I64);
     b.append_block_param(head, vgpr_ty(b, vgpr));
+    b.append_block_param(head, types::I64);
     let done = b.create_block();
     let any = b.ins().icmp_imm_u(IntCC::NotEqual, exec, 0);
-    b.ins()
-        .brif(any, head, &[exec.into(), vgpr.into()], done, &[]);
+    let zero = b.ins().iconst(types::I64, 0);
+    b.ins().brif(
+        any,
+        head,
+        &[exec.into(), vgpr.into(), zero.into()],
+        done,
+        &[],
+    );
 
     // The group of the lowest set bit: skip to it (its lane index rounded down to 4).
     b.switch_to_block(head);
-    let (rest, p) = (b.block_params(head)[0], b.block_params(head)[1]);
+    let params = b.block_params(head);
+    let (rest, p, base) = (params[0], params[1], params[2]);
     let tz = b.ins().ctz(rest);
     let tz = b.ins().band_imm_u(tz, !3);
     let rest = b.ins().ushr(rest, tz);
+    let base = b.ins().iadd(base, tz);
     let skip = b.ins().ishl_imm_u(tz, 2);
     let ptr_ty = b.func.dfg.value_type(p);
     let skip = if ptr_ty == types::I64 {
@@ -417,15 +841,27 @@ pub(super) fn emit(
 
     let mut g = Group {
         b,
+        f,
         regs: vec![None; f.regs.len()],
+        locals: vec![None; f.locals.len()],
     };
     // Sources first (all loads before any store), then the per-lane results' variables.
     for (i, r) in f.regs.iter().enumerate() {
+        if bits[i] {
+            let v = match mask_in[i] {
+                Some(m) => g.expand(m, base),
+                None => g.splat(0),
+            };
+            let var = g.b.declare_var(types::I32X4);
+            g.b.def_var(var, v);
+            g.regs[i] = Some(RegVal::Var(var));
+            continue;
+        }
         if let (Some(v), false) = (uniform[i], r.written) {
             g.regs[i] = Some(RegVal::Splat(v));
             continue;
         }
-        if !per_lane[i] || !(r.read || r.written) {
+        if !per_lane[i] || r.role == RegRole::Lane || !(r.read || r.written) {
             continue;
         }
         let v = match locs[i] {
@@ -446,6 +882,24 @@ pub(super) fn emit(
     }
     for s in &f.body {
         g.stmt(s)?;
+    }
+    // The written lane masks: the group's four bits (bit 0 of each lane) replace the
+    // accumulator's bits of the group's active lanes.
+    let zero4 = g.splat(0);
+    for (i, a) in acc.iter().enumerate() {
+        let (Some(a), Some(RegVal::Var(var))) = (*a, g.regs[i]) else {
+            continue;
+        };
+        let v = g.b.use_var(var);
+        let set = g.b.ins().icmp(IntCC::NotEqual, v, zero4);
+        let got = g.b.ins().vhigh_bits(types::I64, set);
+        let got = g.b.ins().band(got, nib);
+        let got = g.b.ins().ishl(got, base);
+        let lanes = g.b.ins().ishl(nib, base);
+        let old = g.b.use_var(a);
+        let kept = g.b.ins().band_not(old, lanes);
+        let new = g.b.ins().bor(kept, got);
+        g.b.def_var(a, new);
     }
     let mut outs = Vec::new();
     for (i, lane_outs) in plan.lane_outs.iter().enumerate() {
@@ -473,21 +927,17 @@ pub(super) fn emit(
     g.b.switch_to_block(partial);
     g.b.seal_block(partial);
     // Lane k of the group is active when bit k of the nibble is set.
-    let n32 = g.b.ins().ireduce(types::I32, nib);
-    let n = g.b.ins().splat(types::I32X4, n32);
-    let bytes: Vec<u8> = [1u32, 2, 4, 8]
-        .iter()
-        .flat_map(|v| v.to_le_bytes())
-        .collect();
-    let c = g.b.func.dfg.constants.insert(ConstantData::from(bytes));
-    let bit = g.b.ins().vconst(types::I32X4, c);
-    let on = g.b.ins().band(n, bit);
-    let zero = g.splat(0);
-    let active = g.b.ins().icmp(IntCC::NotEqual, on, zero);
-    for &(row, x) in &outs {
-        let old = g.b.ins().load(types::I32X4, mem(), p, row_off(row));
-        let merged = g.b.ins().bitselect(active, x, old);
-        g.b.ins().store(mem(), merged, p, row_off(row));
+    if !outs.is_empty() {
+        let n32 = g.b.ins().ireduce(types::I32, nib);
+        let n = g.b.ins().splat(types::I32X4, n32);
+        let bit = g.vconst([1, 2, 4, 8]);
+        let on = g.b.ins().band(n, bit);
+        let active = g.b.ins().icmp(IntCC::NotEqual, on, zero4);
+        for &(row, x) in &outs {
+            let old = g.b.ins().load(types::I32X4, mem(), p, row_off(row));
+            let merged = g.b.ins().bitselect(active, x, old);
+            g.b.ins().store(mem(), merged, p, row_off(row));
+        }
     }
     g.b.ins().jump(next, &[]);
     let b = g.b;
@@ -495,13 +945,14 @@ pub(super) fn emit(
     b.seal_block(next);
     let rest = b.ins().ushr_imm_u(rest, 4);
     let p = b.ins().iadd_imm_s(p, 16);
+    let base = b.ins().iadd_imm_s(base, 4);
     let more = b.ins().icmp_imm_u(IntCC::NotEqual, rest, 0);
     b.ins()
-        .brif(more, head, &[rest.into(), p.into()], done, &[]);
+        .brif(more, head, &[rest.into(), p.into(), base.into()], done, &[]);
     b.seal_block(head);
     b.switch_to_block(done);
     b.seal_block(done);
-    Ok(())
+    Ok(acc.iter().map(|a| a.map(|var| b.use_var(var))).collect())
 }
 
 fn vgpr_ty(b: &FunctionBuilder<'_>, vgpr: Value) -> Type {
