@@ -155,8 +155,8 @@ struct Prepared {
     items: [u32; 3],
     memory: SparseMemory,
     bounds: Option<Arc<Bounds>>,
-    /// The VGPR rows the program may write (`pool::vgpr_rows_bound`).
-    vgpr_rows: usize,
+    /// The VGPR slots the program may write (`pool::vgpr_bound`).
+    vgpr_bound: pool::Dirty,
     inputs: Vec<(u64, u64)>,
     loader_ranges: Vec<(u64, u64)>,
     step_budget: u64,
@@ -384,7 +384,7 @@ impl Dispatcher {
         let observed = trace.is_some();
         let waves = self
             .pool
-            .take(p.arch, p.wave_size, p.vgpr_rows, n_waves as usize);
+            .take(p.arch, p.wave_size, p.vgpr_bound, n_waves as usize);
         for (i, (w, _)) in waves.iter_mut().enumerate() {
             abi::init_wave(
                 &abi::WaveSetup {
@@ -436,7 +436,7 @@ impl Dispatcher {
         &mut self,
         p: &mut Prepared,
         wg: [u32; 3],
-        waves: &mut [(WaveState, usize)],
+        waves: &mut [(WaveState, pool::Dirty)],
         slots: &mut [Slot],
         global: &mut SparseMemory,
         lds: &mut SparseMemory,
@@ -445,7 +445,8 @@ impl Dispatcher {
         mut trace: Option<&mut Trace<'_>>,
     ) -> Result<(), DispatchError> {
         loop {
-            for (i, (s, (w, _))) in slots.iter_mut().zip(waves.iter_mut()).enumerate() {
+            for (i, s) in slots.iter_mut().enumerate() {
+                let (w, _) = &mut waves[i];
                 if s.ended || s.waiting {
                     continue;
                 }
@@ -490,6 +491,12 @@ impl Dispatcher {
                     Step::Continue if global.take_watched_write() => {
                         let bytes = global.read_vec(p.program.base, p.program.size as usize);
                         p.program = self.program(&bytes, p.program.base).map_err(fail)?;
+                        // The new code may name more VGPR slots: the pool zeroes them later.
+                        let bound = pool::vgpr_bound(&p.program, p.arch, p.rsrc1, p.wave_size);
+                        p.vgpr_bound = p.vgpr_bound.max(bound);
+                        for (_, dirty) in waves.iter_mut() {
+                            *dirty = dirty.max(p.vgpr_bound);
+                        }
                     }
                     Step::Continue => {
                         return Err(fail(WaveError::StepBudget { steps: s.steps }));
@@ -723,11 +730,11 @@ impl Dispatcher {
             })),
             Unmapped::Zero => None,
         };
-        let vgpr_rows = pool::vgpr_rows_bound(&program, arch, rsrc1);
+        let vgpr_bound = pool::vgpr_bound(&program, arch, rsrc1, wave_size);
         Ok(Prepared {
             arch,
             wave_size,
-            vgpr_rows,
+            vgpr_bound,
             program,
             entry,
             rsrc1,

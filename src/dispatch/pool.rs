@@ -9,60 +9,90 @@
 //! relative to M0 (`v_movrel*`, `s_set_gpr_idx_*`) or names AGPRs gets the whole file. Each
 //! pooled state remembers the bound of the program that last ran on it, and a reset zeroes
 //! up to the larger of that and the new one, so rows past the bound are always zero and a
-//! reused state equals a new one.
+//! reused state equals a new one. The same holds for lanes: a wave writes only the lanes
+//! below its size (every write is under EXEC), so a wave32 program zeroes lanes 0..32 of its
+//! rows, unless it has an instruction that names a lane itself (`*LANE*`: `v_writelane`,
+//! `v_permlane*`), which gets all 64 lane slots.
 
 use crate::isa::{Reg, Value};
 use crate::spec::Arch;
-use crate::wave::{vgpr_rows, Program, WaveState};
+use crate::wave::{vgpr_rows, Program, WaveState, LANE_SLOTS};
+
+/// The VGPR slots a program may write: lane slots below `lanes` of the rows below `rows`
+/// (`vgpr[row * 64 + lane]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Dirty {
+    pub rows: usize,
+    pub lanes: usize,
+}
+
+impl Dirty {
+    /// The slots of both.
+    pub fn max(self, other: Dirty) -> Dirty {
+        Dirty {
+            rows: self.rows.max(other.rows),
+            lanes: self.lanes.max(other.lanes),
+        }
+    }
+}
 
 /// The wave states of the running workgroup, kept (in place, never moved) for the next.
 #[derive(Default)]
 pub(super) struct WavePool {
-    /// Each state and the VGPR rows it may have written.
-    states: Vec<(WaveState, usize)>,
+    /// Each state and the VGPR slots it may have written.
+    states: Vec<(WaveState, Dirty)>,
 }
 
 impl WavePool {
-    /// `n` states, each equal to `WaveState::new(arch, wave_size)`, for a program whose VGPR
-    /// rows stay below `rows`.
+    /// `n` states, each equal to `WaveState::new(arch, wave_size)`, for a program that
+    /// writes only the slots of `bound`.
     pub(super) fn take(
         &mut self,
         arch: Arch,
         wave_size: u32,
-        rows: usize,
+        bound: Dirty,
         n: usize,
-    ) -> &mut [(WaveState, usize)] {
+    ) -> &mut [(WaveState, Dirty)] {
         if self.states.len() < n {
             self.states
-                .resize_with(n, || (WaveState::new(arch, wave_size), 0));
+                .resize_with(n, || (WaveState::new(arch, wave_size), Dirty::default()));
         }
         for (w, dirty) in &mut self.states[..n] {
             if w.arch == arch {
-                w.reset(wave_size, (*dirty).max(rows));
+                let zero = dirty.max(bound);
+                w.reset(wave_size, zero.rows, zero.lanes);
             } else {
                 *w = WaveState::new(arch, wave_size);
             }
-            // Rows past `rows` are zero now; the program may write those below.
-            *dirty = rows;
+            // Slots outside `bound` are zero now; the program may write those inside.
+            *dirty = bound;
         }
         &mut self.states[..n]
     }
 
     /// The first `n` states (as the last [`WavePool::take`] left them).
-    pub(super) fn states_mut(&mut self, n: usize) -> &mut [(WaveState, usize)] {
+    pub(super) fn states_mut(&mut self, n: usize) -> &mut [(WaveState, Dirty)] {
         &mut self.states[..n]
     }
 }
 
-/// The VGPR rows (`vgpr[row * 64 + lane]`) that `program` may write, with RSRC1's
-/// granulated VGPR count (blocks of 8 registers counted, the larger granule of any arch).
-pub(super) fn vgpr_rows_bound(program: &Program, arch: Arch, rsrc1: u32) -> usize {
-    let all = vgpr_rows(arch);
+/// The VGPR slots that `program`, run as waves of `wave_size` lanes, may write: the rows of
+/// RSRC1's granulated VGPR count (blocks of 8 registers counted, the larger granule of any
+/// arch) and of every VGPR operand, and the lanes below `wave_size`.
+pub(super) fn vgpr_bound(program: &Program, arch: Arch, rsrc1: u32, wave_size: u32) -> Dirty {
+    let all = Dirty {
+        rows: vgpr_rows(arch),
+        lanes: LANE_SLOTS,
+    };
+    let mut lanes = (wave_size as usize).min(LANE_SLOTS);
     let mut rows = ((rsrc1 & 0x3f) as usize + 1) * 8;
     for d in program.insts() {
         let name = d.inst.name.as_str();
         if d.as_encoded.is_some() || name.contains("MOVREL") || name.contains("GPR_IDX") {
             return all;
+        }
+        if name.contains("LANE") {
+            lanes = LANE_SLOTS;
         }
         // A compare's VOP3 destination field names scalar registers (the decoder shows the
         // field's raw code as a VGPR number): compares write no VGPR.
@@ -80,18 +110,25 @@ pub(super) fn vgpr_rows_bound(program: &Program, arch: Arch, rsrc1: u32) -> usiz
             }
         }
     }
-    rows.min(all)
+    Dirty {
+        rows: rows.min(all.rows),
+        lanes,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn slots(rows: usize, lanes: usize) -> Dirty {
+        Dirty { rows, lanes }
+    }
+
     #[test]
     fn a_reused_state_equals_a_new_one() {
         for arch in [Arch::Rdna3, Arch::Cdna] {
             let mut pool = WavePool::default();
-            let (w, _) = &mut pool.take(arch, 64, 12, 1)[0];
+            let (w, _) = &mut pool.take(arch, 64, slots(12, 64), 1)[0];
             w.write_sgpr(5, 7);
             w.scc = true;
             w.pc = 0x40;
@@ -106,18 +143,25 @@ mod tests {
             w.scratch.write(8, &[5]);
             w.written.insert(1, 2);
             w.track_writes = false;
-            // A later program with a smaller bound still gets rows 0..12 zeroed.
-            let states = pool.take(arch, 32, 4, 2);
+            // A later program with a smaller bound still gets rows 0..12, lanes 0..64 zeroed.
+            let states = pool.take(arch, 32, slots(4, 32), 2);
             assert!(states[0].0 == WaveState::new(arch, 32), "{arch:?}");
             assert!(states[1].0 == WaveState::new(arch, 32), "{arch:?}");
-            assert_eq!((states[0].1, states[1].1), (4, 4));
+            assert_eq!((states[0].1, states[1].1), (slots(4, 32), slots(4, 32)));
+            // A wave32 program zeroes only lanes 0..32 of its rows: lane 40 stays as written.
+            let (w, _) = &mut pool.take(arch, 32, slots(4, 32), 1)[0];
+            w.set_vgpr(3, 2, 9);
+            w.set_vgpr(40, 2, 9);
+            let (w, _) = &mut pool.take(arch, 32, slots(4, 32), 1)[0];
+            assert_eq!((w.vgpr(3, 2), w.vgpr(40, 2)), (0, 9));
+            w.set_vgpr(40, 2, 0);
             // A state of another arch is replaced.
             let other = if arch == Arch::Cdna {
                 Arch::Rdna3
             } else {
                 Arch::Cdna
             };
-            let states = pool.take(other, 64, 4, 1);
+            let states = pool.take(other, 64, slots(4, 64), 1);
             assert!(states[0].0 == WaveState::new(other, 64), "{other:?}");
             assert_eq!(pool.states.len(), 2);
         }

@@ -13,7 +13,7 @@
 
 use super::memfast::{self, Mem, Plain};
 use super::memory::{self, Space};
-use super::state::WaveState;
+use super::state::{WaveState, LANE_SLOTS};
 use super::{Decoded, Entry, WaveError};
 use crate::spec::Arch;
 
@@ -379,8 +379,15 @@ fn lds_span_ok(b: &super::state::Bounds, addrs: &[u64], exec: u64, extents: &[(u
 /// generic path instead (an address sum wraps), having changed nothing.
 pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(), WaveError>> {
     let exec = w.exec() & w.full_mask();
-    let mut buf = [0u64; 64];
-    let (n, space) = match op.addr {
+    // The addresses of the first 32 or all 64 lane slots of the address rows (slots past
+    // the wave's lanes are dropped), computed without zeroing a buffer first.
+    let lanes = (w.wave_size as usize).min(LANE_SLOTS);
+    let slots = |reg: u32| -> Option<&[u32; LANE_SLOTS]> {
+        let row = reg as usize * LANE_SLOTS;
+        w.vgpr.get(row..row + LANE_SLOTS)?.try_into().ok()
+    };
+    let one: [u64; 1];
+    let (lo, hi, base, space) = match op.addr {
         Addr::Scalar {
             sbase,
             offset,
@@ -390,44 +397,61 @@ pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(
             if let Some(s) = soffset {
                 off = off.wrapping_add(w.read_sgpr(s) as u64);
             }
-            buf[0] = w.sgpr_pair(sbase).wrapping_add(off);
-            (1, Space::Global)
+            one = [w.sgpr_pair(sbase).wrapping_add(off)];
+            return finish(op, d, w, &one, exec, Space::Global);
         }
-        Addr::Lds { vaddr } => {
-            let lanes = w.wave_size as usize;
-            let row = vaddr as usize * super::state::LANE_SLOTS;
-            for (a, &v) in buf[..lanes].iter_mut().zip(&w.vgpr[row..row + lanes]) {
-                *a = v as u64;
-            }
-            (lanes, Space::Lds)
-        }
+        Addr::Lds { vaddr } => (slots(vaddr)?, None, 0, Space::Lds),
         Addr::Global {
             vaddr,
-            saddr,
+            saddr: Some(s),
             offset,
-        } => {
-            let lanes = w.wave_size as usize;
-            let row = vaddr as usize * super::state::LANE_SLOTS;
-            let lo = &w.vgpr[row..row + lanes];
-            match saddr {
-                Some(s) => {
-                    let base = w.sgpr_pair(s);
-                    for (a, &v) in buf[..lanes].iter_mut().zip(lo) {
-                        *a = base.wrapping_add(v as u64).wrapping_add(offset);
-                    }
-                }
-                None => {
-                    let hi_row = row + super::state::LANE_SLOTS;
-                    let hi = &w.vgpr[hi_row..hi_row + lanes];
-                    for ((a, &l), &h) in buf[..lanes].iter_mut().zip(lo).zip(hi) {
-                        *a = (l as u64 | (h as u64) << 32).wrapping_add(offset);
-                    }
-                }
-            }
-            (lanes, Space::Global)
-        }
+        } => (
+            slots(vaddr)?,
+            None,
+            w.sgpr_pair(s).wrapping_add(offset),
+            Space::Global,
+        ),
+        Addr::Global {
+            vaddr,
+            saddr: None,
+            offset,
+        } => (
+            slots(vaddr)?,
+            Some(slots(vaddr + 1)?),
+            offset,
+            Space::Global,
+        ),
     };
-    let addrs = &buf[..n];
+    if lanes <= 32 {
+        let buf: [u64; 32] = lane_addrs(lo, hi, base);
+        finish(op, d, w, &buf[..lanes], exec, space)
+    } else {
+        let buf: [u64; LANE_SLOTS] = lane_addrs(lo, hi, base);
+        finish(op, d, w, &buf[..lanes], exec, space)
+    }
+}
+
+/// The first `N` lanes' addresses: `base` plus the 32-bit `lo` (with `hi` as the upper half).
+fn lane_addrs<const N: usize>(
+    lo: &[u32; LANE_SLOTS],
+    hi: Option<&[u32; LANE_SLOTS]>,
+    base: u64,
+) -> [u64; N] {
+    match hi {
+        None => std::array::from_fn(|l| base.wrapping_add(lo[l] as u64)),
+        Some(hi) => std::array::from_fn(|l| base.wrapping_add(lo[l] as u64 | (hi[l] as u64) << 32)),
+    }
+}
+
+/// [`run`] once the active lanes' addresses are known.
+fn finish(
+    op: &MemOp,
+    d: &Decoded,
+    w: &mut WaveState,
+    addrs: &[u64],
+    exec: u64,
+    space: Space,
+) -> Option<Result<(), WaveError>> {
     if let Some(r) = row(op, w, addrs, exec, space) {
         return Some(r);
     }

@@ -273,18 +273,32 @@ impl WaveState {
     }
 
     /// Resets the state to what [`WaveState::new`] gives for this arch and `wave_size`,
-    /// zeroing the VGPR rows below `rows` only: the caller guarantees the rows past it are
-    /// zero already (`dispatch`'s wave pool).
-    pub fn reset(&mut self, wave_size: u32, rows: usize) {
+    /// zeroing only the lane slots below `lanes` of the VGPR rows below `rows`: the caller
+    /// guarantees every other slot is zero already (`dispatch`'s wave pool).
+    pub fn reset(&mut self, wave_size: u32, rows: usize, lanes: usize) {
         self.wave_size = wave_size;
-        self.sgpr.clear();
-        self.sgpr.resize(N_SCALAR_CODES, 0);
+        if self.sgpr.len() == N_SCALAR_CODES {
+            self.sgpr.fill(0);
+        } else {
+            self.sgpr = vec![0; N_SCALAR_CODES];
+        }
         self.scc = false;
         self.pc = 0;
         let full = vgpr_rows(self.arch) * LANE_SLOTS;
         if self.vgpr.len() == full {
             let n = (rows * LANE_SLOTS).min(full);
-            self.vgpr[..n].fill(0);
+            if lanes >= LANE_SLOTS {
+                self.vgpr[..n].fill(0);
+            } else if lanes == 32 {
+                // A constant length: the compiler stores the zeros without calling memset.
+                for row in self.vgpr[..n].chunks_exact_mut(LANE_SLOTS) {
+                    row[..32].fill(0);
+                }
+            } else {
+                for row in self.vgpr[..n].chunks_exact_mut(LANE_SLOTS) {
+                    row[..lanes].fill(0);
+                }
+            }
         } else {
             self.vgpr = vec![0; full];
         }
