@@ -42,7 +42,7 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::{FunctionBuilder, Variable};
 
 use super::block_inplace::Plan;
-use super::translate::RegLoc;
+use super::translate::{int_cc, RegLoc};
 use super::JitError;
 use crate::ir::builtins::Func;
 use crate::ir::{
@@ -626,19 +626,7 @@ impl Group<'_, '_> {
                 let a = self.word(lhs)?;
                 let b = self.word(rhs)?;
                 let signed = lhs.ty.is_signed();
-                let cc = match (op, signed) {
-                    (CmpOp::Eq, _) => IntCC::Equal,
-                    (CmpOp::Ne | CmpOp::Lg, _) => IntCC::NotEqual,
-                    (CmpOp::Lt, true) => IntCC::SignedLessThan,
-                    (CmpOp::Le, true) => IntCC::SignedLessThanOrEqual,
-                    (CmpOp::Gt, true) => IntCC::SignedGreaterThan,
-                    (CmpOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
-                    (CmpOp::Lt, false) => IntCC::UnsignedLessThan,
-                    (CmpOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
-                    (CmpOp::Gt, false) => IntCC::UnsignedGreaterThan,
-                    (CmpOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
-                };
-                W(self.b.ins().icmp(cc, a, b))
+                W(self.b.ins().icmp(int_cc(*op, signed), a, b))
             }
             ExprKind::Select {
                 cond,

@@ -399,19 +399,7 @@ impl Translator<'_, '_> {
         } else {
             (a, b)
         };
-        let cc = match (op, signed) {
-            (CmpOp::Eq, _) => IntCC::Equal,
-            (CmpOp::Ne | CmpOp::Lg, _) => IntCC::NotEqual,
-            (CmpOp::Lt, true) => IntCC::SignedLessThan,
-            (CmpOp::Le, true) => IntCC::SignedLessThanOrEqual,
-            (CmpOp::Gt, true) => IntCC::SignedGreaterThan,
-            (CmpOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
-            (CmpOp::Lt, false) => IntCC::UnsignedLessThan,
-            (CmpOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
-            (CmpOp::Gt, false) => IntCC::UnsignedGreaterThan,
-            (CmpOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
-        };
-        Ok(self.b.ins().icmp(cc, a, b))
+        Ok(self.b.ins().icmp(int_cc(op, signed), a, b))
     }
 
     pub(super) fn convert(&mut self, conv: Conv, arg: &Expr, to: Ty) -> Result<Value, JitError> {
@@ -451,5 +439,21 @@ impl Translator<'_, '_> {
                 return self.helper_value(Helper::Convert { conv, from, to }, &[(a, from)], to)
             }
         })
+    }
+}
+
+/// The integer condition of comparison `op` (`signed` operands or unsigned).
+pub(crate) fn int_cc(op: CmpOp, signed: bool) -> IntCC {
+    match (op, signed) {
+        (CmpOp::Eq, _) => IntCC::Equal,
+        (CmpOp::Ne | CmpOp::Lg, _) => IntCC::NotEqual,
+        (CmpOp::Lt, true) => IntCC::SignedLessThan,
+        (CmpOp::Le, true) => IntCC::SignedLessThanOrEqual,
+        (CmpOp::Gt, true) => IntCC::SignedGreaterThan,
+        (CmpOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
+        (CmpOp::Lt, false) => IntCC::UnsignedLessThan,
+        (CmpOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
+        (CmpOp::Gt, false) => IntCC::UnsignedGreaterThan,
+        (CmpOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
     }
 }

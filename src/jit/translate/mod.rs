@@ -41,6 +41,7 @@ use super::runtime::{status, Helper};
 use super::JitError;
 use crate::interp::STEP_BUDGET;
 use crate::ir::{Function, RegId, RegRole, Ty};
+pub(crate) use expr::int_cc;
 pub use inplace::{flush_f32, InPlace, LaneOut, RegLoc};
 
 /// Bytes per value slot.
