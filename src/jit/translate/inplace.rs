@@ -90,7 +90,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// the instruction's slots at `slots` and its registers at `inplace`.
     #[allow(clippy::too_many_arguments)]
     pub fn new_inplace(
-        mut b: FunctionBuilder<'b>,
+        b: FunctionBuilder<'b>,
         f: &'a Function,
         layout: &'a Layout,
         helpers: &'a mut Vec<Helper>,
@@ -102,38 +102,19 @@ impl<'a, 'b> Translator<'a, 'b> {
         ctx: Value,
         inplace: InPlace,
     ) -> Translator<'a, 'b> {
-        let lane = b.declare_var(types::I32);
-        let budget = b.declare_var(types::I64);
-        let lane_end = b.create_block();
-        let lane_out = b.create_block();
-        let trap = b.create_block();
-        b.append_block_param(trap, types::I32);
-        let round_reg = f.reg("ROUND_MODE");
-        Translator {
+        Translator::with_parts(
             b,
             f,
             layout,
             helpers,
             helper_ref,
             ptr,
-            slots,
-            ctx,
-            lane,
-            locals: vec![None; f.locals.len()],
-            arrays: Default::default(),
-            budget,
-            loops: Vec::new(),
-            lane_end,
-            lane_out,
-            trap,
-            inline_float: round_reg.is_none(),
-            round_reg,
             cfg,
             lane_loop,
-            promoted: vec![None; f.regs.len()],
-            gathered: vec![None; f.regs.len()],
-            inplace: Some(inplace),
-        }
+            slots,
+            ctx,
+            Some(inplace),
+        )
     }
 
     /// Emits the instruction. Returns the builder, at a block after the instruction, and the

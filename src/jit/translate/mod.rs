@@ -153,12 +153,44 @@ impl<'a, 'b> Translator<'a, 'b> {
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let params = b.block_params(entry).to_vec();
+        Translator::with_parts(
+            b, f, layout, helpers, helper_ref, ptr, cfg, lane_loop, params[0], params[1], None,
+        )
+    }
+
+    /// The translator of `f` into `b` at its current block, with the slots at `slots`, the
+    /// context at `ctx` and, for an in-place translation, the registers at `inplace` (whose
+    /// lane body ends at its own block, where the lane's VGPR results are stored).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn with_parts(
+        mut b: FunctionBuilder<'b>,
+        f: &'a Function,
+        layout: &'a Layout,
+        helpers: &'a mut Vec<Helper>,
+        helper_ref: FuncRef,
+        ptr: Type,
+        cfg: cranelift_codegen::isa::TargetFrontendConfig,
+        lane_loop: bool,
+        slots: Value,
+        ctx: Value,
+        inplace: Option<InPlace>,
+    ) -> Translator<'a, 'b> {
         let lane = b.declare_var(types::I32);
         let budget = b.declare_var(types::I64);
         let lane_end = b.create_block();
+        let lane_out = if inplace.is_some() {
+            b.create_block()
+        } else {
+            lane_end
+        };
         let trap = b.create_block();
         b.append_block_param(trap, types::I32);
         let round_reg = f.reg("ROUND_MODE");
+        let gathered = if inplace.is_some() {
+            vec![None; f.regs.len()]
+        } else {
+            Vec::new()
+        };
         Translator {
             b,
             f,
@@ -166,23 +198,23 @@ impl<'a, 'b> Translator<'a, 'b> {
             helpers,
             helper_ref,
             ptr,
-            slots: params[0],
-            ctx: params[1],
+            slots,
+            ctx,
             lane,
             locals: vec![None; f.locals.len()],
             arrays: HashMap::new(),
             budget,
             loops: Vec::new(),
             lane_end,
-            lane_out: lane_end,
+            lane_out,
             trap,
             inline_float: round_reg.is_none(),
             round_reg,
             cfg,
             lane_loop,
             promoted: vec![None; f.regs.len()],
-            gathered: Vec::new(),
-            inplace: None,
+            gathered,
+            inplace,
         }
     }
 

@@ -160,23 +160,16 @@ impl Translator<'_, '_> {
                 self.b.switch_to_block(exit);
                 Ok(())
             }
-            Stmt::Break { .. } => {
-                let exit = self
+            Stmt::Break { .. } | Stmt::Continue { .. } => {
+                let brk = matches!(s, Stmt::Break { .. });
+                let target = self
                     .loops
                     .last()
-                    .map(|l| l.exit)
-                    .ok_or(JitError::Internal("break outside loop".into()))?;
-                self.b.ins().jump(exit, &[]);
-                self.continue_after_terminator();
-                Ok(())
-            }
-            Stmt::Continue { .. } => {
-                let cont = self
-                    .loops
-                    .last()
-                    .map(|l| l.cont)
-                    .ok_or(JitError::Internal("continue outside loop".into()))?;
-                self.b.ins().jump(cont, &[]);
+                    .map(|l| if brk { l.exit } else { l.cont })
+                    .ok_or(JitError::Internal(
+                        "break or continue outside a loop".into(),
+                    ))?;
+                self.b.ins().jump(target, &[]);
                 self.continue_after_terminator();
                 Ok(())
             }
