@@ -108,14 +108,71 @@ pub fn outcome_json(o: &Outcome) -> Value {
     })
 }
 
-fn to_hex(b: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(2 * b.len());
-    for x in b {
-        s.push(DIGITS[(x >> 4) as usize] as char);
-        s.push(DIGITS[(x & 15) as usize] as char);
+/// Writes [`outcome_json`] (with `findings` when given) as compact JSON, byte for byte what
+/// `serde_json` prints for it (keys in order), without building the value: a launch's input
+/// ranges can be tens of MiB, and encoding their hex straight into `out` costs a fraction of
+/// building strings, escaping them and copying them again.
+///
+/// # Errors
+/// What writing to `out` returns.
+pub fn write_outcome_json(
+    o: &Outcome,
+    findings: Option<&Value>,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    out.write_all(b"{")?;
+    if let Some(f) = findings {
+        write!(out, "\"findings\":{f},")?;
     }
-    s
+    write!(out, "\"instructions\":{},\"memory\":[", o.instructions)?;
+    let mut buf = Vec::new();
+    for (i, (a, b)) in o
+        .memory
+        .iter()
+        .chain(o.written_elsewhere.iter())
+        .enumerate()
+    {
+        let sep = if i == 0 { "" } else { "," };
+        write!(out, "{sep}{{\"addr\":\"0x{a:x}\",\"hex\":\"")?;
+        for chunk in b.chunks(1 << 16) {
+            buf.clear();
+            push_hex(chunk, &mut buf);
+            out.write_all(&buf)?;
+        }
+        out.write_all(b"\"}")?;
+    }
+    write!(
+        out,
+        "],\"waves\":{},\"workgroups\":{}}}",
+        o.waves, o.workgroups
+    )
+}
+
+/// Appends the lowercase hex digits of `b` to `out`.
+fn push_hex(b: &[u8], out: &mut Vec<u8>) {
+    // The two digits of every byte, so a byte costs one table load and one 2-byte store.
+    const PAIRS: [[u8; 2]; 256] = {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut t = [[0u8; 2]; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = [DIGITS[i >> 4], DIGITS[i & 15]];
+            i += 1;
+        }
+        t
+    };
+    let start = out.len();
+    out.resize(start + 2 * b.len(), 0);
+    for (d, &x) in out[start..].chunks_exact_mut(2).zip(b) {
+        d.copy_from_slice(&PAIRS[x as usize]);
+    }
+}
+
+fn to_hex(b: &[u8]) -> String {
+    let mut v = Vec::with_capacity(2 * b.len());
+    push_hex(b, &mut v);
+    // Hex digits are ASCII.
+    String::from_utf8(v).unwrap_or_default()
 }
 
 /// Runs the command and returns its standard output.
@@ -216,12 +273,14 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
     let mut out = trace_text;
     let findings = checker.map(|c| c.findings().to_vec()).unwrap_or_default();
     if opts.json {
-        let mut v = outcome_json(&outcome);
-        if opts.check.is_some() {
-            v["findings"] = crate::sanitizer::findings_json(&findings);
-        }
-        out.push_str(&serde_json::to_string(&v).unwrap_or_default());
-        out.push('\n');
+        let f = opts
+            .check
+            .map(|_| crate::sanitizer::findings_json(&findings));
+        let mut bytes = std::mem::take(&mut out).into_bytes();
+        // Writing to a vector cannot fail.
+        let _ = write_outcome_json(&outcome, f.as_ref(), &mut bytes);
+        bytes.push(b'\n');
+        out = String::from_utf8(bytes).unwrap_or_default();
     } else {
         out.push_str(&format!(
             "ran {} workgroup(s), {} wave(s), {} instruction(s)\n",
@@ -264,7 +323,8 @@ fn run_batch(pool: &mut Pool<'_>, path: &Path, opts: &DispatchOptions) -> Result
     };
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Lines go out whole, as each launch ends (a reader can follow the batch).
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -293,16 +353,22 @@ fn run_batch(pool: &mut Pool<'_>, path: &Path, opts: &DispatchOptions) -> Result
             findings = Some(crate::sanitizer::findings_json(san.findings()));
             r
         });
-        let mut v = match result {
-            Ok(o) if opts.json => outcome_json(&o),
-            Ok(o) => json!({"waves": o.waves, "instructions": o.instructions}),
-            Err(e) => json!({"error": format!("line {}: {e}", i + 1)}),
-        };
-        if let (Some(f), Some(obj)) = (findings, v.as_object_mut()) {
-            obj.insert("findings".into(), f);
-        }
         // A closed pipe ends the batch quietly.
-        if writeln!(out, "{v}").is_err() {
+        let written = match result {
+            Ok(o) if opts.json => write_outcome_json(&o, findings.as_ref(), &mut out)
+                .and_then(|()| out.write_all(b"\n")),
+            r => {
+                let mut v = match r {
+                    Ok(o) => json!({"waves": o.waves, "instructions": o.instructions}),
+                    Err(e) => json!({"error": format!("line {}: {e}", i + 1)}),
+                };
+                if let (Some(f), Some(obj)) = (findings, v.as_object_mut()) {
+                    obj.insert("findings".into(), f);
+                }
+                writeln!(out, "{v}")
+            }
+        };
+        if written.and_then(|()| out.flush()).is_err() {
             break;
         }
     }
@@ -580,4 +646,32 @@ fn short_form(
     });
     let l = Launch::from_value(&launch, Path::new(".")).map_err(err)?;
     Ok((l, prints))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streamed_json_is_what_serde_prints() {
+        let o = Outcome {
+            memory: vec![(0x1000, (0..=255).collect()), (0x7f68_6240_000e, vec![])],
+            written_elsewhere: vec![(0xffff_ffff_ffff_fff0, vec![0xab, 0x0f])],
+            waves: 3,
+            workgroups: 2,
+            instructions: 1234,
+            lane_ops: 99,
+        };
+        let findings = json!([{"kind": "race", "note": "a \"quoted\" word"}]);
+        for f in [None, Some(&findings)] {
+            let mut v = outcome_json(&o);
+            if let Some(f) = f {
+                v["findings"] = f.clone();
+            }
+            let mut out = Vec::new();
+            write_outcome_json(&o, f, &mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+        }
+        assert_eq!(to_hex(&[0x00, 0x9a, 0xff]), "009aff");
+    }
 }
