@@ -105,6 +105,11 @@ impl Jit {
         set(&mut flags, "use_colocated_libcalls", "false")?;
         set(&mut flags, "is_pic", "false")?;
         set(&mut flags, "opt_level", "speed")?;
+        // Cranelift's IR verifier costs about a tenth of each compile. Debug builds and
+        // `AMDPCODE_JIT_VERIFY=1` (the fuzzer's CI run sets it) keep it: a translation bug
+        // then is an error, not wrong code.
+        let verify = cfg!(debug_assertions) || std::env::var_os("AMDPCODE_JIT_VERIFY").is_some();
+        set(&mut flags, "enable_verifier", if verify { "true" } else { "false" })?;
         let isa_builder =
             cranelift_native::builder().map_err(|e| JitError::Codegen(e.to_string()))?;
         let isa = isa_builder
