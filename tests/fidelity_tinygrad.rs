@@ -222,3 +222,32 @@ fn cdna_fp8_sources_are_bytes_not_f32() {
         "word 1, high byte: fp8 0x40 = 2.0"
     );
 }
+
+/// `V_NOP` and `V_PIPEFLUSH` have no pseudocode in AMD's tables (nothing to do): they were
+/// refused as "no executable pseudocode", so every tinygrad gfx1100 kernel that LLVM padded
+/// with `v_nop` (`test_kernel_opts.py::test_upcasts`) faulted. They are no-ops in both
+/// encodings on every arch. Encodings from `llvm-mc-22 -show-encoding` (gfx1100, gfx1200,
+/// gfx950: `v_nop`, `v_pipeflush` where the arch has it, `v_mov_b32 v1, 7`, `v_nop_e64`).
+#[test]
+fn v_nop_and_v_pipeflush_are_no_ops() {
+    let rdna = "00 00 00 7e  00 36 00 7e  87 02 02 7e  00 00 80 d5 00 00 00 00";
+    let cdna = "00 00 00 7e  87 02 02 7e  00 00 40 d1 00 00 00 00";
+    for (arch, hex) in [(Arch::Rdna3, rdna), (Arch::Rdna4, rdna), (Arch::Cdna, cdna)] {
+        let w = run_hex_both(arch, 32, hex, &|w| w.set_vgpr(3, 1, 0xdead));
+        let fresh = {
+            let mut f = WaveState::new(arch, 32);
+            for lane in 0..32 {
+                f.set_vgpr(lane, 1, 7);
+            }
+            f
+        };
+        assert_eq!(w.vgpr(3, 1), 7, "{arch}");
+        assert_eq!(
+            w.pc,
+            hex.split_whitespace().count() as u64,
+            "{arch}: ran to the end"
+        );
+        assert_eq!(w.vgpr, fresh.vgpr, "{arch}: only v1 changed");
+        assert_eq!(w.sgpr, fresh.sgpr, "{arch}: no scalar register changed");
+    }
+}

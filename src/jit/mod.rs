@@ -109,7 +109,11 @@ impl Jit {
         // `AMDPCODE_JIT_VERIFY=1` (the fuzzer's CI run sets it) keep it: a translation bug
         // then is an error, not wrong code.
         let verify = cfg!(debug_assertions) || std::env::var_os("AMDPCODE_JIT_VERIFY").is_some();
-        set(&mut flags, "enable_verifier", if verify { "true" } else { "false" })?;
+        set(
+            &mut flags,
+            "enable_verifier",
+            if verify { "true" } else { "false" },
+        )?;
         let isa_builder =
             cranelift_native::builder().map_err(|e| JitError::Codegen(e.to_string()))?;
         let isa = isa_builder

@@ -378,8 +378,12 @@ pub fn cli_jit_threshold() -> u32 {
 }
 
 /// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
+/// (AMD's tables give none of them pseudocode; `V_NOP` and `V_PIPEFLUSH` come as `_E32` and
+/// `_E64` entries too.)
 pub(crate) fn is_noop(name: &str) -> bool {
-    name.starts_with("S_WAITCNT")
+    let vector = name.strip_suffix("_E32").or(name.strip_suffix("_E64"));
+    matches!(vector.unwrap_or(name), "V_NOP" | "V_PIPEFLUSH")
+        || name.starts_with("S_WAITCNT")
         || name.starts_with("S_WAIT_")
         || matches!(
             name,
@@ -411,6 +415,9 @@ pub(crate) fn is_noop(name: &str) -> bool {
                 | "S_DCACHE_WB_VOL"
                 | "S_WAKEUP"
                 | "S_SETKILL"
+                | "S_ATC_PROBE"
+                | "S_ATC_PROBE_BUFFER"
+                | "S_SET_VALU_COEXEC_MODE"
         )
 }
 
