@@ -251,3 +251,51 @@ fn v_nop_and_v_pipeflush_are_no_ops() {
         assert_eq!(w.sgpr, fresh.sgpr, "{arch}: no scalar register changed");
     }
 }
+
+/// Matrix instructions whose accumulator (`SRC2`) is an inline constant: every element of C
+/// is that constant in C's element type (gfx12 WMMA and gfx950 MFMA take one; LLVM starts
+/// a chain of WMMAs with C = 0). The generated texts read C as `VGPR[lane][SRC2 + r]`, so the
+/// constant's code (128 for 0, 242 for 1.0) was taken as a register number and C came from
+/// VGPRs 128.. (tinygrad's gfx1201 `test_tensor_core_opts`: 37% of the outputs wrong).
+/// A and B are all ones, so each element of D is 16 + C. Encodings from `llvm-mc-22
+/// -show-encoding` (gfx1200: `v_wmma_f16_16x16x16_f16 v[8:11], v[0:3], v[4:7], 0` and `, 1.0`;
+/// gfx950: `v_mfma_f32_16x16x16_f16 v[8:11], v[0:1], v[4:5], 0` and `, 1.0`).
+#[test]
+fn matrix_accumulator_inline_constants() {
+    let garbage = |w: &mut WaveState, from: u32| {
+        for lane in 0..64 {
+            for r in 128..136 {
+                w.set_vgpr(lane, r, 0x4900_4900 + lane);
+            }
+            for r in 0..from {
+                // f16 1.0 in both halves (A and B rows).
+                w.set_vgpr(lane, r, 0x3c00_3c00);
+            }
+        }
+    };
+    let cases: [(Arch, u32, &str, [u32; 2]); 2] = [
+        (
+            Arch::Rdna4,
+            32,
+            "08 40 42 cc 00 09 02 1a",
+            [0x4c00_4c00, 0x4c40_4c40],
+        ),
+        (
+            Arch::Cdna,
+            64,
+            "08 00 cd d3 00 09 02 02",
+            [0x4180_0000, 0x4188_0000],
+        ),
+    ];
+    for (arch, wave, zero, [d_zero, d_one]) in cases {
+        let one = zero.replace("02 1a", "ca 1b").replace("02 02", "ca 03");
+        for (hex, want) in [(zero.to_string(), d_zero), (one, d_one)] {
+            let w = run_hex_both(arch, wave, &hex, &|w| garbage(w, 8));
+            for lane in [0, 5, 17, wave - 1] {
+                for r in 8..12 {
+                    assert_eq!(w.vgpr(lane, r), want, "{arch} {hex}: lane {lane} v{r}");
+                }
+            }
+        }
+    }
+}

@@ -161,6 +161,60 @@ pub(super) fn bind_source(
     }
 }
 
+/// The register number `SRC2` names for a matrix instruction's inline-constant accumulator:
+/// the virtual registers a standalone instruction's `SRC2` gets (`exec::bind_inputs`), past
+/// every register file, so no operand's real registers share them.
+const MATRIX_CONSTANT_C: u32 = crate::exec::VIRTUAL_VGPR_BASE + 2 * crate::exec::VIRTUAL_VGPR_SPAN;
+
+/// The 32 VGPR words that hold every element of a matrix instruction's C when `SRC2` is the
+/// inline constant or literal `code` (gfx12 WMMA and CDNA MFMA accept one): the constant in
+/// C's element type (from the name: `V_WMMA_F16_...` has f16 C), packed as the C registers
+/// hold elements (two 16-bit ones per word, a 64-bit one over two words). `None` for other
+/// instructions (`V_SWMMAC_*`/`V_SMFMAC_*` use `SRC2` for sparsity indices) or register codes.
+fn matrix_constant_c(w: &WaveState, ii: &Inst<'_>, code: u32) -> Option<Vec<u32>> {
+    let name = ii.d.inst.name.as_str();
+    let ty = name
+        .strip_prefix("V_WMMA_")
+        .or_else(|| name.strip_prefix("V_MFMA_"))?
+        .split('_')
+        .next()?;
+    let (bits, format) = match ty {
+        "F16" => (16, "FMT_NUM_F16"),
+        "BF16" => (16, "FMT_NUM_BF16"),
+        "F32" => (32, "FMT_NUM_F32"),
+        "I32" => (32, "FMT_NUM_I32"),
+        "F64" => (64, "FMT_NUM_F64"),
+        _ => return None,
+    };
+    if code < 128 {
+        return None;
+    }
+    let words: Vec<u32> = if bits == 16 {
+        let c = scalar_src(w, ii, code, 32, "FMT_NUM_F32").low_u64() as u32;
+        let h = if ty == "BF16" && (240..=248).contains(&code) {
+            // bf16 takes the top half of the f32 constant (exact but for 1/(2*pi)).
+            c >> 16
+        } else {
+            scalar_src(w, ii, code, 16, format).low_u64() as u32 & 0xffff
+        };
+        vec![h | h << 16; 32]
+    } else if bits == 64 {
+        let c = scalar_src(w, ii, code, 64, format).low_u64();
+        (0..32)
+            .map(|r| {
+                if r % 2 == 0 {
+                    c as u32
+                } else {
+                    (c >> 32) as u32
+                }
+            })
+            .collect()
+    } else {
+        vec![scalar_src(w, ii, code, 32, format).low_u64() as u32; 32]
+    };
+    Some(words)
+}
+
 /// The value the wave state gives function register `name`, or `None` for a register the
 /// encoding does not supply (it then takes its default). `vgprs` receives the VGPRs that
 /// operand numbers (`SRC0`, `VDST`, ...) address, for entries reading the register file.
@@ -172,7 +226,21 @@ pub(super) fn bind_named(
     width: u32,
     vgprs: Option<&mut std::collections::HashMap<(u32, u32), u32>>,
 ) -> Option<RegValue> {
-    Some(match decode::named(ii, dst, name)? {
+    let named = decode::named(ii, dst, name)?;
+    let mut vgprs = vgprs;
+    // A matrix instruction's accumulator given as an inline constant: the text reads C from
+    // the VGPRs at `SRC2`, so `SRC2` names registers outside the file that hold the constant.
+    if let (Named::Value(code), "SRC2", Some(map)) = (&named, name, vgprs.as_deref_mut()) {
+        if let Some(regs) = matrix_constant_c(w, ii, *code as u32) {
+            for lane in 0..w.wave_size {
+                for (r, &v) in (MATRIX_CONSTANT_C..).zip(&regs) {
+                    map.insert((lane, r), v);
+                }
+            }
+            return Some(uni(width, MATRIX_CONSTANT_C as u64));
+        }
+    }
+    Some(match named {
         Named::Source(k, field) => bind_source(w, ii, k, field, width),
         Named::Scalar(c) => RegValue::Uniform(scalar_src(w, ii, c, width, "")),
         Named::Value(v) => uni(width, v),
