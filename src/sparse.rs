@@ -137,6 +137,9 @@ impl HostRanges {
 struct Region {
     start: u64,
     bytes: Vec<u8>,
+    /// The owner's word that the whole region is mapped memory (see
+    /// [`SparseMemory::add_region`]).
+    mapped: bool,
 }
 
 impl Region {
@@ -322,17 +325,19 @@ impl SparseMemory {
     /// Holds `bytes` at `addr` as one region: afterwards the memory reads them there as after
     /// `write(addr, &bytes)` (a write to the watched range is recorded the same way), but
     /// they stay in this one buffer, which [`SparseMemory::take_region`] hands back without a
-    /// copy. Page bytes under the region are dropped. Gives `bytes` back, changing nothing,
-    /// when they are empty, their range wraps the address space or it overlaps a region
-    /// already held.
+    /// copy. Page bytes under the region are dropped. `mapped` is the owner's word that the
+    /// whole range is mapped memory (a dispatch's launch buffers): [`SparseMemory::region`]
+    /// reports it, so an access inside needs no other bounds check. Gives `bytes` back,
+    /// changing nothing, when they are empty, their range wraps the address space or it
+    /// overlaps a region already held.
     ///
     /// # Errors
     /// `bytes`, as above.
-    pub fn add_region(&mut self, addr: u64, bytes: Vec<u8>) -> Result<(), Vec<u8>> {
+    pub fn add_region(&mut self, addr: u64, bytes: Vec<u8>, mapped: bool) -> Result<(), Vec<u8>> {
         let Some(end) = addr.checked_add(bytes.len() as u64) else {
             return Err(bytes);
         };
-        let i = self.regions.partition_point(|r| r.start < addr);
+        let i = self.regions_before(addr);
         let clash = bytes.is_empty()
             || (i > 0 && self.regions[i - 1].end() > addr)
             || self.regions.get(i).is_some_and(|r| r.start < end);
@@ -341,7 +346,14 @@ impl SparseMemory {
         }
         self.note_write(addr, end);
         self.drop_pages_in(addr, end);
-        self.regions.insert(i, Region { start: addr, bytes });
+        self.regions.insert(
+            i,
+            Region {
+                start: addr,
+                bytes,
+                mapped,
+            },
+        );
         Ok(())
     }
 
@@ -360,13 +372,33 @@ impl SparseMemory {
             .map(|r| r.bytes.len())
     }
 
-    /// The `n` bytes at `addr` when they all lie inside one region.
+    /// The `n` bytes at `addr` when they all lie inside one region, and whether the region
+    /// was added as mapped.
     #[inline]
-    pub fn region(&self, addr: u64, n: usize) -> Option<&[u8]> {
+    pub fn region(&self, addr: u64, n: usize) -> Option<(&[u8], bool)> {
         match self.place(addr, n) {
-            Place::Region { index, at } => Some(&self.regions[index].bytes[at..at + n]),
+            Place::Region { index, at } => {
+                let r = &self.regions[index];
+                Some((&r.bytes[at..at + n], r.mapped))
+            }
             _ => None,
         }
+    }
+
+    /// How many regions start before `addr` (a binary search written out: regions are few
+    /// and this runs on every access).
+    #[inline]
+    fn regions_before(&self, addr: u64) -> usize {
+        let (mut lo, mut hi) = (0, self.regions.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.regions[mid].start < addr {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// The `n` bytes at `addr`, to write, when they all lie inside one region. The write is
@@ -432,7 +464,7 @@ impl SparseMemory {
         };
         // The last region starting before `end`: regions are disjoint and sorted, so it is
         // the only one that can reach past `addr`.
-        let i = self.regions.partition_point(|r| r.start < end);
+        let i = self.regions_before(end);
         let Some(r) = i.checked_sub(1).map(|k| &self.regions[k]) else {
             return Place::Pages;
         };
@@ -790,7 +822,7 @@ impl SparseMemory {
 
 /// Little-endian words of `bytes` (`4 * out.len()` of them) into `out`.
 #[inline]
-fn words_from_bytes(bytes: &[u8], out: &mut [u32]) {
+pub fn words_from_bytes(bytes: &[u8], out: &mut [u32]) {
     for (o, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
         *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
     }
@@ -798,7 +830,7 @@ fn words_from_bytes(bytes: &[u8], out: &mut [u32]) {
 
 /// `words` little-endian into `out` (`4 * words.len()` bytes).
 #[inline]
-fn bytes_from_words(words: &[u32], out: &mut [u8]) {
+pub fn bytes_from_words(words: &[u32], out: &mut [u8]) {
     for (b, w) in out.chunks_exact_mut(4).zip(words) {
         b.copy_from_slice(&w.to_le_bytes());
     }
@@ -947,7 +979,8 @@ mod tests {
         let bytes: Vec<u8> = (0..0x40).map(|i| i as u8 ^ 0x5a).collect();
         let mut m = SparseMemory::new();
         m.write(0x1fe0, &[1; 0x60]);
-        m.add_region(0x1ff0, bytes.clone()).expect("free range");
+        m.add_region(0x1ff0, bytes.clone(), false)
+            .expect("free range");
         let mut want = SparseMemory::new();
         want.write(0x1fe0, &[1; 0x60]);
         want.write(0x1ff0, &bytes);
@@ -977,7 +1010,10 @@ mod tests {
         want.read_u32s_into(0x1fe4, &mut wanted);
         assert_eq!(words, wanted);
         assert_eq!(m.read_u32(0x2000), 0xdead_beef);
-        assert_eq!(m.region(0x2000, 4), Some(&[0xef, 0xbe, 0xad, 0xde][..]));
+        assert_eq!(
+            m.region(0x2000, 4),
+            Some((&[0xef, 0xbe, 0xad, 0xde][..], false))
+        );
         assert_eq!(m.region(0x202e, 4), None, "past the region's end");
         // The chunks `pages()` yields hold every byte once, as the pages-only memory's bytes.
         let mut seen = std::collections::BTreeMap::new();
@@ -1013,12 +1049,21 @@ mod tests {
     #[test]
     fn issue_11_regions_place_take_and_refuse_overlaps() {
         let (mut m, _) = region_pair();
-        assert_eq!(m.add_region(0x2020, vec![1; 0x20]), Err(vec![1; 0x20]));
-        assert_eq!(m.add_region(0x1fe0, vec![1; 0x11]), Err(vec![1; 0x11]));
-        assert_eq!(m.add_region(u64::MAX - 3, vec![1; 8]), Err(vec![1; 8]));
-        assert_eq!(m.add_region(0x9000, Vec::new()), Err(Vec::new()));
+        assert_eq!(
+            m.add_region(0x2020, vec![1; 0x20], false),
+            Err(vec![1; 0x20])
+        );
+        assert_eq!(
+            m.add_region(0x1fe0, vec![1; 0x11], false),
+            Err(vec![1; 0x11])
+        );
+        assert_eq!(
+            m.add_region(u64::MAX - 3, vec![1; 8], false),
+            Err(vec![1; 8])
+        );
+        assert_eq!(m.add_region(0x9000, Vec::new(), false), Err(Vec::new()));
         // Touching regions are fine; a read across both reads both.
-        m.add_region(0x2030, vec![0xaa; 0x10])
+        m.add_region(0x2030, vec![0xaa; 0x10], false)
             .expect("touches, no overlap");
         assert_eq!(m.read_vec(0x202f, 3), vec![0x65, 0xaa, 0xaa]);
         assert_eq!(m.region_len(0x2030), Some(0x10));
@@ -1030,11 +1075,12 @@ mod tests {
         // A region over whole pages drops them; wrapping reads cross from the top to 0.
         let mut w = SparseMemory::new();
         w.write(0x4000, &[3; 3 * PAGE]);
-        w.add_region(0x4ff0, vec![4; PAGE + 0x20]).expect("free");
+        w.add_region(0x4ff0, vec![4; PAGE + 0x20], false)
+            .expect("free");
         assert_eq!(w.pages.len(), 2, "the page inside the region is dropped");
         assert_eq!(w.read_vec(0x4fef, 2), vec![3, 4]);
         assert_eq!(w.read_vec(0x600f, 3), vec![4, 3, 3]);
-        w.add_region(0, vec![6; 4]).expect("free");
+        w.add_region(0, vec![6; 4], false).expect("free");
         w.write(u64::MAX - 1, &[7; 4]);
         assert_eq!(w.read_vec(u64::MAX - 2, 6), vec![0, 7, 7, 7, 7, 6]);
         w.zero_present(0x5000, 0x1010);
@@ -1062,7 +1108,7 @@ mod tests {
         assert!(m.take_watched_write(), "region_mut");
         let mut n = SparseMemory::new();
         n.watch_writes(0x2004, 4);
-        assert!(n.add_region(0x2000, vec![0; 8]).is_ok());
+        assert!(n.add_region(0x2000, vec![0; 8], false).is_ok());
         assert!(n.take_watched_write(), "placing a region is a write");
     }
 }
