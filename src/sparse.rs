@@ -1080,7 +1080,12 @@ mod tests {
         assert_eq!(w.pages.len(), 2, "the page inside the region is dropped");
         assert_eq!(w.read_vec(0x4fef, 2), vec![3, 4]);
         assert_eq!(w.read_vec(0x600f, 3), vec![4, 3, 3]);
-        w.add_region(0, vec![6; 4], false).expect("free");
+        w.add_region(0, vec![6; 4], true).expect("free");
+        assert_eq!(
+            w.region(1, 2),
+            Some((&[6, 6][..], true)),
+            "the owner's mapped flag"
+        );
         w.write(u64::MAX - 1, &[7; 4]);
         assert_eq!(w.read_vec(u64::MAX - 2, 6), vec![0, 7, 7, 7, 7, 6]);
         w.zero_present(0x5000, 0x1010);

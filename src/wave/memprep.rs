@@ -588,7 +588,8 @@ fn row(
 /// The lean row path: a plain vector load or store whose active lanes are one run of
 /// consecutive elements inside one region of the memory (`SparseMemory::add_region`), or a
 /// scalar load inside one, copied straight between the region's bytes and the registers,
-/// judged from the 32-bit address rows without building lane addresses. The conditions are
+/// judged from the 32-bit address rows without building lane addresses (a row of single
+/// words elsewhere: one `read_u32s_into` or `write_u32s_from` of the memory). The conditions are
 /// those of [`row`] (and, for a scalar load, of `memfast::run_lanes`): the same sums
 /// without wrapping, the same bounds check of the whole span, and so the same bytes and
 /// registers. False, having changed nothing, when any fails (a store while the wave tracks
@@ -599,20 +600,19 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
         Kind::Plain(Plain::Load { words }) => (words, false),
         Kind::Plain(Plain::Store { words }) => (words, true),
         Kind::Plain(Plain::ScalarLoad { words }) => return lean_scalar(op, w, words),
+        Kind::Pair {
+            store: false,
+            words,
+            offsets,
+            regs,
+        } => return lean_pair(op, w, exec, words, offsets, regs),
         Kind::Pair { .. } => return false,
     };
     let words = words.min(4) as usize;
     let size = 4 * words as u64;
-    // The active lanes: one run from l0.
-    if exec == 0 {
+    let Some((l0, n)) = lane_run(exec) else {
         return false;
-    }
-    let l0 = exec.trailing_zeros() as usize;
-    let run = exec >> l0;
-    if run & run.wrapping_add(1) != 0 {
-        return false;
-    }
-    let n = run.count_ones() as usize;
+    };
     let (vaddr, base, wide, space) = match op.addr {
         Addr::Lds { vaddr } => (vaddr, 0, false, Space::Lds),
         Addr::Global {
@@ -639,24 +639,9 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
         let at = reg as usize * LANE_SLOTS + l0;
         w.vgpr.get(at..at + n)
     };
-    let Some(lo) = row(vaddr) else {
+    let Some(mut value) = row(vaddr).and_then(|lo| rising_row(lo, size)) else {
         return false;
     };
-    // Lane l0 + k holds lo[0] + size * k with no 32-bit carry (so the 64-bit values, and
-    // the sums with the base, rise by `size` too).
-    let first_lo = lo[0];
-    if first_lo as u64 + size * n as u64 > 1 << 32 {
-        return false;
-    }
-    let step = size as u32;
-    let consecutive = lo
-        .iter()
-        .zip((0..n as u32).map(|k| first_lo.wrapping_add(step.wrapping_mul(k))))
-        .fold(true, |ok, (&x, want)| ok & (x == want));
-    if !consecutive {
-        return false;
-    }
-    let mut value = first_lo as u64;
     if wide {
         let Some(hi) = row(vaddr + 1) else {
             return false;
@@ -690,8 +675,11 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
         Space::Lds => &w.lds,
         _ => &w.memory,
     };
-    let Some((_, mapped)) = memory.region(first, len) else {
-        return false;
+    // Outside a region, a row of single words still goes as one access of the memory.
+    let mapped = match memory.region(first, len) {
+        Some((_, mapped)) => mapped,
+        None if words == 1 => false,
+        None => return false,
     };
     if let Some(b) = &w.bounds {
         let [(off, bytes)] = op.extents[..] else {
@@ -724,7 +712,8 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
     };
     if store {
         let Some(bytes) = memory.region_mut(first, len) else {
-            return false;
+            memory.write_u32s_from(first, &vgpr[reg * LANE_SLOTS + l0..][..n]);
+            return true;
         };
         for i in 0..words {
             let src = &vgpr[(reg + i) * LANE_SLOTS + l0..][..n];
@@ -739,23 +728,121 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
         }
     } else {
         let Some((bytes, _)) = memory.region(first, len) else {
-            return false;
+            memory.read_u32s_into(first, &mut vgpr[reg * LANE_SLOTS + l0..][..n]);
+            return true;
         };
-        for i in 0..words {
-            let dst = &mut vgpr[(reg + i) * LANE_SLOTS + l0..][..n];
-            if words == 1 {
-                crate::sparse::words_from_bytes(bytes, dst);
-            } else {
-                for (k, v) in dst.iter_mut().enumerate() {
-                    let at = 4 * (k * words + i);
-                    *v = u32::from_le_bytes([
-                        bytes[at],
-                        bytes[at + 1],
-                        bytes[at + 2],
-                        bytes[at + 3],
-                    ]);
-                }
+        bytes_to_rows(bytes, vgpr, reg, words, l0, n);
+    }
+    true
+}
+
+/// The active lanes as (first lane, count) when they are one run.
+#[inline]
+fn lane_run(exec: u64) -> Option<(usize, usize)> {
+    if exec == 0 {
+        return None;
+    }
+    let l0 = exec.trailing_zeros() as usize;
+    let run = exec >> l0;
+    (run & run.wrapping_add(1) == 0).then(|| (l0, run.count_ones() as usize))
+}
+
+/// The first value of `lo` when lane `k` of it holds the first plus `size * k` with no
+/// 32-bit carry (so 64-bit values with a constant upper half, and their sums with a base,
+/// rise by `size` too). A loop without early exit, so it vectorizes.
+#[inline]
+fn rising_row(lo: &[u32], size: u64) -> Option<u64> {
+    let first = *lo.first()?;
+    if first as u64 + size * lo.len() as u64 > 1 << 32 {
+        return None;
+    }
+    let step = size as u32;
+    let rising = lo
+        .iter()
+        .zip((0..lo.len() as u32).map(|k| first.wrapping_add(step.wrapping_mul(k))))
+        .fold(true, |ok, (&x, want)| ok & (x == want));
+    rising.then_some(first as u64)
+}
+
+/// Region bytes (`4 * words` per lane, lane after lane) into the rows `reg..reg + words`
+/// of lanes `l0..l0 + n`.
+#[inline]
+fn bytes_to_rows(bytes: &[u8], vgpr: &mut [u32], reg: usize, words: usize, l0: usize, n: usize) {
+    for i in 0..words {
+        let dst = &mut vgpr[(reg + i) * LANE_SLOTS + l0..][..n];
+        if words == 1 {
+            crate::sparse::words_from_bytes(bytes, dst);
+        } else {
+            for (k, v) in dst.iter_mut().enumerate() {
+                let at = 4 * (k * words + i);
+                *v = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
             }
+        }
+    }
+}
+
+/// [`lean`] for a DS two-address load (`DS_LOAD_2ADDR_*`) whose active lanes are one run of
+/// consecutive elements at both offsets, each row inside the LDS region: the checks of
+/// `run_pair` (no sum wraps at the width of `ADDR`), of `lds_span_ok` (the highest address
+/// plus the farthest extent within the allocation) and of `pair_rows`, then two row copies
+/// (loads change no memory, so reading both rows before writing registers is what the lanes
+/// do one by one).
+fn lean_pair(
+    op: &MemOp,
+    w: &mut WaveState,
+    exec: u64,
+    words: u32,
+    offsets: [u64; 2],
+    regs: [u32; 2],
+) -> bool {
+    let Addr::Lds { vaddr } = op.addr else {
+        return false;
+    };
+    let Some((l0, n)) = lane_run(exec) else {
+        return false;
+    };
+    let words = words as usize;
+    let size = 4 * words as u64;
+    let at = vaddr as usize * LANE_SLOTS + l0;
+    let Some(x0) = w.vgpr.get(at..at + n).and_then(|lo| rising_row(lo, size)) else {
+        return false;
+    };
+    let last = x0 + size * (n as u64 - 1);
+    let mask = if op.addr_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << op.addr_bits) - 1
+    };
+    let far = offsets[0].max(offsets[1]);
+    match last.checked_add(far).and_then(|x| x.checked_add(size - 1)) {
+        Some(end) if end <= mask => {}
+        _ => return false,
+    }
+    if let Some(b) = &w.bounds {
+        let mut reach = 0u64;
+        for &(off, bytes) in &op.extents {
+            let Some(e) = off.checked_add(bytes) else {
+                return false;
+            };
+            reach = reach.max(e);
+        }
+        if last
+            .checked_add(reach)
+            .is_none_or(|end| end > b.lds.min(1 << 32))
+        {
+            return false;
+        }
+    }
+    let len = (size * n as u64) as usize;
+    for (&off, &reg) in offsets.iter().zip(&regs) {
+        let fits = (reg as usize + words) * LANE_SLOTS <= w.vgpr.len();
+        if !fits || w.lds.region(x0 + off, len).is_none() {
+            return false;
+        }
+    }
+    for (&off, &reg) in offsets.iter().zip(&regs) {
+        if let Some((bytes, _)) = w.lds.region(x0 + off, len) {
+            bytes_to_rows(bytes, &mut w.vgpr, reg as usize, words, l0, n);
         }
     }
     true
