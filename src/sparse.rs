@@ -44,6 +44,15 @@ pub struct SparseMemory {
     /// Disjoint regions sorted by start (see [`SparseMemory::add_region`]). Page bytes that a
     /// region covers are zero and never read.
     regions: Vec<Region>,
+    /// Host ranges, the watch and spare pages, behind one pointer (absent while all are
+    /// unset) so the memory itself stays small: a dispatcher moves memories in and out of a
+    /// wave every time the wave resumes.
+    extra: Option<Box<Extra>>,
+}
+
+/// The rarely set parts of a [`SparseMemory`].
+#[derive(Clone, Default)]
+struct Extra {
     /// Host memory that absent pages read from (see [`SparseMemory::with_host`]).
     host: Option<HostRanges>,
     /// A watched range and whether a write touched it (see [`SparseMemory::watch_writes`]).
@@ -162,7 +171,7 @@ impl PartialEq for SparseMemory {
     /// Equal when every address reads the same byte (with the same host ranges), whether the
     /// bytes are held in pages or regions.
     fn eq(&self, other: &SparseMemory) -> bool {
-        if self.host != other.host {
+        if self.host() != other.host() {
             return false;
         }
         if self.regions.is_empty() && other.regions.is_empty() && self.pages == other.pages {
@@ -223,7 +232,10 @@ impl SparseMemory {
             }
         }
         SparseMemory {
-            host: Some(HostRanges(merged)),
+            extra: Some(Box::new(Extra {
+                host: Some(HostRanges(merged)),
+                ..Extra::default()
+            })),
             ..SparseMemory::default()
         }
     }
@@ -280,7 +292,9 @@ impl SparseMemory {
     /// dropped).
     pub fn clear(&mut self) {
         let pages = std::mem::take(&mut self.pages);
-        self.spare.keep(pages.into_values());
+        if !pages.is_empty() {
+            self.extra_mut().spare.keep(pages.into_values());
+        }
         self.regions.clear();
     }
 
@@ -317,9 +331,14 @@ impl SparseMemory {
     /// allocates next, so a caller that runs many launches does not allocate and fault in
     /// fresh pages for each (the contents of this memory do not change).
     pub fn reuse_pages_of(&mut self, other: SparseMemory) {
-        let SparseMemory { pages, spare, .. } = other;
-        self.spare
-            .keep(spare.0.into_iter().chain(pages.into_values()));
+        let SparseMemory { pages, extra, .. } = other;
+        let spare = extra.map(|e| e.spare.0).unwrap_or_default();
+        if pages.is_empty() && spare.is_empty() {
+            return;
+        }
+        self.extra_mut()
+            .spare
+            .keep(spare.into_iter().chain(pages.into_values()));
     }
 
     /// Holds `bytes` at `addr` as one region: afterwards the memory reads them there as after
@@ -417,9 +436,11 @@ impl SparseMemory {
     /// Records a write of `[addr, end)` for the watched range.
     #[inline]
     fn note_write(&mut self, addr: u64, end: u64) {
-        if let Some((lo, hi)) = self.watch.range {
-            if addr < hi && lo < end {
-                self.watch.hit = true;
+        if let Some(e) = &mut self.extra {
+            if let Some((lo, hi)) = e.watch.range {
+                if addr < hi && lo < end {
+                    e.watch.hit = true;
+                }
             }
         }
     }
@@ -443,7 +464,7 @@ impl SparseMemory {
             let start = n << PAGE_BITS;
             if addr <= start && start + (PAGE as u64 - 1) < end {
                 if let Some(p) = self.pages.remove(&n) {
-                    self.spare.keep(std::iter::once(p));
+                    self.extra_mut().spare.keep(std::iter::once(p));
                 }
             } else if let Some(p) = self.pages.get_mut(&n) {
                 let lo = addr.max(start) - start;
@@ -527,7 +548,7 @@ impl SparseMemory {
             Some(p) => p[(addr as usize) & (PAGE - 1)],
             None => {
                 let mut b = [0u8];
-                if let Some(h) = &self.host {
+                if let Some(h) = self.host() {
                     h.fill(addr, &mut b);
                 }
                 b[0]
@@ -560,7 +581,7 @@ impl SparseMemory {
             let n = (PAGE - off).min(out.len() - done);
             match self.pages.get(&(at >> PAGE_BITS)) {
                 Some(p) => out[done..done + n].copy_from_slice(&p[off..off + n]),
-                None => match &self.host {
+                None => match self.host() {
                     Some(h) => h.fill(at, &mut out[done..done + n]),
                     None => out[done..done + n].fill(0),
                 },
@@ -608,8 +629,9 @@ impl SparseMemory {
     /// Whether `[addr, addr + n)` touches the watched range.
     #[inline]
     fn watched(&self, addr: u64, n: u64) -> bool {
-        self.watch
-            .range
+        self.extra
+            .as_ref()
+            .and_then(|e| e.watch.range)
             .is_some_and(|(lo, hi)| addr < hi && lo < addr.saturating_add(n))
     }
 
@@ -745,7 +767,10 @@ impl SparseMemory {
     /// them is recorded for [`SparseMemory::take_watched_write`]. The dispatcher watches the
     /// code it runs, so a kernel that stores over its own instructions runs the new ones.
     pub fn watch_writes(&mut self, addr: u64, len: u64) {
-        self.watch = Watch {
+        if len == 0 && self.extra.is_none() {
+            return;
+        }
+        self.extra_mut().watch = Watch {
             range: (len > 0).then(|| (addr, addr.saturating_add(len))),
             hit: false,
         };
@@ -753,14 +778,27 @@ impl SparseMemory {
 
     /// Whether a write touched the watched range since the last call (clears the record).
     pub fn take_watched_write(&mut self) -> bool {
-        std::mem::take(&mut self.watch.hit)
+        self.extra
+            .as_mut()
+            .is_some_and(|e| std::mem::take(&mut e.watch.hit))
     }
 
     /// Whether a write touched the watched range since the last
     /// [`SparseMemory::take_watched_write`].
     #[inline]
     pub fn watched_write(&self) -> bool {
-        self.watch.hit
+        self.extra.as_ref().is_some_and(|e| e.watch.hit)
+    }
+
+    /// The host ranges, if any.
+    #[inline]
+    fn host(&self) -> Option<&HostRanges> {
+        self.extra.as_ref()?.host.as_ref()
+    }
+
+    /// The rarely set parts, made when first needed.
+    fn extra_mut(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Box::default)
     }
 
     /// Writes `bytes` from `addr` on.
@@ -795,10 +833,15 @@ impl SparseMemory {
         while done < bytes.len() {
             let off = (at as usize) & (PAGE - 1);
             let n = (PAGE - off).min(bytes.len() - done);
-            let (host, spare) = (&self.host, &mut self.spare);
+            let (host, spare) = match self.extra.as_deref_mut() {
+                Some(e) => (e.host.as_ref(), Some(&mut e.spare)),
+                None => (None, None),
+            };
             let whole = n == PAGE;
             let page = self.pages.entry(at >> PAGE_BITS).or_insert_with(|| {
-                let mut p = spare.0.pop().unwrap_or_else(|| Box::new([0; PAGE]));
+                let mut p = spare
+                    .and_then(|s| s.0.pop())
+                    .unwrap_or_else(|| Box::new([0; PAGE]));
                 // A page the write covers whole needs no first contents.
                 if !whole {
                     match host {
@@ -1093,6 +1136,12 @@ mod tests {
         assert_eq!(w.read_vec(0x600f, 3), vec![0, 3, 3]);
         w.clear();
         assert!(w.is_empty() && w.read_vec(0, 4) == vec![0; 4]);
+    }
+
+    #[test]
+    fn issue_11_memory_stays_small_to_move() {
+        // A dispatcher moves the global memory and the LDS into a wave at every resume.
+        assert!(std::mem::size_of::<SparseMemory>() <= 64);
     }
 
     #[test]

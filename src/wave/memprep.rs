@@ -596,6 +596,10 @@ fn row(
 /// its writes, too): the general path then runs and decides, faults included.
 #[inline]
 fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
+    // No lane active: a vector access checks and changes nothing (as lane by lane).
+    if exec == 0 && !matches!(op.addr, Addr::Scalar { .. }) {
+        return true;
+    }
     let (words, store) = match op.kind {
         Kind::Plain(Plain::Load { words }) => (words, false),
         Kind::Plain(Plain::Store { words }) => (words, true),
