@@ -32,9 +32,27 @@ impl Hasher for PageHasher {
 }
 
 /// Sparse byte memory.
-#[derive(Clone, Default, PartialEq, Eq)]
+///
+/// Besides pages it can hold a few *regions*: large contiguous buffers at an address
+/// ([`SparseMemory::add_region`]), consulted before the pages, so a dispatch maps a launch's
+/// buffers with one move (or one copy) and hands them back without copying. Every method
+/// reads and writes region bytes exactly as it would page bytes; memories compare equal when
+/// every address reads the same (with the same host ranges), however the bytes are held.
+#[derive(Clone, Default)]
 pub struct SparseMemory {
     pages: HashMap<u64, Box<[u8; PAGE]>, BuildHasherDefault<PageHasher>>,
+    /// Disjoint regions sorted by start (see [`SparseMemory::add_region`]). Page bytes that a
+    /// region covers are zero and never read.
+    regions: Vec<Region>,
+    /// Host ranges, the watch and spare pages, behind one pointer (absent while all are
+    /// unset) so the memory itself stays small: a dispatcher moves memories in and out of a
+    /// wave every time the wave resumes.
+    extra: Option<Box<Extra>>,
+}
+
+/// The rarely set parts of a [`SparseMemory`].
+#[derive(Clone, Default)]
+struct Extra {
     /// Host memory that absent pages read from (see [`SparseMemory::with_host`]).
     host: Option<HostRanges>,
     /// A watched range and whether a write touched it (see [`SparseMemory::watch_writes`]).
@@ -123,9 +141,66 @@ impl HostRanges {
     }
 }
 
+/// A region: `bytes` at `start` (the range never wraps the address space).
+#[derive(Clone)]
+struct Region {
+    start: u64,
+    bytes: Vec<u8>,
+    /// The owner's word that the whole region is mapped memory (see
+    /// [`SparseMemory::add_region`]).
+    mapped: bool,
+}
+
+impl Region {
+    fn end(&self) -> u64 {
+        self.start + self.bytes.len() as u64
+    }
+}
+
+/// Where the bytes of an access are held.
+enum Place {
+    /// Outside every region: in the pages (or absent).
+    Pages,
+    /// Inside region `index`, from its byte `at` on.
+    Region { index: usize, at: usize },
+    /// Partly in a region, or wrapping the address space: split at region edges.
+    Mixed,
+}
+
+impl PartialEq for SparseMemory {
+    /// Equal when every address reads the same byte (with the same host ranges), whether the
+    /// bytes are held in pages or regions.
+    fn eq(&self, other: &SparseMemory) -> bool {
+        if self.host() != other.host() {
+            return false;
+        }
+        if self.regions.is_empty() && other.regions.is_empty() && self.pages == other.pages {
+            return true;
+        }
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for (addr, chunk) in self.pages().chain(other.pages()) {
+            a.resize(chunk.len(), 0);
+            b.resize(chunk.len(), 0);
+            self.read(addr, &mut a);
+            other.read(addr, &mut b);
+            if a != b {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl Eq for SparseMemory {}
+
 impl std::fmt::Debug for SparseMemory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SparseMemory {{ {} page(s) }}", self.pages.len())
+        write!(
+            f,
+            "SparseMemory {{ {} page(s), {} region(s) }}",
+            self.pages.len(),
+            self.regions.len()
+        )
     }
 }
 
@@ -157,39 +232,91 @@ impl SparseMemory {
             }
         }
         SparseMemory {
-            pages: HashMap::default(),
-            host: Some(HostRanges(merged)),
-            watch: Watch::default(),
-            spare: Spare::default(),
+            extra: Some(Box::new(Extra {
+                host: Some(HostRanges(merged)),
+                ..Extra::default()
+            })),
+            ..SparseMemory::default()
         }
     }
 
-    /// The pages present (every page written, or filled from the host on a write), as the
-    /// address of their first byte and their bytes, in no particular order.
-    pub fn pages(&self) -> impl Iterator<Item = (u64, &[u8; PAGE])> + '_ {
-        self.pages.iter().map(|(&n, p)| (n << PAGE_BITS, &**p))
+    /// The bytes present, in no particular order, as (address, bytes) chunks that each lie
+    /// inside one 4 KiB page: every page written (or filled from the host on a write) less
+    /// the bytes regions hold, and the regions' bytes cut at page boundaries. A memory
+    /// without regions yields its pages whole.
+    pub fn pages(&self) -> impl Iterator<Item = (u64, &[u8])> + '_ {
+        let pages = self
+            .pages
+            .iter()
+            .flat_map(move |(&n, p)| self.page_pieces(n << PAGE_BITS, &p[..]));
+        let regions = self.regions.iter().flat_map(|r| {
+            let mut pieces = Vec::new();
+            let mut at = 0;
+            while at < r.bytes.len() {
+                let addr = r.start + at as u64;
+                let n = (PAGE - (addr as usize & (PAGE - 1))).min(r.bytes.len() - at);
+                pieces.push((addr, &r.bytes[at..at + n]));
+                at += n;
+            }
+            pieces
+        });
+        pages.chain(regions)
     }
 
-    /// Whether no byte was ever written.
+    /// The parts of the page at `start` that no region covers.
+    fn page_pieces<'a>(&self, start: u64, page: &'a [u8]) -> Vec<(u64, &'a [u8])> {
+        let mut out = Vec::new();
+        let mut lo = 0usize;
+        let last = start + (PAGE as u64 - 1);
+        let first = self.regions.partition_point(|r| r.end() <= start);
+        for r in self.regions[first..].iter().take_while(|r| r.start <= last) {
+            let rs = r.start.saturating_sub(start) as usize;
+            let re = (r.end() - start).min(PAGE as u64) as usize;
+            if rs > lo {
+                out.push((start + lo as u64, &page[lo..rs]));
+            }
+            lo = lo.max(re);
+        }
+        if lo < PAGE {
+            out.push((start + lo as u64, &page[lo..]));
+        }
+        out
+    }
+
+    /// Whether no byte was ever written (no page and no region).
     pub fn is_empty(&self) -> bool {
-        self.pages.is_empty()
+        self.pages.is_empty() && self.regions.is_empty()
     }
 
-    /// Forgets every byte (keeping the page buffers for the next writes).
+    /// Forgets every byte (keeping the page buffers for the next writes; regions are
+    /// dropped).
     pub fn clear(&mut self) {
         let pages = std::mem::take(&mut self.pages);
-        self.spare.keep(pages.into_values());
+        if !pages.is_empty() {
+            self.extra_mut().spare.keep(pages.into_values());
+        }
+        self.regions.clear();
     }
 
-    /// Sets the bytes of `[addr, addr + len)` that lie in present pages to zero, allocating
-    /// nothing: for a memory without host ranges the range then reads zero, as after
-    /// [`SparseMemory::clear`], while pages outside it keep their bytes and every page stays.
-    /// (The dispatcher resets a workgroup's LDS this way when accesses are confined to the
-    /// allocation: zeroing 256 bytes instead of refilling a 4 KiB page.)
+    /// Sets the bytes of `[addr, addr + len)` that lie in present pages or regions to zero,
+    /// allocating nothing: for a memory without host ranges the range then reads zero, as
+    /// after [`SparseMemory::clear`], while bytes outside it keep their values and every page
+    /// and region stays. (The dispatcher resets a workgroup's LDS this way when accesses are
+    /// confined to the allocation.)
     pub fn zero_present(&mut self, addr: u64, len: u64) {
         let Some(last) = len.checked_sub(1).map(|l| addr.saturating_add(l)) else {
             return;
         };
+        for r in &mut self.regions {
+            if r.start <= last && addr < r.end() {
+                let lo = (addr.max(r.start) - r.start) as usize;
+                let hi = (last.min(r.end() - 1) - r.start) as usize;
+                r.bytes[lo..=hi].fill(0);
+            }
+        }
+        if self.pages.is_empty() {
+            return;
+        }
         for n in addr >> PAGE_BITS..=last >> PAGE_BITS {
             if let Some(p) = self.pages.get_mut(&n) {
                 let start = n << PAGE_BITS;
@@ -204,18 +331,224 @@ impl SparseMemory {
     /// allocates next, so a caller that runs many launches does not allocate and fault in
     /// fresh pages for each (the contents of this memory do not change).
     pub fn reuse_pages_of(&mut self, other: SparseMemory) {
-        let SparseMemory { pages, spare, .. } = other;
-        self.spare
-            .keep(spare.0.into_iter().chain(pages.into_values()));
+        let SparseMemory { pages, extra, .. } = other;
+        let spare = extra.map(|e| e.spare.0).unwrap_or_default();
+        if pages.is_empty() && spare.is_empty() {
+            return;
+        }
+        self.extra_mut()
+            .spare
+            .keep(spare.into_iter().chain(pages.into_values()));
+    }
+
+    /// Holds `bytes` at `addr` as one region: afterwards the memory reads them there as after
+    /// `write(addr, &bytes)` (a write to the watched range is recorded the same way), but
+    /// they stay in this one buffer, which [`SparseMemory::take_region`] hands back without a
+    /// copy. Page bytes under the region are dropped. `mapped` is the owner's word that the
+    /// whole range is mapped memory (a dispatch's launch buffers): [`SparseMemory::region`]
+    /// reports it, so an access inside needs no other bounds check. Gives `bytes` back,
+    /// changing nothing, when they are empty, their range wraps the address space or it
+    /// overlaps a region already held.
+    ///
+    /// # Errors
+    /// `bytes`, as above.
+    pub fn add_region(&mut self, addr: u64, bytes: Vec<u8>, mapped: bool) -> Result<(), Vec<u8>> {
+        let Some(end) = addr.checked_add(bytes.len() as u64) else {
+            return Err(bytes);
+        };
+        let i = self.regions_before(addr);
+        let clash = bytes.is_empty()
+            || (i > 0 && self.regions[i - 1].end() > addr)
+            || self.regions.get(i).is_some_and(|r| r.start < end);
+        if clash {
+            return Err(bytes);
+        }
+        self.note_write(addr, end);
+        self.drop_pages_in(addr, end);
+        self.regions.insert(
+            i,
+            Region {
+                start: addr,
+                bytes,
+                mapped,
+            },
+        );
+        Ok(())
+    }
+
+    /// Removes the region that starts at `addr` and returns its bytes; its addresses then
+    /// read as never written (zero, or the host's bytes).
+    pub fn take_region(&mut self, addr: u64) -> Option<Vec<u8>> {
+        let i = self.regions.iter().position(|r| r.start == addr)?;
+        Some(self.regions.remove(i).bytes)
+    }
+
+    /// The length of the region that starts at `addr`, if there is one.
+    pub fn region_len(&self, addr: u64) -> Option<usize> {
+        self.regions
+            .iter()
+            .find(|r| r.start == addr)
+            .map(|r| r.bytes.len())
+    }
+
+    /// The `n` bytes at `addr` when they all lie inside one region, and whether the region
+    /// was added as mapped.
+    #[inline]
+    pub fn region(&self, addr: u64, n: usize) -> Option<(&[u8], bool)> {
+        match self.place(addr, n) {
+            Place::Region { index, at } => {
+                let r = &self.regions[index];
+                Some((&r.bytes[at..at + n], r.mapped))
+            }
+            _ => None,
+        }
+    }
+
+    /// How many regions start before `addr` (a binary search written out: regions are few
+    /// and this runs on every access).
+    #[inline]
+    fn regions_before(&self, addr: u64) -> usize {
+        let (mut lo, mut hi) = (0, self.regions.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.regions[mid].start < addr {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// The `n` bytes at `addr`, to write, when they all lie inside one region. The write is
+    /// recorded for the watched range as [`SparseMemory::write`] records it.
+    #[inline]
+    pub fn region_mut(&mut self, addr: u64, n: usize) -> Option<&mut [u8]> {
+        match self.place(addr, n) {
+            Place::Region { index, at } => {
+                self.note_write(addr, addr + n as u64);
+                Some(&mut self.regions[index].bytes[at..at + n])
+            }
+            _ => None,
+        }
+    }
+
+    /// Records a write of `[addr, end)` for the watched range.
+    #[inline]
+    fn note_write(&mut self, addr: u64, end: u64) {
+        if let Some(e) = &mut self.extra {
+            if let Some((lo, hi)) = e.watch.range {
+                if addr < hi && lo < end {
+                    e.watch.hit = true;
+                }
+            }
+        }
+    }
+
+    /// Drops (or zeroes the parts of) the pages under `[addr, end)`.
+    fn drop_pages_in(&mut self, addr: u64, end: u64) {
+        if self.pages.is_empty() || end <= addr {
+            return;
+        }
+        let (first, last) = (addr >> PAGE_BITS, (end - 1) >> PAGE_BITS);
+        let keys: Vec<u64> = if (last - first) as usize >= self.pages.len() {
+            let mut k: Vec<u64> = self.pages.keys().copied().collect();
+            k.retain(|n| (first..=last).contains(n));
+            k
+        } else {
+            (first..=last)
+                .filter(|n| self.pages.contains_key(n))
+                .collect()
+        };
+        for n in keys {
+            let start = n << PAGE_BITS;
+            if addr <= start && start + (PAGE as u64 - 1) < end {
+                if let Some(p) = self.pages.remove(&n) {
+                    self.extra_mut().spare.keep(std::iter::once(p));
+                }
+            } else if let Some(p) = self.pages.get_mut(&n) {
+                let lo = addr.max(start) - start;
+                let hi = (end - 1).min(start + PAGE as u64 - 1) - start;
+                p[lo as usize..=hi as usize].fill(0);
+            }
+        }
+    }
+
+    /// Where the `n` bytes at `addr` are held.
+    #[inline]
+    fn place(&self, addr: u64, n: usize) -> Place {
+        if self.regions.is_empty() {
+            return Place::Pages;
+        }
+        let Some(end) = addr.checked_add(n as u64) else {
+            return Place::Mixed;
+        };
+        // The last region starting before `end`: regions are disjoint and sorted, so it is
+        // the only one that can reach past `addr`.
+        let i = self.regions_before(end);
+        let Some(r) = i.checked_sub(1).map(|k| &self.regions[k]) else {
+            return Place::Pages;
+        };
+        if r.end() <= addr {
+            Place::Pages
+        } else if r.start <= addr && end <= r.end() {
+            Place::Region {
+                index: i - 1,
+                at: (addr - r.start) as usize,
+            }
+        } else {
+            Place::Mixed
+        }
+    }
+
+    /// Splits `[addr, addr + len)` (wrapping) at region edges and address-space end, calling
+    /// `f(address, offset into the access, length, region)` for each part, with the region's
+    /// index and the part's offset in it when a region holds the part.
+    fn split(
+        &self,
+        addr: u64,
+        len: usize,
+        mut f: impl FnMut(u64, usize, usize, Option<(usize, usize)>),
+    ) {
+        let mut at = addr;
+        let mut done = 0;
+        while done < len {
+            let rest = len - done;
+            let i = self.regions.partition_point(|r| r.start <= at);
+            let inside = i.checked_sub(1).filter(|&k| at < self.regions[k].end());
+            let n = match inside {
+                Some(k) => {
+                    let off = (at - self.regions[k].start) as usize;
+                    let n = rest.min(self.regions[k].bytes.len() - off);
+                    f(at, done, n, Some((k, off)));
+                    n
+                }
+                None => {
+                    let to_top = (u64::MAX - at) as u128 + 1;
+                    let to_next = self
+                        .regions
+                        .get(i)
+                        .map_or(u128::MAX, |r| (r.start - at) as u128);
+                    let n = (rest as u128).min(to_top).min(to_next) as usize;
+                    f(at, done, n, None);
+                    n
+                }
+            };
+            done += n;
+            at = at.wrapping_add(n as u64);
+        }
     }
 
     /// The byte at `addr`.
     pub fn byte(&self, addr: u64) -> u8 {
+        if let Place::Region { index, at } = self.place(addr, 1) {
+            return self.regions[index].bytes[at];
+        }
         match self.pages.get(&(addr >> PAGE_BITS)) {
             Some(p) => p[(addr as usize) & (PAGE - 1)],
             None => {
                 let mut b = [0u8];
-                if let Some(h) = &self.host {
+                if let Some(h) = self.host() {
                     h.fill(addr, &mut b);
                 }
                 b[0]
@@ -225,6 +558,22 @@ impl SparseMemory {
 
     /// Fills `out` with the bytes from `addr` on (wrapping at the end of the address space).
     pub fn read(&self, addr: u64, out: &mut [u8]) {
+        match self.place(addr, out.len()) {
+            Place::Pages => self.read_pages(addr, out),
+            Place::Region { index, at } => {
+                out.copy_from_slice(&self.regions[index].bytes[at..at + out.len()]);
+            }
+            Place::Mixed => self.split(addr, out.len(), |a, o, n, r| match r {
+                Some((k, off)) => {
+                    out[o..o + n].copy_from_slice(&self.regions[k].bytes[off..off + n])
+                }
+                None => self.read_pages(a, &mut out[o..o + n]),
+            }),
+        }
+    }
+
+    /// [`SparseMemory::read`] of bytes no region holds.
+    fn read_pages(&self, addr: u64, out: &mut [u8]) {
         let mut at = addr;
         let mut done = 0;
         while done < out.len() {
@@ -232,7 +581,7 @@ impl SparseMemory {
             let n = (PAGE - off).min(out.len() - done);
             match self.pages.get(&(at >> PAGE_BITS)) {
                 Some(p) => out[done..done + n].copy_from_slice(&p[off..off + n]),
-                None => match &self.host {
+                None => match self.host() {
                     Some(h) => h.fill(at, &mut out[done..done + n]),
                     None => out[done..done + n].fill(0),
                 },
@@ -242,37 +591,68 @@ impl SparseMemory {
         }
     }
 
-    /// The page holding byte `addr`, if it has been written (or filled from the host).
+    /// The page holding byte `addr`, if it has been written (or filled from the host) and no
+    /// region holds any byte of it (read those with [`SparseMemory::read`]).
     pub fn page_of(&self, addr: u64) -> Option<&[u8; PAGE]> {
-        self.pages.get(&(addr >> PAGE_BITS)).map(|p| &**p)
+        let p = self.pages.get(&(addr >> PAGE_BITS))?;
+        let start = addr & !(PAGE as u64 - 1);
+        match self.place(start, PAGE) {
+            Place::Pages => Some(&**p),
+            _ => None,
+        }
     }
 
     /// The little-endian 32-bit word at `addr` (as [`SparseMemory::read`] of 4 bytes).
     pub fn read_u32(&self, addr: u64) -> u32 {
-        let off = (addr as usize) & (PAGE - 1);
-        if off <= PAGE - 4 {
-            if let Some(p) = self.pages.get(&(addr >> PAGE_BITS)) {
-                let mut b = [0u8; 4];
-                b.copy_from_slice(&p[off..off + 4]);
-                return u32::from_le_bytes(b);
+        match self.place(addr, 4) {
+            Place::Region { index, at } => {
+                let b = &self.regions[index].bytes[at..at + 4];
+                return u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             }
+            Place::Pages => {
+                let off = (addr as usize) & (PAGE - 1);
+                if off <= PAGE - 4 {
+                    if let Some(p) = self.pages.get(&(addr >> PAGE_BITS)) {
+                        let mut b = [0u8; 4];
+                        b.copy_from_slice(&p[off..off + 4]);
+                        return u32::from_le_bytes(b);
+                    }
+                }
+            }
+            Place::Mixed => {}
         }
         let mut b = [0u8; 4];
         self.read(addr, &mut b);
         u32::from_le_bytes(b)
     }
 
+    /// Whether `[addr, addr + n)` touches the watched range.
+    #[inline]
+    fn watched(&self, addr: u64, n: u64) -> bool {
+        self.extra
+            .as_ref()
+            .and_then(|e| e.watch.range)
+            .is_some_and(|(lo, hi)| addr < hi && lo < addr.saturating_add(n))
+    }
+
     /// Writes the little-endian 32-bit word `value` at `addr` (as [`SparseMemory::write`]).
     pub fn write_u32(&mut self, addr: u64, value: u32) {
-        let off = (addr as usize) & (PAGE - 1);
-        let watched = self
-            .watch
-            .range
-            .is_some_and(|(lo, hi)| addr < hi && lo < addr.saturating_add(4));
-        if off <= PAGE - 4 && !watched {
-            if let Some(p) = self.pages.get_mut(&(addr >> PAGE_BITS)) {
-                p[off..off + 4].copy_from_slice(&value.to_le_bytes());
-                return;
+        if !self.watched(addr, 4) {
+            match self.place(addr, 4) {
+                Place::Region { index, at } => {
+                    self.regions[index].bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+                    return;
+                }
+                Place::Pages => {
+                    let off = (addr as usize) & (PAGE - 1);
+                    if off <= PAGE - 4 {
+                        if let Some(p) = self.pages.get_mut(&(addr >> PAGE_BITS)) {
+                            p[off..off + 4].copy_from_slice(&value.to_le_bytes());
+                            return;
+                        }
+                    }
+                }
+                Place::Mixed => {}
             }
         }
         self.write(addr, &value.to_le_bytes());
@@ -281,15 +661,18 @@ impl SparseMemory {
     /// Writes each `(address, word)` of `words` in order (as [`SparseMemory::write_u32`] of
     /// each): consecutive words in one present page cost one page lookup.
     pub fn write_u32s(&mut self, words: impl IntoIterator<Item = (u64, u32)>) {
+        if !self.regions.is_empty() {
+            for (addr, value) in words {
+                self.write_u32(addr, value);
+            }
+            return;
+        }
         let fits = |a: u64| (a as usize) & (PAGE - 1) <= PAGE - 4;
         let mut words = words.into_iter().peekable();
         while let Some((addr, value)) = words.next() {
             let n = addr >> PAGE_BITS;
             let start = n << PAGE_BITS;
-            let watched = self
-                .watch
-                .range
-                .is_some_and(|(lo, hi)| start < hi && lo < start.saturating_add(PAGE as u64));
+            let watched = self.watched(start, PAGE as u64);
             let page = match self.pages.get_mut(&n) {
                 Some(p) if fits(addr) && !watched => p,
                 _ => {
@@ -311,54 +694,63 @@ impl SparseMemory {
     }
 
     /// Fills `out` with the little-endian words from `addr` on (as [`SparseMemory::read`] of
-    /// their bytes): one page lookup when they lie in one present page.
+    /// their bytes): one lookup when they lie in one region or one present page.
     pub fn read_u32s_into(&self, addr: u64, out: &mut [u32]) {
-        let off = (addr as usize) & (PAGE - 1);
         let n = 4 * out.len();
-        if off + n <= PAGE {
-            if let Some(p) = self.pages.get(&(addr >> PAGE_BITS)) {
-                for (o, b) in out.iter_mut().zip(p[off..off + n].chunks_exact(4)) {
-                    *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                }
+        match self.place(addr, n) {
+            Place::Region { index, at } => {
+                words_from_bytes(&self.regions[index].bytes[at..at + n], out);
                 return;
             }
+            Place::Pages => {
+                let off = (addr as usize) & (PAGE - 1);
+                if off + n <= PAGE {
+                    if let Some(p) = self.pages.get(&(addr >> PAGE_BITS)) {
+                        words_from_bytes(&p[off..off + n], out);
+                        return;
+                    }
+                }
+            }
+            Place::Mixed => {}
         }
         let mut at = addr;
         for chunk in out.chunks_mut(64) {
             let mut bytes = [0u8; 256];
             let b = &mut bytes[..4 * chunk.len()];
             self.read(at, b);
-            for (o, b) in chunk.iter_mut().zip(b.chunks_exact(4)) {
-                *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            }
+            words_from_bytes(b, chunk);
             at = at.wrapping_add(b.len() as u64);
         }
     }
 
     /// Writes `words` little-endian from `addr` on (as [`SparseMemory::write`] of their
-    /// bytes): one page lookup when they lie in one present page outside the watched range.
+    /// bytes): one lookup when they lie in one region or one present page outside the
+    /// watched range.
     pub fn write_u32s_from(&mut self, addr: u64, words: &[u32]) {
-        let off = (addr as usize) & (PAGE - 1);
         let n = 4 * words.len();
-        let watched = self
-            .watch
-            .range
-            .is_some_and(|(lo, hi)| addr < hi && lo < addr.saturating_add(n as u64));
-        if off + n <= PAGE && !watched {
-            if let Some(p) = self.pages.get_mut(&(addr >> PAGE_BITS)) {
-                for (b, w) in p[off..off + n].chunks_exact_mut(4).zip(words) {
-                    b.copy_from_slice(&w.to_le_bytes());
+        if !self.watched(addr, n as u64) {
+            match self.place(addr, n) {
+                Place::Region { index, at } => {
+                    bytes_from_words(words, &mut self.regions[index].bytes[at..at + n]);
+                    return;
                 }
-                return;
+                Place::Pages => {
+                    let off = (addr as usize) & (PAGE - 1);
+                    if off + n <= PAGE {
+                        if let Some(p) = self.pages.get_mut(&(addr >> PAGE_BITS)) {
+                            bytes_from_words(words, &mut p[off..off + n]);
+                            return;
+                        }
+                    }
+                }
+                Place::Mixed => {}
             }
         }
         let mut at = addr;
         for chunk in words.chunks(64) {
             let mut bytes = [0u8; 256];
             let b = &mut bytes[..4 * chunk.len()];
-            for (b, w) in b.chunks_exact_mut(4).zip(chunk) {
-                b.copy_from_slice(&w.to_le_bytes());
-            }
+            bytes_from_words(chunk, b);
             self.write(at, b);
             at = at.wrapping_add(b.len() as u64);
         }
@@ -375,7 +767,10 @@ impl SparseMemory {
     /// them is recorded for [`SparseMemory::take_watched_write`]. The dispatcher watches the
     /// code it runs, so a kernel that stores over its own instructions runs the new ones.
     pub fn watch_writes(&mut self, addr: u64, len: u64) {
-        self.watch = Watch {
+        if len == 0 && self.extra.is_none() {
+            return;
+        }
+        self.extra_mut().watch = Watch {
             range: (len > 0).then(|| (addr, addr.saturating_add(len))),
             hit: false,
         };
@@ -383,33 +778,70 @@ impl SparseMemory {
 
     /// Whether a write touched the watched range since the last call (clears the record).
     pub fn take_watched_write(&mut self) -> bool {
-        std::mem::take(&mut self.watch.hit)
+        self.extra
+            .as_mut()
+            .is_some_and(|e| std::mem::take(&mut e.watch.hit))
     }
 
     /// Whether a write touched the watched range since the last
     /// [`SparseMemory::take_watched_write`].
     #[inline]
     pub fn watched_write(&self) -> bool {
-        self.watch.hit
+        self.extra.as_ref().is_some_and(|e| e.watch.hit)
+    }
+
+    /// The host ranges, if any.
+    #[inline]
+    fn host(&self) -> Option<&HostRanges> {
+        self.extra.as_ref()?.host.as_ref()
+    }
+
+    /// The rarely set parts, made when first needed.
+    fn extra_mut(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Box::default)
     }
 
     /// Writes `bytes` from `addr` on.
     pub fn write(&mut self, addr: u64, bytes: &[u8]) {
-        if let Some((lo, hi)) = self.watch.range {
-            let end = addr.saturating_add(bytes.len() as u64);
-            if addr < hi && lo < end && !bytes.is_empty() {
-                self.watch.hit = true;
+        if !bytes.is_empty() {
+            self.note_write(addr, addr.saturating_add(bytes.len() as u64));
+        }
+        match self.place(addr, bytes.len()) {
+            Place::Pages => self.write_pages(addr, bytes),
+            Place::Region { index, at } => {
+                self.regions[index].bytes[at..at + bytes.len()].copy_from_slice(bytes);
+            }
+            Place::Mixed => {
+                let mut parts = Vec::new();
+                self.split(addr, bytes.len(), |a, o, n, r| parts.push((a, o, n, r)));
+                for (a, o, n, r) in parts {
+                    match r {
+                        Some((k, off)) => {
+                            self.regions[k].bytes[off..off + n].copy_from_slice(&bytes[o..o + n]);
+                        }
+                        None => self.write_pages(a, &bytes[o..o + n]),
+                    }
+                }
             }
         }
+    }
+
+    /// [`SparseMemory::write`] of bytes no region holds.
+    fn write_pages(&mut self, addr: u64, bytes: &[u8]) {
         let mut at = addr;
         let mut done = 0;
         while done < bytes.len() {
             let off = (at as usize) & (PAGE - 1);
             let n = (PAGE - off).min(bytes.len() - done);
-            let (host, spare) = (&self.host, &mut self.spare);
+            let (host, spare) = match self.extra.as_deref_mut() {
+                Some(e) => (e.host.as_ref(), Some(&mut e.spare)),
+                None => (None, None),
+            };
             let whole = n == PAGE;
             let page = self.pages.entry(at >> PAGE_BITS).or_insert_with(|| {
-                let mut p = spare.0.pop().unwrap_or_else(|| Box::new([0; PAGE]));
+                let mut p = spare
+                    .and_then(|s| s.0.pop())
+                    .unwrap_or_else(|| Box::new([0; PAGE]));
                 // A page the write covers whole needs no first contents.
                 if !whole {
                     match host {
@@ -428,6 +860,22 @@ impl SparseMemory {
     /// Writes one byte.
     pub fn set(&mut self, addr: u64, byte: u8) {
         self.write(addr, &[byte]);
+    }
+}
+
+/// Little-endian words of `bytes` (`4 * out.len()` of them) into `out`.
+#[inline]
+pub fn words_from_bytes(bytes: &[u8], out: &mut [u32]) {
+    for (o, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+        *o = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    }
+}
+
+/// `words` little-endian into `out` (`4 * words.len()` bytes).
+#[inline]
+pub fn bytes_from_words(words: &[u32], out: &mut [u8]) {
+    for (b, w) in out.chunks_exact_mut(4).zip(words) {
+        b.copy_from_slice(&w.to_le_bytes());
     }
 }
 
@@ -566,5 +1014,155 @@ mod tests {
         fresh.zero_present(0x20000, 0x3000);
         fresh.zero_present(0x8000, 0);
         assert_eq!(fresh.pages().count(), 2);
+    }
+
+    /// The same operations on a memory holding `[0x1ff0, 0x2030)` as a region and on one
+    /// with pages only.
+    fn region_pair() -> (SparseMemory, SparseMemory) {
+        let bytes: Vec<u8> = (0..0x40).map(|i| i as u8 ^ 0x5a).collect();
+        let mut m = SparseMemory::new();
+        m.write(0x1fe0, &[1; 0x60]);
+        m.add_region(0x1ff0, bytes.clone(), false)
+            .expect("free range");
+        let mut want = SparseMemory::new();
+        want.write(0x1fe0, &[1; 0x60]);
+        want.write(0x1ff0, &bytes);
+        (m, want)
+    }
+
+    #[test]
+    fn issue_11_region_reads_and_writes_cross_its_edges_into_pages() {
+        let (mut m, mut want) = region_pair();
+        assert_eq!(m, want, "a region equals the same bytes in pages");
+        assert_eq!(m.read_vec(0x1fe8, 0x58), want.read_vec(0x1fe8, 0x58));
+        assert_eq!((m.byte(0x1fef), m.byte(0x1ff0)), (1, 0x5a));
+        assert_eq!(m.read_u32(0x1fee), u32::from_le_bytes([1, 1, 0x5a, 0x5b]));
+        assert_eq!(m.read_u32(0x202e), u32::from_le_bytes([0x64, 0x65, 1, 1]));
+        // Writes across the lower edge, inside, across the upper edge and past it.
+        for m in [&mut m, &mut want] {
+            m.write(0x1fec, &[9; 8]);
+            m.write_u32(0x2000, 0xdead_beef);
+            m.write_u32s_from(0x2028, &[0x0403_0201, 0x0807_0605, 0x0c0b_0a09]);
+            m.write_u32s([(0x202e, 0x1122_3344), (0x1ff2, 7), (0x3000, 8)]);
+            m.set(0x2030, 0xee);
+        }
+        assert_eq!(m, want);
+        let mut words = [0u32; 20];
+        let mut wanted = [0u32; 20];
+        m.read_u32s_into(0x1fe4, &mut words);
+        want.read_u32s_into(0x1fe4, &mut wanted);
+        assert_eq!(words, wanted);
+        assert_eq!(m.read_u32(0x2000), 0xdead_beef);
+        assert_eq!(
+            m.region(0x2000, 4),
+            Some((&[0xef, 0xbe, 0xad, 0xde][..], false))
+        );
+        assert_eq!(m.region(0x202e, 4), None, "past the region's end");
+        // The chunks `pages()` yields hold every byte once, as the pages-only memory's bytes.
+        let mut seen = std::collections::BTreeMap::new();
+        for (a, chunk) in m.pages() {
+            assert!(
+                chunk.len() <= PAGE - (a as usize & (PAGE - 1)),
+                "inside one page"
+            );
+            for (i, &b) in chunk.iter().enumerate() {
+                assert!(
+                    seen.insert(a + i as u64, b).is_none(),
+                    "0x{:x} twice",
+                    a + i as u64
+                );
+            }
+        }
+        for (&a, &b) in &seen {
+            assert_eq!(want.byte(a), b, "0x{a:x}");
+        }
+        assert_eq!(
+            seen.len(),
+            3 * PAGE,
+            "three pages, part of two as the region"
+        );
+        // One byte different: not equal, either way round.
+        m.write(0x2010, &[m.byte(0x2010) ^ 1]);
+        assert_ne!(m, want);
+        assert_ne!(want, m);
+        // A page a region touches is not handed out whole.
+        assert!(m.page_of(0x1000).is_none() && m.page_of(0x3000).is_some());
+    }
+
+    #[test]
+    fn issue_11_regions_place_take_and_refuse_overlaps() {
+        let (mut m, _) = region_pair();
+        assert_eq!(
+            m.add_region(0x2020, vec![1; 0x20], false),
+            Err(vec![1; 0x20])
+        );
+        assert_eq!(
+            m.add_region(0x1fe0, vec![1; 0x11], false),
+            Err(vec![1; 0x11])
+        );
+        assert_eq!(
+            m.add_region(u64::MAX - 3, vec![1; 8], false),
+            Err(vec![1; 8])
+        );
+        assert_eq!(m.add_region(0x9000, Vec::new(), false), Err(Vec::new()));
+        // Touching regions are fine; a read across both reads both.
+        m.add_region(0x2030, vec![0xaa; 0x10], false)
+            .expect("touches, no overlap");
+        assert_eq!(m.read_vec(0x202f, 3), vec![0x65, 0xaa, 0xaa]);
+        assert_eq!(m.region_len(0x2030), Some(0x10));
+        // Taking a region back hands its bytes over; its addresses then read as unwritten.
+        let bytes = m.take_region(0x1ff0).expect("held");
+        assert_eq!((bytes.len(), bytes[0]), (0x40, 0x5a));
+        assert_eq!(m.read_vec(0x1fee, 4), vec![1, 1, 0, 0]);
+        assert_eq!(m.take_region(0x1ff0), None);
+        // A region over whole pages drops them; wrapping reads cross from the top to 0.
+        let mut w = SparseMemory::new();
+        w.write(0x4000, &[3; 3 * PAGE]);
+        w.add_region(0x4ff0, vec![4; PAGE + 0x20], false)
+            .expect("free");
+        assert_eq!(w.pages.len(), 2, "the page inside the region is dropped");
+        assert_eq!(w.read_vec(0x4fef, 2), vec![3, 4]);
+        assert_eq!(w.read_vec(0x600f, 3), vec![4, 3, 3]);
+        w.add_region(0, vec![6; 4], true).expect("free");
+        assert_eq!(
+            w.region(1, 2),
+            Some((&[6, 6][..], true)),
+            "the owner's mapped flag"
+        );
+        w.write(u64::MAX - 1, &[7; 4]);
+        assert_eq!(w.read_vec(u64::MAX - 2, 6), vec![0, 7, 7, 7, 7, 6]);
+        w.zero_present(0x5000, 0x1010);
+        assert_eq!(w.read_vec(0x4fff, 3), vec![4, 0, 0]);
+        assert_eq!(w.read_vec(0x600f, 3), vec![0, 3, 3]);
+        w.clear();
+        assert!(w.is_empty() && w.read_vec(0, 4) == vec![0; 4]);
+    }
+
+    #[test]
+    fn issue_11_memory_stays_small_to_move() {
+        // A dispatcher moves the global memory and the LDS into a wave at every resume.
+        assert!(std::mem::size_of::<SparseMemory>() <= 64);
+    }
+
+    #[test]
+    fn issue_14_watched_range_inside_a_region_sees_every_writer() {
+        let (mut m, _) = region_pair();
+        m.watch_writes(0x2004, 4);
+        m.write_u32(0x2000, 1);
+        m.write_u32s_from(0x2008, &[2, 3]);
+        assert!(m.region_mut(0x2010, 16).is_some());
+        assert!(!m.take_watched_write(), "writes beside the watched bytes");
+        m.write_u32(0x2006, 1);
+        assert!(m.take_watched_write(), "write_u32");
+        m.write_u32s_from(0x1ffc, &[5; 4]);
+        assert!(m.take_watched_write(), "write_u32s_from");
+        m.write_u32s([(0x2007, 5)]);
+        assert!(m.take_watched_write(), "write_u32s");
+        assert!(m.region_mut(0x2000, 8).is_some());
+        assert!(m.take_watched_write(), "region_mut");
+        let mut n = SparseMemory::new();
+        n.watch_writes(0x2004, 4);
+        assert!(n.add_region(0x2000, vec![0; 8], false).is_ok());
+        assert!(n.take_watched_write(), "placing a region is a write");
     }
 }

@@ -958,3 +958,78 @@ fn loads_fault_by_page_stores_by_byte() {
         }
     }
 }
+
+/// Launch buffers are held as regions of the dispatch's memory (`SparseMemory::add_region`)
+/// and rows inside one are copied straight: a row that runs past a buffer's end still faults
+/// naming the first lane outside (address and lane as lane by lane); with unmapped memory
+/// allowed it writes on into pages and is reported as written elsewhere; a row across two
+/// touching buffers, and buffers that overlap (the later one's bytes win), read and write as
+/// plain bytes, with the fast paths on or off.
+#[test]
+fn issue_11_region_rows_fault_at_the_buffer_end_and_cross_into_pages() {
+    let store = assemble(
+        Arch::Rdna3,
+        "v_lshlrev_b32 v1, 2, v0\nv_add_nc_u32 v2, 0x500, v0\n\
+         global_store_b32 v1, v2, s[0:1] offset:192\ns_endpgm\n",
+    );
+    let mut l = raw_launch(Arch::Rdna3, store, 32, 32, 256);
+    for engine in [Engine::Interp, Engine::Jit] {
+        match run(Arch::Rdna3, engine, &l) {
+            Err(DispatchError::Wave {
+                error: WaveError::MemoryFault { address, lane, .. },
+                ..
+            }) => assert_eq!((address, lane), (OUT + 256, 16), "{engine:?}"),
+            other => panic!("{engine:?}: expected a memory fault, got {other:?}"),
+        }
+    }
+    l.unmapped = Unmapped::Zero;
+    for engine in [Engine::Interp, Engine::Jit] {
+        let o = run(Arch::Rdna3, engine, &l).expect("unmapped bytes are allowed");
+        let w = words(&o.memory[0].1);
+        assert_eq!((w[47], w[48], w[63]), (0, 0x500, 0x50f), "{engine:?}");
+        assert_eq!(o.written_elsewhere.len(), 1, "{engine:?}");
+        let (at, bytes) = &o.written_elsewhere[0];
+        assert_eq!(
+            (*at, words(bytes)),
+            (OUT + 256, (0x510..0x520).collect::<Vec<u32>>())
+        );
+    }
+    // Two touching buffers and one overlapping the second: a load row across both, stored
+    // back shifted by 64 bytes.
+    let shift = assemble(
+        Arch::Rdna3,
+        "v_lshlrev_b32 v1, 2, v0\nglobal_load_b32 v2, v1, s[0:1] offset:64\n\
+         s_waitcnt vmcnt(0)\nglobal_store_b32 v1, v2, s[0:1] offset:128\ns_endpgm\n",
+    );
+    let mut l = raw_launch(Arch::Rdna3, shift, 32, 32, 0);
+    let bytes =
+        |from: u32, n: u32| -> Vec<u8> { (from..from + n).flat_map(u32::to_le_bytes).collect() };
+    l.memory = vec![
+        (OUT, bytes(0, 32)),
+        (OUT + 128, bytes(100, 48)),
+        (OUT + 192, bytes(1000, 4)),
+    ];
+    let mut results = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        for fast in [false, true] {
+            let mut d = Dispatcher::new(common::spec().db(Arch::Rdna3), engine).expect("engine");
+            d.executor_mut().memory_fast_path = fast;
+            d.executor_mut().block_threshold = 1;
+            let mut o = d.run(&l).expect("runs");
+            // Again, into the buffers of the first outcome.
+            d.run_reusing(&l, &mut o).expect("runs again");
+            results.push(o.memory);
+        }
+    }
+    // Loaded: words 16..32 of the first buffer, then 100..116 of the second (before the
+    // stores), stored from byte 128 on: over the second buffer and all of the third (whose
+    // bytes had replaced words 16..20 of the second); the rest of the second is as given.
+    let mut second: Vec<u32> = (16..32).chain(100..116).collect();
+    second.extend(132..148);
+    let third: Vec<u32> = vec![100, 101, 102, 103];
+    for (k, r) in results.iter().enumerate() {
+        assert_eq!(words(&r[0].1), (0..32).collect::<Vec<u32>>(), "run {k}");
+        assert_eq!(words(&r[1].1), second, "run {k}");
+        assert_eq!(words(&r[2].1), third, "run {k}");
+    }
+}

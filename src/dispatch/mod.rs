@@ -190,6 +190,10 @@ struct Slot {
     steps: u64,
 }
 
+/// The largest LDS allocation held as one region (larger ones, which no arch has, stay in
+/// pages).
+const LDS_REGION_MAX: u64 = 1 << 20;
+
 /// The most programs a dispatcher keeps decoded (least recently used dropped first).
 const PROGRAM_CACHE: usize = 8;
 
@@ -252,7 +256,7 @@ impl Dispatcher {
     /// # Errors
     /// As [`Dispatcher::run`] for a malformed launch or code object.
     pub fn initial_sgpr_codes(&mut self, launch: &Launch) -> Result<Vec<u32>, DispatchError> {
-        let p = self.prepare(launch, SparseMemory::new(), &[])?;
+        let p = self.prepare(launch, SparseMemory::new(), &[], Vec::new())?;
         Ok(abi::initial_sgpr_codes(p.arch, p.rsrc2, p.user_sgprs.len()))
     }
 
@@ -276,7 +280,7 @@ impl Dispatcher {
     ) -> Result<Outcome, DispatchError> {
         let mut memory = SparseMemory::new();
         memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (out, global) = self.run_inner(launch, memory, &[], trace, Vec::new())?;
+        let (out, global) = self.run_inner(launch, memory, &[], trace, Vec::new(), true)?;
         self.spare_pages.reuse_pages_of(global);
         Ok(out)
     }
@@ -294,7 +298,7 @@ impl Dispatcher {
         *out = Outcome::default();
         let mut memory = SparseMemory::new();
         memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (o, global) = self.run_inner(launch, memory, &[], None, buffers)?;
+        let (o, global) = self.run_inner(launch, memory, &[], None, buffers, true)?;
         self.spare_pages.reuse_pages_of(global);
         *out = o;
         Ok(())
@@ -312,9 +316,13 @@ impl Dispatcher {
         memory: SparseMemory,
         extra_ranges: &[(u64, u64)],
     ) -> Result<(Outcome, SparseMemory), DispatchError> {
-        self.run_inner(launch, memory, extra_ranges, None, Vec::new())
+        self.run_inner(launch, memory, extra_ranges, None, Vec::new(), false)
     }
 
+    /// Runs `launch` on `memory`. The launch's buffers are copied into `buffers` (kept from
+    /// an earlier outcome, in order) and held as regions of the memory; with `hand_back`
+    /// they move from there into the outcome without a copy (the memory returned then lacks
+    /// them), otherwise the outcome gets copies.
     fn run_inner(
         &mut self,
         launch: &Launch,
@@ -322,8 +330,9 @@ impl Dispatcher {
         extra_ranges: &[(u64, u64)],
         mut trace: Option<&mut Trace<'_>>,
         buffers: Vec<(u64, Vec<u8>)>,
+        hand_back: bool,
     ) -> Result<(Outcome, SparseMemory), DispatchError> {
-        let mut p = self.prepare(launch, memory, extra_ranges)?;
+        let mut p = self.prepare(launch, memory, extra_ranges, buffers)?;
         let lane_ops_before = self.executor.lane_ops;
         let mut global = std::mem::take(&mut p.memory);
         // A store over the program's own code is seen: the code is decoded again (issue 14).
@@ -344,11 +353,20 @@ impl Dispatcher {
                 }
             }
         }
-        let mut buffers = buffers.into_iter();
-        for &(a, n) in &p.inputs {
-            let mut bytes = buffers.next().map(|b| b.1).unwrap_or_default();
-            bytes.resize(n as usize, 0);
-            global.read(a, &mut bytes);
+        for (i, &(a, n)) in p.inputs.iter().enumerate() {
+            // A region that no other input range overlaps holds exactly this range's bytes.
+            let alone = || {
+                p.inputs
+                    .iter()
+                    .enumerate()
+                    .all(|(j, &r)| j == i || !overlaps(r, (a, n)))
+            };
+            let moved = if hand_back && global.region_len(a) == Some(n as usize) && alone() {
+                global.take_region(a)
+            } else {
+                None
+            };
+            let bytes = moved.unwrap_or_else(|| global.read_vec(a, n as usize));
             out.memory.push((a, bytes));
         }
         let mut runs: Vec<(u64, Vec<u8>)> = Vec::new();
@@ -416,8 +434,17 @@ impl Dispatcher {
         let mut lds = std::mem::take(&mut self.lds);
         match &p.bounds {
             // Accesses stay inside the allocation: zeroing it is a fresh LDS (bytes past it,
-            // left by a launch with more LDS, are out of reach), without refilling pages.
-            Some(b) if !observed => lds.zero_present(0, b.lds),
+            // left by a launch with more LDS, are out of reach). The allocation is one region
+            // (made once per launch size), so DS rows copy straight to and from it.
+            Some(b) if !observed => {
+                let n = b.lds as usize;
+                if b.lds <= LDS_REGION_MAX && n > 0 && lds.region_len(0) != Some(n) {
+                    lds.clear();
+                    place(&mut lds, 0, vec![0; n]);
+                } else {
+                    lds.zero_present(0, b.lds);
+                }
+            }
             _ => lds.clear(),
         }
         let mut pool = std::mem::take(&mut self.pool);
@@ -533,6 +560,7 @@ impl Dispatcher {
         launch: &Launch,
         mut memory: SparseMemory,
         extra_ranges: &[(u64, u64)],
+        buffers: Vec<(u64, Vec<u8>)>,
     ) -> Result<Prepared, DispatchError> {
         let arch = self.arch();
         let bad = |m: String| DispatchError::Launch(m);
@@ -547,8 +575,13 @@ impl Dispatcher {
         }
         let mut ranges: Vec<(u64, u64)> = extra_ranges.to_vec();
         let mut inputs = Vec::new();
+        let mut buffers = buffers.into_iter();
         for (a, bytes) in &launch.memory {
-            memory.write(*a, bytes);
+            // One copy into a buffer of the last outcome (no fresh allocation to fault in).
+            let mut buf = buffers.next().map(|b| b.1).unwrap_or_default();
+            buf.clear();
+            buf.extend_from_slice(bytes);
+            place(&mut memory, *a, buf);
             ranges.push((*a, bytes.len() as u64));
             inputs.push((*a, bytes.len() as u64));
         }
@@ -576,7 +609,7 @@ impl Dispatcher {
                         arch.name()
                     )));
                 }
-                memory.write(*addr, bytes);
+                place(&mut memory, *addr, bytes.clone());
                 ranges.push((*addr, bytes.len() as u64));
                 let count = abi::rsrc2::user_sgpr_count(*rsrc2) as usize;
                 if user_sgprs.len() > count.max(16) {
@@ -627,7 +660,7 @@ impl Dispatcher {
                     _ => k.wave_size,
                 };
                 let image_range = (IMAGE_BASE, co.image.len() as u64);
-                memory.write(IMAGE_BASE, &co.image);
+                place(&mut memory, IMAGE_BASE, co.image.clone());
                 let &(seg, seg_len) = co
                     .code
                     .iter()
@@ -648,7 +681,7 @@ impl Dispatcher {
                 }
                 let kernarg_bytes = build_kernarg(k, kernarg, launch, items)?;
                 let kernarg_len = (kernarg_bytes.len() as u64).div_ceil(64) * 64 + 256;
-                memory.write(KERNARG_ADDR, &kernarg_bytes);
+                place(&mut memory, KERNARG_ADDR, kernarg_bytes.clone());
                 let lds = launch
                     .lds_bytes
                     .unwrap_or(k.descriptor.group_segment_fixed_size as u64);
@@ -659,7 +692,7 @@ impl Dispatcher {
                         + if dynamic_stack { 64 * 1024 } else { 0 },
                 );
                 let packet = dispatch_packet(launch.block, items, scratch as u32, lds as u32, k);
-                memory.write(PACKET_ADDR, &packet);
+                place(&mut memory, PACKET_ADDR, packet.to_vec());
                 loader_ranges = vec![
                     image_range,
                     (PACKET_ADDR, 64),
@@ -751,6 +784,16 @@ impl Dispatcher {
                 .step_budget
                 .unwrap_or(crate::wave::DEFAULT_STEP_BUDGET),
         })
+    }
+}
+
+/// Writes `bytes` at `addr` as a region of `memory` ([`SparseMemory::add_region`]), or as
+/// pages where a region cannot go (an empty range, or one overlapping an earlier range:
+/// then the later bytes win, as with plain writes). Every range placed is mapped: it is one
+/// of the launch's ranges (the LDS region is its allocation).
+fn place(memory: &mut SparseMemory, addr: u64, bytes: Vec<u8>) {
+    if let Err(bytes) = memory.add_region(addr, bytes, true) {
+        memory.write(addr, &bytes);
     }
 }
 

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::dispatch::{Code, DispatchError, Dispatcher, Launch, Outcome, Unmapped};
-use crate::sparse::{SparseMemory, PAGE};
+use crate::sparse::SparseMemory;
 use crate::spec::{Locate, Spec, SpecError};
 
 /// The spec wheel at `path` (default: the CLI's lookup), loaded once per process and path.
@@ -121,7 +121,7 @@ pub unsafe fn run_on_host(
     for (page_addr, page) in memory.pages() {
         for r in ranges {
             let lo = r.addr.max(page_addr);
-            let hi = (r.addr + r.len).min(page_addr + PAGE as u64);
+            let hi = (r.addr + r.len).min(page_addr + page.len() as u64);
             let mut at = lo;
             while at < hi {
                 let end = (at + BLOCK as u64 - at % BLOCK as u64).min(hi);

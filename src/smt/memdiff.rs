@@ -11,7 +11,11 @@ use crate::wave::WaveState;
 
 /// The bytes where two memories differ: address → (byte in `a`, byte in `b`).
 pub fn differing(a: &SparseMemory, b: &SparseMemory) -> BTreeMap<u64, (u8, u8)> {
-    let pages: BTreeSet<u64> = a.pages().chain(b.pages()).map(|(p, _)| p).collect();
+    let pages: BTreeSet<u64> = a
+        .pages()
+        .chain(b.pages())
+        .map(|(p, _)| p & !(PAGE as u64 - 1))
+        .collect();
     let mut out = BTreeMap::new();
     for p in pages {
         let (x, y) = (a.read_vec(p, PAGE), b.read_vec(p, PAGE));

@@ -379,6 +379,9 @@ fn lds_span_ok(b: &super::state::Bounds, addrs: &[u64], exec: u64, extents: &[(u
 /// generic path instead (an address sum wraps), having changed nothing.
 pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(), WaveError>> {
     let exec = w.exec() & w.full_mask();
+    if lean(op, w, exec) {
+        return Some(Ok(()));
+    }
     // The addresses of the first 32 or all 64 lane slots of the address rows (slots past
     // the wave's lanes are dropped), computed without zeroing a buffer first.
     let lanes = (w.wave_size as usize).min(LANE_SLOTS);
@@ -580,4 +583,335 @@ fn row(
     let active = |lane: usize| exec >> lane & 1 == 1;
     track_store(w, kind, space, addrs, &active);
     Some(Ok(()))
+}
+
+/// The lean row path: a plain vector load or store whose active lanes are one run of
+/// consecutive elements inside one region of the memory (`SparseMemory::add_region`), or a
+/// scalar load inside one, copied straight between the region's bytes and the registers,
+/// judged from the 32-bit address rows without building lane addresses (a row of single
+/// words elsewhere: one `read_u32s_into` or `write_u32s_from` of the memory). The conditions are
+/// those of [`row`] (and, for a scalar load, of `memfast::run_lanes`): the same sums
+/// without wrapping, the same bounds check of the whole span, and so the same bytes and
+/// registers. False, having changed nothing, when any fails (a store while the wave tracks
+/// its writes, too): the general path then runs and decides, faults included.
+#[inline]
+fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
+    // No lane active: a vector access checks and changes nothing (as lane by lane).
+    if exec == 0 && !matches!(op.addr, Addr::Scalar { .. }) {
+        return true;
+    }
+    let (words, store) = match op.kind {
+        Kind::Plain(Plain::Load { words }) => (words, false),
+        Kind::Plain(Plain::Store { words }) => (words, true),
+        Kind::Plain(Plain::ScalarLoad { words }) => return lean_scalar(op, w, words),
+        Kind::Pair {
+            store: false,
+            words,
+            offsets,
+            regs,
+        } => return lean_pair(op, w, exec, words, offsets, regs),
+        Kind::Pair { .. } => return false,
+    };
+    let words = words.min(4) as usize;
+    let size = 4 * words as u64;
+    let Some((l0, n)) = lane_run(exec) else {
+        return false;
+    };
+    let (vaddr, base, wide, space) = match op.addr {
+        Addr::Lds { vaddr } => (vaddr, 0, false, Space::Lds),
+        Addr::Global {
+            vaddr,
+            saddr: Some(s),
+            offset,
+        } => (
+            vaddr,
+            w.sgpr_pair(s).wrapping_add(offset),
+            false,
+            Space::Global,
+        ),
+        Addr::Global {
+            vaddr,
+            saddr: None,
+            offset,
+        } => (vaddr, offset, true, Space::Global),
+        Addr::Scalar { .. } => return false,
+    };
+    if store && w.track_writes && space == Space::Global {
+        return false;
+    }
+    let row = |reg: u32| -> Option<&[u32]> {
+        let at = reg as usize * LANE_SLOTS + l0;
+        w.vgpr.get(at..at + n)
+    };
+    let Some(mut value) = row(vaddr).and_then(|lo| rising_row(lo, size)) else {
+        return false;
+    };
+    if wide {
+        let Some(hi) = row(vaddr + 1) else {
+            return false;
+        };
+        let first_hi = hi[0];
+        if !hi.iter().fold(true, |ok, &x| ok & (x == first_hi)) {
+            return false;
+        }
+        value |= (first_hi as u64) << 32;
+    }
+    let addr0 = base.wrapping_add(value);
+    let len = size * n as u64;
+    let mask = if op.addr_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << op.addr_bits) - 1
+    };
+    let Some(first) = addr0.checked_add(op.offset) else {
+        return false;
+    };
+    match first.checked_add(len) {
+        Some(end) if end - 1 <= mask => {}
+        _ => return false,
+    }
+    let reg = op.reg as usize;
+    if (reg + words) * LANE_SLOTS > w.vgpr.len() {
+        return false;
+    }
+    let len = len as usize;
+    let memory = match space {
+        Space::Lds => &w.lds,
+        _ => &w.memory,
+    };
+    // Outside a region, a row of single words still goes as one access of the memory.
+    let mapped = match memory.region(first, len) {
+        Some((_, mapped)) => mapped,
+        None if words == 1 => false,
+        None => return false,
+    };
+    if let Some(b) = &w.bounds {
+        let [(off, bytes)] = op.extents[..] else {
+            return false;
+        };
+        let last_addr = addr0 + size * (n as u64 - 1);
+        let (Some(lo_b), Some(end_b)) = (
+            addr0.checked_add(off),
+            last_addr
+                .checked_add(off)
+                .and_then(|x| x.checked_add(bytes)),
+        ) else {
+            return false;
+        };
+        // Inside a region its owner mapped whole, the check passes (one comparison).
+        let inside = mapped && first <= lo_b && end_b <= first + len as u64;
+        let ok = inside
+            || match space {
+                Space::Global if op.load_only => b.global_readable(lo_b, end_b - lo_b),
+                Space::Global => b.global_mapped(lo_b, end_b - lo_b),
+                _ => end_b <= b.lds.min(1 << 32),
+            };
+        if !ok {
+            return false;
+        }
+    }
+    let (memory, vgpr) = match space {
+        Space::Lds => (&mut w.lds, &mut w.vgpr),
+        _ => (&mut w.memory, &mut w.vgpr),
+    };
+    if store {
+        let Some(bytes) = memory.region_mut(first, len) else {
+            memory.write_u32s_from(first, &vgpr[reg * LANE_SLOTS + l0..][..n]);
+            return true;
+        };
+        for i in 0..words {
+            let src = &vgpr[(reg + i) * LANE_SLOTS + l0..][..n];
+            if words == 1 {
+                crate::sparse::bytes_from_words(src, bytes);
+            } else {
+                for (k, &v) in src.iter().enumerate() {
+                    let at = 4 * (k * words + i);
+                    bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+    } else {
+        let Some((bytes, _)) = memory.region(first, len) else {
+            memory.read_u32s_into(first, &mut vgpr[reg * LANE_SLOTS + l0..][..n]);
+            return true;
+        };
+        bytes_to_rows(bytes, vgpr, reg, words, l0, n);
+    }
+    true
+}
+
+/// The active lanes as (first lane, count) when they are one run.
+#[inline]
+fn lane_run(exec: u64) -> Option<(usize, usize)> {
+    if exec == 0 {
+        return None;
+    }
+    let l0 = exec.trailing_zeros() as usize;
+    let run = exec >> l0;
+    (run & run.wrapping_add(1) == 0).then(|| (l0, run.count_ones() as usize))
+}
+
+/// The first value of `lo` when lane `k` of it holds the first plus `size * k` with no
+/// 32-bit carry (so 64-bit values with a constant upper half, and their sums with a base,
+/// rise by `size` too). A loop without early exit, so it vectorizes.
+#[inline]
+fn rising_row(lo: &[u32], size: u64) -> Option<u64> {
+    let first = *lo.first()?;
+    if first as u64 + size * lo.len() as u64 > 1 << 32 {
+        return None;
+    }
+    let step = size as u32;
+    let rising = lo
+        .iter()
+        .zip((0..lo.len() as u32).map(|k| first.wrapping_add(step.wrapping_mul(k))))
+        .fold(true, |ok, (&x, want)| ok & (x == want));
+    rising.then_some(first as u64)
+}
+
+/// Region bytes (`4 * words` per lane, lane after lane) into the rows `reg..reg + words`
+/// of lanes `l0..l0 + n`.
+#[inline]
+fn bytes_to_rows(bytes: &[u8], vgpr: &mut [u32], reg: usize, words: usize, l0: usize, n: usize) {
+    for i in 0..words {
+        let dst = &mut vgpr[(reg + i) * LANE_SLOTS + l0..][..n];
+        if words == 1 {
+            crate::sparse::words_from_bytes(bytes, dst);
+        } else {
+            for (k, v) in dst.iter_mut().enumerate() {
+                let at = 4 * (k * words + i);
+                *v = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+            }
+        }
+    }
+}
+
+/// [`lean`] for a DS two-address load (`DS_LOAD_2ADDR_*`) whose active lanes are one run of
+/// consecutive elements at both offsets, each row inside the LDS region: the checks of
+/// `run_pair` (no sum wraps at the width of `ADDR`), of `lds_span_ok` (the highest address
+/// plus the farthest extent within the allocation) and of `pair_rows`, then two row copies
+/// (loads change no memory, so reading both rows before writing registers is what the lanes
+/// do one by one).
+fn lean_pair(
+    op: &MemOp,
+    w: &mut WaveState,
+    exec: u64,
+    words: u32,
+    offsets: [u64; 2],
+    regs: [u32; 2],
+) -> bool {
+    let Addr::Lds { vaddr } = op.addr else {
+        return false;
+    };
+    let Some((l0, n)) = lane_run(exec) else {
+        return false;
+    };
+    let words = words as usize;
+    let size = 4 * words as u64;
+    let at = vaddr as usize * LANE_SLOTS + l0;
+    let Some(x0) = w.vgpr.get(at..at + n).and_then(|lo| rising_row(lo, size)) else {
+        return false;
+    };
+    let last = x0 + size * (n as u64 - 1);
+    let mask = if op.addr_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << op.addr_bits) - 1
+    };
+    let far = offsets[0].max(offsets[1]);
+    match last.checked_add(far).and_then(|x| x.checked_add(size - 1)) {
+        Some(end) if end <= mask => {}
+        _ => return false,
+    }
+    if let Some(b) = &w.bounds {
+        let mut reach = 0u64;
+        for &(off, bytes) in &op.extents {
+            let Some(e) = off.checked_add(bytes) else {
+                return false;
+            };
+            reach = reach.max(e);
+        }
+        if last
+            .checked_add(reach)
+            .is_none_or(|end| end > b.lds.min(1 << 32))
+        {
+            return false;
+        }
+    }
+    let len = (size * n as u64) as usize;
+    for (&off, &reg) in offsets.iter().zip(&regs) {
+        let fits = (reg as usize + words) * LANE_SLOTS <= w.vgpr.len();
+        if !fits || w.lds.region(x0 + off, len).is_none() {
+            return false;
+        }
+    }
+    for (&off, &reg) in offsets.iter().zip(&regs) {
+        if let Some((bytes, _)) = w.lds.region(x0 + off, len) {
+            bytes_to_rows(bytes, &mut w.vgpr, reg as usize, words, l0, n);
+        }
+    }
+    true
+}
+
+/// [`lean`] for a scalar load (`S_LOAD_B32`..`B512`): the words at the one address, from a
+/// region, after the checks `memfast::run_lanes` and the bounds check make.
+fn lean_scalar(op: &MemOp, w: &mut WaveState, words: u32) -> bool {
+    let Addr::Scalar {
+        sbase,
+        offset,
+        soffset,
+    } = op.addr
+    else {
+        return false;
+    };
+    let mut off = offset;
+    if let Some(s) = soffset {
+        off = off.wrapping_add(w.read_sgpr(s) as u64);
+    }
+    let addr = w.sgpr_pair(sbase).wrapping_add(off);
+    let words = words.min(16) as usize;
+    let mask = if op.addr_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << op.addr_bits) - 1
+    };
+    // As `run_lanes`: the last word's sum must not wrap at the width of `ADDR`.
+    match addr
+        .checked_add(op.offset)
+        .and_then(|a| a.checked_add(4 * words as u64 - 4))
+    {
+        Some(last) if last <= mask => {}
+        _ => return false,
+    }
+    let first = addr + op.offset;
+    let Some((bytes, mapped)) = w.memory.region(first, 4 * words) else {
+        return false;
+    };
+    if let Some(b) = &w.bounds {
+        let [(off, n)] = op.extents[..] else {
+            return false;
+        };
+        let Some(lo) = addr.checked_add(off) else {
+            return false;
+        };
+        let inside = mapped
+            && first <= lo
+            && lo
+                .checked_add(n)
+                .is_some_and(|e| e <= first + 4 * words as u64);
+        let ok = inside
+            || if op.load_only {
+                b.global_readable(lo, n)
+            } else {
+                b.global_mapped(lo, n)
+            };
+        if !ok {
+            return false;
+        }
+    }
+    let mut vals = [0u32; 16];
+    crate::sparse::words_from_bytes(bytes, &mut vals[..words]);
+    for (i, &v) in vals[..words].iter().enumerate() {
+        w.write_sgpr(op.reg + i as u32, v);
+    }
+    true
 }
