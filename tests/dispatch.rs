@@ -1033,3 +1033,44 @@ fn issue_11_region_rows_fault_at_the_buffer_end_and_cross_into_pages() {
         assert_eq!(words(&r[2].1), third, "run {k}");
     }
 }
+
+/// A dispatcher reuses wave states across workgroups and launches, zeroing only the VGPR rows
+/// a program can touch from its entry (code objects hold every kernel of a source, so the
+/// others' registers are left alone). The rows named behind branches count: a program that
+/// reaches `v40` only through `s_branch` and `s_cbranch_*` reads it as zero after a launch
+/// that left 7 there; the unreachable instruction between names `v41` (left as is: nothing
+/// reads it). Both engines, wave32, three workgroups of two waves.
+#[test]
+fn issue_11_reused_wave_states_zero_the_rows_reached_through_branches() {
+    let arch = Arch::Rdna3;
+    let dirty = assemble(arch, "v_mov_b32 v40, 7\nv_mov_b32 v41, 7\ns_endpgm\n");
+    let reads = assemble(
+        arch,
+        "s_branch body\n\
+         v_mov_b32 v41, 9\n\
+         s_endpgm\n\
+         body:\n\
+         s_cmp_eq_u32 s0, s0\n\
+         s_cbranch_scc1 tail\n\
+         s_endpgm\n\
+         tail:\n\
+         v_lshlrev_b32 v2, 2, v0\n\
+         v_add_nc_u32 v1, v40, v0\n\
+         global_store_b32 v2, v1, s[0:1]\n\
+         s_endpgm\n",
+    );
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut d = Dispatcher::new(common::spec().db(arch), engine).expect("engine");
+        let mut first = raw_launch(arch, dirty.clone(), 32, 64, 256);
+        first.grid = [3, 1, 1];
+        d.run(&first).expect("the first launch runs");
+        let second = raw_launch(arch, reads.clone(), 32, 64, 256);
+        let o = d.run(&second).expect("the second launch runs");
+        let expect: Vec<u32> = (0..64).collect();
+        assert_eq!(
+            words(&o.memory[0].1),
+            expect,
+            "{engine:?}: v40 read as zero"
+        );
+    }
+}

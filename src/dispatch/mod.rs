@@ -184,10 +184,19 @@ pub struct Dispatcher {
 /// Where a wave of the running workgroup is in the schedule.
 #[derive(Clone, Copy, Default)]
 struct Slot {
+    /// The pool state the wave runs on, once it has started.
+    state: Option<usize>,
     ended: bool,
     arrived: bool,
     waiting: bool,
     steps: u64,
+}
+
+/// The workgroup being run: its id, its size in work-items and its number of waves.
+struct WorkgroupShape {
+    wg: [u32; 3],
+    size: [u32; 3],
+    n_waves: u32,
 }
 
 /// The largest LDS allocation held as one region (larger ones, which no arch has, stay in
@@ -400,34 +409,6 @@ impl Dispatcher {
         let threads: u32 = size.iter().product();
         let n_waves = threads.div_ceil(p.wave_size);
         let observed = trace.is_some();
-        let waves = self
-            .pool
-            .take(p.arch, p.wave_size, p.vgpr_bound, n_waves as usize);
-        for (i, (w, _)) in waves.iter_mut().enumerate() {
-            abi::init_wave(
-                &abi::WaveSetup {
-                    arch: p.arch,
-                    wave_size: p.wave_size,
-                    rsrc1: p.rsrc1,
-                    rsrc2: p.rsrc2,
-                    user_sgprs: &p.user_sgprs,
-                    entry: p.entry,
-                    workgroup: wg,
-                    size,
-                    wave_index: i as u32,
-                    n_waves,
-                },
-                w,
-            );
-            w.bounds.clone_from(&p.bounds);
-            // With every access checked against mapped ranges, stores land in known
-            // places: recording each written byte is only needed otherwise.
-            w.track_writes = p.bounds.is_none();
-            // An observer (the sanitizer) sees the bytes each memory instruction accessed.
-            if observed {
-                w.last_access = Some(Vec::new());
-            }
-        }
         let mut slots = vec![Slot::default(); n_waves as usize];
         out.workgroups += 1;
         out.waves += n_waves as u64;
@@ -448,21 +429,62 @@ impl Dispatcher {
             _ => lds.clear(),
         }
         let mut pool = std::mem::take(&mut self.pool);
-        let waves = pool.states_mut(n_waves as usize);
+        let waves = pool.states(p.arch, p.wave_size, n_waves as usize);
+        let shape = WorkgroupShape { wg, size, n_waves };
         let r = self.run_waves(
-            p, wg, waves, &mut slots, global, &mut lds, written, out, trace,
+            p, &shape, waves, &mut slots, global, &mut lds, written, out, trace,
         );
         self.pool = pool;
         self.lds = lds;
         r
     }
 
+    /// Sets a freshly reset state up as wave `index` of the workgroup (AMD's initial state,
+    /// the launch's bounds, write tracking, the observer's access record).
+    fn start_wave(
+        &self,
+        p: &Prepared,
+        shape: &WorkgroupShape,
+        index: u32,
+        observed: bool,
+        w: &mut WaveState,
+    ) {
+        abi::init_wave(
+            &abi::WaveSetup {
+                arch: p.arch,
+                wave_size: p.wave_size,
+                rsrc1: p.rsrc1,
+                rsrc2: p.rsrc2,
+                user_sgprs: &p.user_sgprs,
+                entry: p.entry,
+                workgroup: shape.wg,
+                size: shape.size,
+                wave_index: index,
+                n_waves: shape.n_waves,
+            },
+            w,
+        );
+        w.bounds.clone_from(&p.bounds);
+        // With every access checked against mapped ranges, stores land in known places:
+        // recording each written byte is only needed otherwise.
+        w.track_writes = p.bounds.is_none();
+        // An observer (the sanitizer) sees the bytes each memory instruction accessed.
+        if observed {
+            w.last_access = Some(Vec::new());
+        }
+    }
+
     /// Runs the waves of workgroup `wg` round-robin to their ends (see `run_workgroup`).
+    ///
+    /// A wave gets its state when it first runs (reset and set up then), and gives it back
+    /// when it ends: the next wave to start takes the state last given back. Waves of a
+    /// program without barriers each run to their end in turn, so they all use one state,
+    /// which stays in the cache; the order in which instructions run is the same either way.
     #[allow(clippy::too_many_arguments)]
     fn run_waves(
         &mut self,
         p: &mut Prepared,
-        wg: [u32; 3],
+        shape: &WorkgroupShape,
         waves: &mut [(WaveState, pool::Dirty)],
         slots: &mut [Slot],
         global: &mut SparseMemory,
@@ -471,12 +493,29 @@ impl Dispatcher {
         out: &mut Outcome,
         mut trace: Option<&mut Trace<'_>>,
     ) -> Result<(), DispatchError> {
+        let wg = shape.wg;
+        let observed = trace.is_some();
+        // States free to start a wave on, the next one last.
+        let mut free: Vec<usize> = (0..waves.len()).rev().collect();
         loop {
             for (i, s) in slots.iter_mut().enumerate() {
-                let (w, _) = &mut waves[i];
                 if s.ended || s.waiting {
                     continue;
                 }
+                let state = match s.state {
+                    Some(j) => j,
+                    None => {
+                        let j = free
+                            .pop()
+                            .expect("bug: more waves started than the workgroup has states");
+                        let (w, dirty) = &mut waves[j];
+                        pool::reset(w, dirty, p.arch, p.wave_size, p.vgpr_bound);
+                        self.start_wave(p, shape, i as u32, observed, w);
+                        s.state = Some(j);
+                        j
+                    }
+                };
+                let (w, _) = &mut waves[state];
                 std::mem::swap(&mut w.memory, global);
                 std::mem::swap(&mut w.lds, lds);
                 std::mem::swap(&mut w.written, written);
@@ -506,7 +545,10 @@ impl Dispatcher {
                 s.steps += n;
                 out.instructions += n;
                 match step {
-                    Step::Ended => s.ended = true,
+                    Step::Ended => {
+                        s.ended = true;
+                        free.push(state);
+                    }
                     Step::Barrier(crate::wave::Barrier::SignalWait) => {
                         s.arrived = true;
                         s.waiting = true;
@@ -519,7 +561,9 @@ impl Dispatcher {
                         let bytes = global.read_vec(p.program.base, p.program.size as usize);
                         p.program = self.program(&bytes, p.program.base).map_err(fail)?;
                         // The new code may name more VGPR slots: the pool zeroes them later.
-                        let bound = pool::vgpr_bound(&p.program, p.arch, p.rsrc1, p.wave_size);
+                        // Waves are part way through: every instruction may run.
+                        let bound =
+                            pool::vgpr_bound(&p.program, None, p.arch, p.rsrc1, p.wave_size);
                         p.vgpr_bound = p.vgpr_bound.max(bound);
                         for (_, dirty) in waves.iter_mut() {
                             *dirty = dirty.max(p.vgpr_bound);
@@ -544,10 +588,12 @@ impl Dispatcher {
                         workgroup: wg,
                         waves: slots
                             .iter()
-                            .zip(waves.iter())
                             .enumerate()
-                            .filter(|(_, (s, _))| !s.ended)
-                            .map(|(i, (s, (w, _)))| (i as u32, w.pc, s.arrived))
+                            .filter(|(_, s)| !s.ended)
+                            .map(|(i, s)| {
+                                let pc = s.state.map_or(p.entry, |j| waves[j].0.pc);
+                                (i as u32, pc, s.arrived)
+                            })
                             .collect(),
                     });
                 }
@@ -763,7 +809,7 @@ impl Dispatcher {
             })),
             Unmapped::Zero => None,
         };
-        let vgpr_bound = pool::vgpr_bound(&program, arch, rsrc1, wave_size);
+        let vgpr_bound = pool::vgpr_bound(&program, Some(entry), arch, rsrc1, wave_size);
         Ok(Prepared {
             arch,
             wave_size,

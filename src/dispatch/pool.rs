@@ -44,49 +44,76 @@ pub(super) struct WavePool {
 }
 
 impl WavePool {
-    /// `n` states, each equal to `WaveState::new(arch, wave_size)`, for a program that
-    /// writes only the slots of `bound`.
-    pub(super) fn take(
+    /// At least `n` states (new ones equal to `WaveState::new(arch, wave_size)`), as the last
+    /// use left them: [`reset`] one before a wave starts on it.
+    pub(super) fn states(
         &mut self,
         arch: Arch,
         wave_size: u32,
-        bound: Dirty,
         n: usize,
     ) -> &mut [(WaveState, Dirty)] {
         if self.states.len() < n {
             self.states
                 .resize_with(n, || (WaveState::new(arch, wave_size), Dirty::default()));
         }
-        for (w, dirty) in &mut self.states[..n] {
-            if w.arch == arch {
-                let zero = dirty.max(bound);
-                w.reset(wave_size, zero.rows, zero.lanes);
-            } else {
-                *w = WaveState::new(arch, wave_size);
-            }
-            // Slots outside `bound` are zero now; the program may write those inside.
-            *dirty = bound;
-        }
         &mut self.states[..n]
     }
 
-    /// The first `n` states (as the last [`WavePool::take`] left them).
-    pub(super) fn states_mut(&mut self, n: usize) -> &mut [(WaveState, Dirty)] {
-        &mut self.states[..n]
+    /// `n` states, each reset for a program that writes only the slots of `bound`.
+    #[cfg(test)]
+    fn take(
+        &mut self,
+        arch: Arch,
+        wave_size: u32,
+        bound: Dirty,
+        n: usize,
+    ) -> &mut [(WaveState, Dirty)] {
+        let states = self.states(arch, wave_size, n);
+        for (w, dirty) in states.iter_mut() {
+            reset(w, dirty, arch, wave_size, bound);
+        }
+        states
     }
+}
+
+/// Makes pooled state `w` (which may have written the slots of `dirty`) equal to
+/// `WaveState::new(arch, wave_size)`, for a program that writes only the slots of `bound`.
+pub(super) fn reset(
+    w: &mut WaveState,
+    dirty: &mut Dirty,
+    arch: Arch,
+    wave_size: u32,
+    bound: Dirty,
+) {
+    if w.arch == arch {
+        let zero = dirty.max(bound);
+        w.reset(wave_size, zero.rows, zero.lanes);
+    } else {
+        *w = WaveState::new(arch, wave_size);
+    }
+    // Slots outside `bound` are zero now; the program may write those inside.
+    *dirty = bound;
 }
 
 /// The VGPR slots that `program`, run as waves of `wave_size` lanes, may write: the rows of
 /// RSRC1's granulated VGPR count (blocks of 8 registers counted, the larger granule of any
 /// arch) and of every VGPR operand, and the lanes below `wave_size`.
-pub(super) fn vgpr_bound(program: &Program, arch: Arch, rsrc1: u32, wave_size: u32) -> Dirty {
+pub(super) fn vgpr_bound(
+    program: &Program,
+    entry: Option<u64>,
+    arch: Arch,
+    rsrc1: u32,
+    wave_size: u32,
+) -> Dirty {
     let all = Dirty {
         rows: vgpr_rows(arch),
         lanes: LANE_SLOTS,
     };
     let mut lanes = (wave_size as usize).min(LANE_SLOTS);
     let mut rows = ((rsrc1 & 0x3f) as usize + 1) * 8;
-    for d in program.insts() {
+    let reached = entry.and_then(|e| reachable(program, e));
+    let insts = program.insts().iter().enumerate();
+    for (_, d) in insts.filter(|(i, _)| reached.as_ref().is_none_or(|r| r[*i])) {
         let name = d.inst.name.as_str();
         if d.as_encoded.is_some() || name.contains("MOVREL") || name.contains("GPR_IDX") {
             return all;
@@ -114,6 +141,51 @@ pub(super) fn vgpr_bound(program: &Program, arch: Arch, rsrc1: u32, wave_size: u
         rows: rows.min(all.rows),
         lanes,
     }
+}
+
+/// The instructions a wave entering at `entry` can reach, following fall-through and the
+/// relative branches (`s_branch`, `s_cbranch_*`, `s_call_b64`, subvector loops) from it, or
+/// `None` (every instruction may run) when one jumps to a computed address (`s_setpc`,
+/// `s_swappc`, `s_rfe`, fork/join) or a branch lands where no instruction starts. A code
+/// object holds every kernel of its source: the others' registers need no zeroing.
+fn reachable(program: &Program, entry: u64) -> Option<Vec<bool>> {
+    let insts = program.insts();
+    let mut seen = vec![false; insts.len()];
+    let mut todo = vec![program.position(entry)?];
+    while let Some(i) = todo.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        let d = &insts[i];
+        let name = d.inst.name.as_str();
+        let next = d.addr.wrapping_add(d.size as u64);
+        let relative = || {
+            let simm = d.inst.field("simm16").unwrap_or(0) as u16 as i16 as i64;
+            program.position(d.addr.wrapping_add(4).wrapping_add((simm * 4) as u64))
+        };
+        let indirect = ["S_SETPC", "S_SWAPPC", "S_RFE", "FORK", "JOIN"];
+        if indirect.iter().any(|k| name.contains(k)) {
+            return None;
+        }
+        let (target, falls) = if crate::wave::is_endpgm(name) {
+            (None, false)
+        } else if name == "S_BRANCH" {
+            (Some(relative()?), false)
+        } else if name.starts_with("S_CBRANCH_")
+            || name == "S_CALL_B64"
+            || name.starts_with("S_SUBVECTOR_LOOP")
+        {
+            (Some(relative()?), true)
+        } else {
+            (None, true)
+        };
+        todo.extend(target);
+        if falls {
+            // Running off the end stops the wave (`PcOutOfProgram`).
+            todo.extend(program.position(next));
+        }
+    }
+    Some(seen)
 }
 
 #[cfg(test)]
