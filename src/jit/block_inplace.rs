@@ -577,9 +577,10 @@ fn finish(
     }
     for &(i, o) in &plan.uniform_outs {
         let Some(v64) = v64s[i] else {
-            return Err(JitError::Internal(
-                "bug: an in-place output without a final value".into(),
-            ));
+            return Err(JitError::Internal(format!(
+                "bug: an in-place output of {} ({}) without a final value",
+                ir.function.name, ir.function.regs[i].name
+            )));
         };
         match o {
             UniformOut::Sgpr { code, shift } => {

@@ -41,8 +41,10 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 
+mod wide;
+
 use super::block_inplace::Plan;
-use super::translate::{int_cc, RegLoc};
+use super::translate::{int_cc, LaneOut, RegLoc};
 use super::JitError;
 use crate::ir::builtins::Func;
 use crate::ir::{
@@ -75,7 +77,7 @@ fn dword(ty: Ty) -> bool {
 
 /// Whether `ty` is an integer the SIMD lanes hold.
 fn int(ty: Ty) -> bool {
-    (word(ty) && !is_f32(ty)) || narrow(ty) || dword(ty)
+    (word(ty) && !is_f32(ty)) || narrow(ty) || dword(ty) || wide::tword(ty)
 }
 
 fn is_f32(ty: Ty) -> bool {
@@ -191,9 +193,6 @@ pub(super) fn supported(plan: &Plan<'_>, locs: &[RegLoc], lanes: u32) -> bool {
     if !ir.lane_loop || !lanes.is_multiple_of(4) || lanes > 64 || locs.len() != f.regs.len() {
         return false;
     }
-    if plan.lane_masks.iter().any(|&m| m) {
-        return false;
-    }
     if f.locals
         .iter()
         .any(|l| l.len.is_some() || !(word(l.ty) || int(l.ty)))
@@ -201,11 +200,27 @@ pub(super) fn supported(plan: &Plan<'_>, locs: &[RegLoc], lanes: u32) -> bool {
         return false;
     }
     let bits = lane_bit_regs(f);
+    let mut uniform = vec![false; f.regs.len()];
+    let mut pairs = vec![false; f.regs.len()];
     for (i, r) in f.regs.iter().enumerate() {
         if !(r.read || r.written) {
             continue;
         }
         let per_lane = ir.layout.per_lane[i];
+        if plan.lane_masks[i] {
+            // A per-lane register whose bit 0 is gathered into a lane mask (the carry-out
+            // `D1` of `v_mad_u64_u32`): written only, through constant slices.
+            let ok = per_lane
+                && !bits[i]
+                && !r.read
+                && r.width == 32
+                && r.role != RegRole::Lane
+                && plan.lane_outs[i].is_empty();
+            if !ok {
+                return false;
+            }
+            continue;
+        }
         if bits[i] {
             // A lane mask: whole in a wave-uniform value, its bits read and written per lane.
             let ok = !per_lane
@@ -226,25 +241,44 @@ pub(super) fn supported(plan: &Plan<'_>, locs: &[RegLoc], lanes: u32) -> bool {
             }
             continue;
         }
-        if r.width != 32 || plan.has_out[i] {
+        // A 64-bit per-lane register: a VGPR pair, its words in two rows.
+        let pair_reg = r.width == 64 && per_lane;
+        if !(r.width == 32 || pair_reg) || plan.has_out[i] {
             return false;
         }
+        pairs[i] = pair_reg;
         if !per_lane && r.written {
             return false;
         }
-        if plan.lane_outs[i].iter().any(|o| o.shift != 0) {
+        let outs_ok = |o: &LaneOut| {
+            if pair_reg {
+                (o.shift == 0 || o.shift == 32) && !o.ftz
+            } else {
+                o.shift == 0
+            }
+        };
+        if !plan.lane_outs[i].iter().all(outs_ok) {
             return false;
         }
         match locs[i] {
             RegLoc::Vgpr {
-                pair, shift, mask, ..
+                pair,
+                shift,
+                mask,
+                ftz,
+                ..
             } => {
-                if !per_lane || pair || shift != 0 || mask < u32::MAX as u64 {
+                let whole = if pair_reg {
+                    pair && mask == u64::MAX && !ftz
+                } else {
+                    !pair && mask >= u32::MAX as u64
+                };
+                if !per_lane || shift != 0 || !whole {
                     return false;
                 }
             }
             // A wave-uniform value (a per-lane register may hold one: a constant operand).
-            RegLoc::Value(_) => {}
+            RegLoc::Value(_) => uniform[i] = !r.written,
             RegLoc::Slot => {
                 if r.read {
                     return false;
@@ -256,6 +290,9 @@ pub(super) fn supported(plan: &Plan<'_>, locs: &[RegLoc], lanes: u32) -> bool {
         f,
         bits,
         assigned: vec![false; f.locals.len()],
+        uniform,
+        pairs,
+        gathered: plan.lane_masks.clone(),
     };
     f.body.iter().all(|s| cx.stmt_ok(s))
 }
@@ -267,32 +304,82 @@ struct Check<'f> {
     bits: Vec<bool>,
     /// The locals assigned by the statements walked so far.
     assigned: Vec<bool>,
+    /// The registers held as wave-uniform values (read as scalars by [`Check::uniform_ok`]).
+    uniform: Vec<bool>,
+    /// The 64-bit per-lane registers (VGPR pairs).
+    pairs: Vec<bool>,
+    /// The per-lane registers whose bit 0 is gathered into a lane mask.
+    gathered: Vec<bool>,
 }
 
 impl Check<'_> {
     fn stmt_ok(&mut self, s: &Stmt) -> bool {
-        let Stmt::Assign { place, value, .. } = s else {
-            return false;
-        };
-        if !self.expr_ok(value) {
-            return false;
+        match s {
+            Stmt::Assign { place, value, .. } => {
+                self.expr_ok(value) && self.place_ok(place, value.ty)
+            }
+            // `{a, b} = x`: parts of a 64- or 65-bit value, most significant first.
+            Stmt::AssignConcat { places, value, .. } => {
+                let total: u32 = places.iter().map(|(_, w)| *w).sum();
+                if total != value.ty.width() || !self.expr_ok(value) {
+                    return false;
+                }
+                let mut pos = total;
+                places.iter().all(|(p, w)| {
+                    pos -= w;
+                    wide::part_ok(value.ty, pos, *w) && self.place_ok(p, Ty::B(*w))
+                })
+            }
+            _ => false,
         }
+    }
+
+    /// Whether a value of type `ty` can be stored into `place`.
+    fn place_ok(&mut self, place: &Place, ty: Ty) -> bool {
         if let Some(r) = lane_bit_place(self.f, place) {
-            return self.bits.get(r.0 as usize) == Some(&true) && narrow(value.ty);
+            return self.bits.get(r.0 as usize) == Some(&true) && narrow(ty);
         }
+        let at = |v: &Vec<bool>, r: RegId| v.get(r.0 as usize).copied().unwrap_or(false);
         match place {
             Place::Reg(r) => {
                 !self.bits.get(r.0 as usize).copied().unwrap_or(true)
+                    && !at(&self.gathered, *r)
                     && self
                         .f
                         .regs
                         .get(r.0 as usize)
-                        .is_some_and(|info| info.width == 32 && info.role != RegRole::Lane)
-                    && word(value.ty)
+                        .is_some_and(|info| info.role != RegRole::Lane)
+                    && if at(&self.pairs, *r) {
+                        dword(ty)
+                    } else {
+                        self.f.regs[r.0 as usize].width == 32 && word(ty)
+                    }
+            }
+            // A constant bit range of a per-lane word (the gathered carry `D1[0 +: 1]`).
+            Place::Slice {
+                base,
+                lo,
+                width,
+                reversed: false,
+            } => {
+                let Place::Reg(r) = **base else {
+                    return false;
+                };
+                let Some(info) = self.f.regs.get(r.0 as usize) else {
+                    return false;
+                };
+                info.width == 32
+                    && info.role != RegRole::Lane
+                    && !at(&self.bits, r)
+                    && !at(&self.pairs, r)
+                    && *width == ty.width()
+                    && (narrow(ty) || word(ty))
+                    && !is_f32(ty)
+                    && lo.as_const_u64().is_some_and(|l| l + *width as u64 <= 32)
             }
             Place::Local(l) => {
                 let ok = self.f.locals.get(l.0 as usize).is_some_and(|info| {
-                    info.len.is_none() && info.ty == value.ty && (word(info.ty) || int(info.ty))
+                    info.len.is_none() && info.ty == ty && (word(info.ty) || int(info.ty))
                 });
                 if ok {
                     self.assigned[l.0 as usize] = true;
@@ -308,7 +395,8 @@ impl Check<'_> {
         match &e.kind {
             ExprKind::Const(_) => word(t) || int(t),
             ExprKind::Reg(r) => {
-                word(t)
+                let pair = self.pairs.get(r.0 as usize) == Some(&true);
+                (if pair { dword(t) } else { word(t) })
                     && !self.bits.get(r.0 as usize).copied().unwrap_or(true)
                     && self
                         .f
@@ -326,6 +414,9 @@ impl Check<'_> {
                 *op == UnOp::BitNot && arg.ty == t && word(t) && !is_f32(t) && self.expr_ok(arg)
             }
             ExprKind::Binary { op, lhs, rhs } => {
+                if let Some(ok) = self.wide_binary_ok(*op, lhs, rhs, t) {
+                    return ok;
+                }
                 lhs.ty == t
                     && rhs.ty == t
                     && self.expr_ok(lhs)
@@ -365,6 +456,7 @@ impl Check<'_> {
                     && then.ty == t
                     && otherwise.ty == t
                     && (word(t) || int(t))
+                    && !wide::tword(t)
                     && self.expr_ok(cond)
                     && self.expr_ok(then)
                     && self.expr_ok(otherwise)
@@ -374,13 +466,17 @@ impl Check<'_> {
                 self.expr_ok(arg)
                     && match conv {
                         Conv::Resize | Conv::Bitcast if word(t) && word(a) => true,
-                        Conv::Bitcast => (dword(t) && dword(a)) || (narrow(t) && narrow(a)),
+                        Conv::Bitcast => {
+                            (dword(t) && dword(a))
+                                || (narrow(t) && narrow(a))
+                                || (wide::tword(t) && wide::tword(a))
+                        }
                         // Zero extension (signed sources would sign-extend) and truncation.
                         Conv::Resize => {
                             int(t) && int(a) && !a.is_signed() && !is_f32(t) && !is_f32(a)
                         }
-                        Conv::ToBool => t == Ty::Bool && int(a),
-                        Conv::FromBool => a == Ty::Bool && int(t),
+                        Conv::ToBool => t == Ty::Bool && int(a) && !wide::tword(a),
+                        Conv::FromBool => a == Ty::Bool && int(t) && !wide::tword(t),
                         _ => false,
                     }
             }
@@ -417,20 +513,28 @@ struct Group<'a, 'b> {
     regs: Vec<Option<RegVal>>,
     /// Each local's current value.
     locals: Vec<Option<LaneVal>>,
+    /// The scalar (`i64`) of each register held as a wave-uniform value.
+    scalars: Vec<Option<Value>>,
 }
 
 #[derive(Clone, Copy)]
 enum RegVal {
     Var(Variable),
     Splat(Value),
+    /// A 64-bit per-lane register: its low and high words.
+    Pair(Variable, Variable),
+    /// A wave-uniform 64-bit value, splatted.
+    SplatPair(Value, Value),
 }
 
 /// A value of four lanes: one `i32x4` (32-bit values, bits as 0 or 1, booleans as all ones
-/// or zero) or the low and high words of 64-bit values.
+/// or zero), the low and high words of 64-bit values, or those and bit 64 (0 or 1) of 65-bit
+/// values.
 #[derive(Clone, Copy)]
 enum LaneVal {
     W(Value),
     D(Value, Value),
+    T(Value, Value, Value),
 }
 
 impl Group<'_, '_> {
@@ -466,20 +570,62 @@ impl Group<'_, '_> {
     }
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), JitError> {
-        let Stmt::Assign { place, value, .. } = s else {
-            return Err(unsupported());
-        };
-        let v = self.expr(value)?;
+        match s {
+            Stmt::Assign { place, value, .. } => {
+                let v = self.expr(value)?;
+                self.store(place, v)
+            }
+            Stmt::AssignConcat { places, value, .. } => {
+                let v = self.expr(value)?;
+                let mut pos = value.ty.width();
+                for (p, w) in places {
+                    pos = pos.checked_sub(*w).ok_or_else(unsupported)?;
+                    let part = self.part(v, pos, *w)?;
+                    self.store(p, part)?;
+                }
+                Ok(())
+            }
+            _ => Err(unsupported()),
+        }
+    }
+
+    fn store(&mut self, place: &Place, v: LaneVal) -> Result<(), JitError> {
         let r = match place {
             Place::Local(l) => {
                 *self.locals.get_mut(l.0 as usize).ok_or_else(unsupported)? = Some(v);
                 return Ok(());
             }
             Place::Reg(r) => *r,
+            Place::Slice {
+                base, lo, width, ..
+            } if lane_bit_place(self.f, place).is_none() => {
+                // A constant bit range of a per-lane word: the other bits kept.
+                let (Place::Reg(r), Some(lo), LaneVal::W(x)) = (&**base, lo.as_const_u64(), v)
+                else {
+                    return Err(unsupported());
+                };
+                let Some(RegVal::Var(var)) = self.regs.get(r.0 as usize).copied().flatten() else {
+                    return Err(unsupported());
+                };
+                let field = (((1u64 << width) - 1) << lo) as u32;
+                let old = self.b.use_var(var);
+                let keep = self.splat(!field);
+                let kept = self.b.ins().band(old, keep);
+                let x = self.b.ins().ishl_imm_u(x, lo as i64);
+                let m = self.splat(field);
+                let x = self.b.ins().band(x, m);
+                let new = self.b.ins().bor(kept, x);
+                self.b.def_var(var, new);
+                return Ok(());
+            }
             _ => lane_bit_place(self.f, place).ok_or_else(unsupported)?,
         };
         match (self.regs.get(r.0 as usize).copied().flatten(), v) {
             (Some(RegVal::Var(var)), LaneVal::W(v)) => self.b.def_var(var, v),
+            (Some(RegVal::Pair(lo, hi)), LaneVal::D(l, h)) => {
+                self.b.def_var(lo, l);
+                self.b.def_var(hi, h);
+            }
             _ => return Err(unsupported()),
         }
         Ok(())
@@ -488,14 +634,14 @@ impl Group<'_, '_> {
     fn word(&mut self, e: &Expr) -> Result<Value, JitError> {
         match self.expr(e)? {
             LaneVal::W(v) => Ok(v),
-            LaneVal::D(..) => Err(unsupported()),
+            _ => Err(unsupported()),
         }
     }
 
     fn dword(&mut self, e: &Expr) -> Result<(Value, Value), JitError> {
         match self.expr(e)? {
             LaneVal::D(lo, hi) => Ok((lo, hi)),
-            LaneVal::W(_) => Err(unsupported()),
+            _ => Err(unsupported()),
         }
     }
 
@@ -519,17 +665,22 @@ impl Group<'_, '_> {
         Ok(match &e.kind {
             ExprKind::Const(c) => {
                 let x = c.low_u128();
-                if dword(e.ty) {
+                if wide::tword(e.ty) {
+                    let (lo, hi) = (self.splat(x as u32), self.splat((x >> 32) as u32));
+                    LaneVal::T(lo, hi, self.splat((x >> 64) as u32 & 1))
+                } else if dword(e.ty) {
                     D(self.splat(x as u32), self.splat((x >> 32) as u32))
                 } else {
                     W(self.splat(x as u32))
                 }
             }
-            ExprKind::Reg(r) => W(match self.regs.get(r.0 as usize).copied().flatten() {
-                Some(RegVal::Var(var)) => self.b.use_var(var),
-                Some(RegVal::Splat(v)) => v,
+            ExprKind::Reg(r) => match self.regs.get(r.0 as usize).copied().flatten() {
+                Some(RegVal::Var(var)) => W(self.b.use_var(var)),
+                Some(RegVal::Splat(v)) => W(v),
+                Some(RegVal::Pair(lo, hi)) => D(self.b.use_var(lo), self.b.use_var(hi)),
+                Some(RegVal::SplatPair(lo, hi)) => D(lo, hi),
                 None => return Err(unsupported()),
-            }),
+            },
             ExprKind::Local(l) => self
                 .locals
                 .get(l.0 as usize)
@@ -539,6 +690,15 @@ impl Group<'_, '_> {
             ExprKind::Unary { arg, .. } => {
                 let a = self.word(arg)?;
                 W(self.b.ins().bnot(a))
+            }
+            ExprKind::Binary { op, lhs, rhs }
+                if matches!(op, BinOp::Mul | BinOp::Add | BinOp::Shl | BinOp::Shr)
+                    && (wide::tword(e.ty)
+                        || matches!(op, BinOp::Shl | BinOp::Shr)
+                        || (dword(e.ty) && *op == BinOp::Mul)) =>
+            {
+                self.wide_binary(*op, lhs, rhs, e.ty)?
+                    .ok_or_else(unsupported)?
             }
             ExprKind::Binary { op, lhs, rhs } if dword(e.ty) => {
                 let (al, ah) = self.dword(lhs)?;
@@ -682,6 +842,9 @@ impl Group<'_, '_> {
                     W(x)
                 }
             }
+            (Conv::Resize | Conv::Bitcast, v) if wide::tword(t) || matches!(v, LaneVal::T(..)) => {
+                self.resize(v, t.width())
+            }
             (Conv::Resize | Conv::Bitcast, W(x)) if dword(t) => D(x, zero),
             (Conv::Resize | Conv::Bitcast, W(x)) if narrow(t) && !narrow(arg.ty) => {
                 W(self.b.ins().band(x, one))
@@ -765,7 +928,16 @@ pub(super) fn emit(
     let mut uniform = vec![None; f.regs.len()];
     let mut mask_in = vec![None; f.regs.len()];
     let mut acc = vec![None; f.regs.len()];
+    let mut scalars = vec![None; f.regs.len()];
     for (i, r) in f.regs.iter().enumerate() {
+        if plan.lane_masks[i] {
+            // Gathered from the lanes the loop visits; the others read zero.
+            let var = b.declare_var(types::I64);
+            let zero = b.ins().iconst(types::I64, 0);
+            b.def_var(var, zero);
+            acc[i] = Some(var);
+            continue;
+        }
         let RegLoc::Value(v) = locs[i] else {
             if bits[i] && r.written {
                 let var = b.declare_var(types::I64);
@@ -787,11 +959,21 @@ pub(super) fn emit(
                 acc[i] = Some(var);
             }
         } else if r.read {
-            let w = match b.func.dfg.value_type(v) {
-                types::I32 => v,
-                _ => b.ins().ireduce(types::I32, v),
+            let v64 = match b.func.dfg.value_type(v) {
+                types::I64 => v,
+                ty if ty.bits() < 64 => b.ins().uextend(types::I64, v),
+                _ => b.ins().ireduce(types::I64, v),
             };
-            uniform[i] = Some(b.ins().splat(types::I32X4, w));
+            scalars[i] = Some(v64);
+            let lo = b.ins().ireduce(types::I32, v64);
+            let lo = b.ins().splat(types::I32X4, lo);
+            uniform[i] = Some(if r.width == 64 && per_lane[i] {
+                let hi = b.ins().ushr_imm_u(v64, 32);
+                let hi = b.ins().ireduce(types::I32, hi);
+                RegVal::SplatPair(lo, b.ins().splat(types::I32X4, hi))
+            } else {
+                RegVal::Splat(lo)
+            });
         }
     }
     let head = b.create_block();
@@ -832,6 +1014,7 @@ pub(super) fn emit(
         f,
         regs: vec![None; f.regs.len()],
         locals: vec![None; f.locals.len()],
+        scalars,
     };
     // Sources first (all loads before any store), then the per-lane results' variables.
     for (i, r) in f.regs.iter().enumerate() {
@@ -846,14 +1029,33 @@ pub(super) fn emit(
             continue;
         }
         if let (Some(v), false) = (uniform[i], r.written) {
-            g.regs[i] = Some(RegVal::Splat(v));
+            g.regs[i] = Some(v);
             continue;
         }
         if !per_lane[i] || r.role == RegRole::Lane || !(r.read || r.written) {
             continue;
         }
+        if r.width == 64 {
+            // A VGPR pair: its two rows.
+            let (lo, hi) = match (locs[i], uniform[i]) {
+                (RegLoc::Value(_), Some(RegVal::SplatPair(lo, hi))) if r.read => (lo, hi),
+                (RegLoc::Vgpr { row, .. }, _) if r.read => (
+                    g.b.ins().load(types::I32X4, mem(), p, row_off(row)),
+                    g.b.ins().load(types::I32X4, mem(), p, row_off(row + 1)),
+                ),
+                _ => (g.splat(0), g.splat(0)),
+            };
+            let (vl, vh) = (g.b.declare_var(types::I32X4), g.b.declare_var(types::I32X4));
+            g.b.def_var(vl, lo);
+            g.b.def_var(vh, hi);
+            g.regs[i] = Some(RegVal::Pair(vl, vh));
+            continue;
+        }
         let v = match locs[i] {
-            RegLoc::Value(_) if r.read => uniform[i].ok_or_else(unsupported)?,
+            RegLoc::Value(_) if r.read => match uniform[i] {
+                Some(RegVal::Splat(v)) => v,
+                _ => return Err(unsupported()),
+            },
             RegLoc::Vgpr { row, ftz, .. } if r.read => {
                 let x = g.b.ins().load(types::I32X4, mem(), p, row_off(row));
                 if ftz {
@@ -878,7 +1080,12 @@ pub(super) fn emit(
         let (Some(a), Some(RegVal::Var(var))) = (*a, g.regs[i]) else {
             continue;
         };
-        let v = g.b.use_var(var);
+        let mut v = g.b.use_var(var);
+        if plan.lane_masks[i] {
+            // Bit 0 of a per-lane word.
+            let one = g.splat(1);
+            v = g.b.ins().band(v, one);
+        }
         let set = g.b.ins().icmp(IntCC::NotEqual, v, zero4);
         let got = g.b.ins().vhigh_bits(types::I64, set);
         let got = g.b.ins().band(got, nib);
@@ -894,13 +1101,21 @@ pub(super) fn emit(
         if lane_outs.is_empty() {
             continue;
         }
-        let Some(RegVal::Var(var)) = g.regs[i] else {
-            return Err(unsupported());
-        };
-        let v = g.b.use_var(var);
-        for o in lane_outs {
-            let x = if o.ftz { g.flush(v) } else { v };
-            outs.push((o.row, x));
+        match g.regs[i] {
+            Some(RegVal::Var(var)) => {
+                let v = g.b.use_var(var);
+                for o in lane_outs {
+                    let x = if o.ftz { g.flush(v) } else { v };
+                    outs.push((o.row, x));
+                }
+            }
+            Some(RegVal::Pair(lo, hi)) => {
+                for o in lane_outs {
+                    let var = if o.shift == 32 { hi } else { lo };
+                    outs.push((o.row, g.b.use_var(var)));
+                }
+            }
+            _ => return Err(unsupported()),
         }
     }
     let (full, partial, next) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
