@@ -28,6 +28,15 @@ pub const DEFAULT_BLOCK_THRESHOLD: u32 = 1000;
 /// The most instructions one block holds.
 const MAX_BLOCK: usize = 256;
 
+/// What one run of a block did.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BlockRun {
+    /// Instructions executed (no-ops and a final `s_endpgm` included).
+    pub(super) steps: u64,
+    /// The block ran the wave's `s_endpgm`: the wave has ended (PC at it, as a step leaves it).
+    pub(super) ended: bool,
+}
+
 /// The block state of one instruction index.
 pub(super) enum Tier {
     /// Not compiled yet: arrivals so far.
@@ -58,6 +67,9 @@ pub(super) struct Block {
     lanes_off: usize,
     /// No-ops after the last compiled instruction (they issue with the EXEC it leaves).
     trailing_noops: u64,
+    /// The address of the `s_endpgm` that ends the block, when one does (it counts as a step
+    /// after the trailing no-ops and ends the wave).
+    endpgm: Option<u64>,
     /// For each compiled instruction: the steps of an iteration before it (no-ops included)
     /// and the address after it, for a block that stops at it.
     marks: Vec<(u64, u64)>,
@@ -70,7 +82,8 @@ pub(super) struct Block {
 impl Executor {
     /// Runs the block starting at `wave.pc` if one is compiled (compiling it when the
     /// instruction has become hot) and it executes at most `budget` instructions. Returns the
-    /// instructions executed, or `None` when no block ran (the caller steps instead).
+    /// instructions executed and whether the wave ended, or `None` when no block ran (the
+    /// caller steps instead).
     ///
     /// # Errors
     /// As [`Executor::step`]: a faulting instruction leaves the state as it was before it,
@@ -80,13 +93,13 @@ impl Executor {
         program: &Program,
         wave: &mut WaveState,
         budget: u64,
-    ) -> Result<Option<u64>, WaveError> {
-        if self.jit.is_none()
-            || !self.block_compile
-            || self.plans_of != (program.id, program.insts.len())
-        {
+    ) -> Result<Option<BlockRun>, WaveError> {
+        if self.jit.is_none() || !self.block_compile {
             return Ok(None);
         }
+        // Arrivals count from the program's first instruction on (a no-op at the entry does
+        // not build plans, so the first step may not have adopted the program yet).
+        self.adopt(program);
         let Some(idx) = program.position(wave.pc) else {
             return Ok(None);
         };
@@ -157,7 +170,10 @@ impl Executor {
                 block_mem::AFTER => {
                     self.block_lane_ops = counted;
                     wave.pc = next;
-                    return Ok(Some(done + 1));
+                    return Ok(Some(BlockRun {
+                        steps: done + 1,
+                        ended: false,
+                    }));
                 }
                 // Left to the step path: stop before it (nothing of it done).
                 block_mem::BEFORE => {
@@ -166,7 +182,10 @@ impl Executor {
                         return Ok(None);
                     }
                     self.block_lane_ops = counted - wave.exec().count_ones() as u64;
-                    return Ok(Some(done));
+                    return Ok(Some(BlockRun {
+                        steps: done,
+                        ended: false,
+                    }));
                 }
                 block_mem::FAULT => {
                     wave.pc = addr;
@@ -188,7 +207,15 @@ impl Executor {
                 }
             }
         }
-        self.block_lane_ops = counted + b.trailing_noops * wave.exec().count_ones() as u64;
+        let tail = b.trailing_noops + b.endpgm.is_some() as u64;
+        self.block_lane_ops = counted + tail * wave.exec().count_ones() as u64;
+        if let Some(at) = b.endpgm {
+            wave.pc = at;
+            return Ok(Some(BlockRun {
+                steps: b.steps,
+                ended: true,
+            }));
+        }
         let target = match b.pc_off {
             Some(off) => b.arena[off / 16] as u64,
             None => b.fall_through,
@@ -201,7 +228,10 @@ impl Executor {
             });
         }
         wave.pc = target;
-        Ok(Some(iters * b.steps))
+        Ok(Some(BlockRun {
+            steps: iters * b.steps,
+            ended: false,
+        }))
     }
 
     /// Builds and compiles the block starting at instruction `idx` from the cached plans;
@@ -226,6 +256,7 @@ impl Executor {
         let mut steps = 0u64;
         let mut pc_off = None;
         let mut last = None;
+        let mut endpgm = None;
         for (i, d) in program.insts.iter().enumerate().skip(idx).take(MAX_BLOCK) {
             match d.class {
                 Class::Noop => {
@@ -234,7 +265,15 @@ impl Executor {
                     last = Some(d);
                     continue;
                 }
-                Class::End | Class::Barrier(_) | Class::AgprMove => break,
+                // The wave's end closes the block (a block of nothing else is not built).
+                Class::End => {
+                    if !spec.insts.is_empty() {
+                        endpgm = Some(d.addr);
+                        steps += 1;
+                    }
+                    break;
+                }
+                Class::Barrier(_) | Class::AgprMove => break,
                 Class::Execute => {}
             }
             let (inst, pc_off_here) = match self.plans.get(i) {
@@ -313,6 +352,7 @@ impl Executor {
             fall_through: last.addr + last.size as u64,
             lanes_off,
             trailing_noops: noops as u64,
+            endpgm,
             marks,
             mem,
         })
