@@ -494,7 +494,7 @@ pub(super) fn emit<'b>(
         });
     }
     if e.simd && block_simd::supported(plan, &locs, e.lanes) {
-        let finals = block_simd::emit(&mut b, plan, &locs, r.vgpr, exec)?;
+        let finals = block_simd::emit(&mut b, plan, &locs, r.vgpr, exec, e.lanes)?;
         finish(&mut b, r, inst, plan, cache, exec, &finals)?;
         return Ok((b, true));
     }

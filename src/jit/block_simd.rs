@@ -907,7 +907,8 @@ fn row_off(row: u32) -> i32 {
 
 /// Emits the instruction of `plan` over groups of four lanes (the caller checked
 /// [`supported`]): `vgpr` is the VGPR file, `exec` EXEC at issue (`i64`, masked to the wave's
-/// lanes). The builder comes back at a block after the instruction. Returns the final value
+/// `lanes`). With every lane active the groups run in order, all whole; otherwise the loop
+/// visits the groups that have an EXEC bit. The builder comes back at a block after the instruction. Returns the final value
 /// (`i64`) of each lane mask the instruction writes: the old value (zero when unread) with
 /// the bits of the lanes EXEC enables replaced by theirs, as the scalar lane loop leaves it.
 ///
@@ -919,6 +920,7 @@ pub(super) fn emit(
     locs: &[RegLoc],
     vgpr: Value,
     exec: Value,
+    lanes: u32,
 ) -> Result<Vec<Option<Value>>, JitError> {
     let f = &*plan.ir.function;
     let per_lane = &plan.ir.layout.per_lane;
@@ -976,13 +978,49 @@ pub(super) fn emit(
             });
         }
     }
+    let pre = Prelude {
+        plan,
+        locs,
+        bits,
+        uniform,
+        mask_in,
+        acc,
+        scalars,
+    };
+    let done = b.create_block();
+    // Every lane active (the common case): each group whole, no search for the next one.
+    let all_lanes = if lanes >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << lanes) - 1
+    };
+    let (fast, search) = (b.create_block(), b.create_block());
+    b.append_block_param(fast, vgpr_ty(b, vgpr));
+    b.append_block_param(fast, types::I64);
+    let all = b.ins().icmp_imm_u(IntCC::Equal, exec, all_lanes as i64);
+    let zero = b.ins().iconst(types::I64, 0);
+    b.ins()
+        .brif(all, fast, &[vgpr.into(), zero.into()], search, &[]);
+    b.switch_to_block(fast);
+    let (p, base) = (b.block_params(fast)[0], b.block_params(fast)[1]);
+    let nib = b.ins().iconst(types::I64, 15);
+    group(b, &pre, p, base, nib, true)?;
+    let p = b.ins().iadd_imm_s(p, 16);
+    let base = b.ins().iadd_imm_s(base, 4);
+    let more = b
+        .ins()
+        .icmp_imm_u(IntCC::UnsignedLessThan, base, lanes as i64);
+    b.ins()
+        .brif(more, fast, &[p.into(), base.into()], done, &[]);
+    b.seal_block(fast);
+    b.switch_to_block(search);
+    b.seal_block(search);
+
     let head = b.create_block();
     b.append_block_param(head, types::I64);
     b.append_block_param(head, vgpr_ty(b, vgpr));
     b.append_block_param(head, types::I64);
-    let done = b.create_block();
     let any = b.ins().icmp_imm_u(IntCC::NotEqual, exec, 0);
-    let zero = b.ins().iconst(types::I64, 0);
     b.ins().brif(
         any,
         head,
@@ -1008,13 +1046,68 @@ pub(super) fn emit(
     };
     let p = b.ins().iadd(p, skip);
     let nib = b.ins().band_imm_u(rest, 15);
+    group(b, &pre, p, base, nib, false)?;
+    let rest = b.ins().ushr_imm_u(rest, 4);
+    let p = b.ins().iadd_imm_s(p, 16);
+    let base = b.ins().iadd_imm_s(base, 4);
+    let more = b.ins().icmp_imm_u(IntCC::NotEqual, rest, 0);
+    b.ins()
+        .brif(more, head, &[rest.into(), p.into(), base.into()], done, &[]);
+    b.seal_block(head);
+    b.switch_to_block(done);
+    b.seal_block(done);
+    Ok(pre
+        .acc
+        .iter()
+        .map(|a| a.map(|var| b.use_var(var)))
+        .collect())
+}
 
+/// What [`emit`] computes before the lane loop, for each group's body.
+struct Prelude<'p, 'a> {
+    plan: &'p Plan<'a>,
+    locs: &'p [RegLoc],
+    /// The registers accessed as lane bits.
+    bits: Vec<bool>,
+    /// Wave-uniform sources, splatted.
+    uniform: Vec<Option<RegVal>>,
+    /// Lane masks read, whole (`i64`).
+    mask_in: Vec<Option<Value>>,
+    /// The accumulators of the lane masks written.
+    acc: Vec<Option<Variable>>,
+    /// The scalars of the wave-uniform registers.
+    scalars: Vec<Option<Value>>,
+}
+
+/// Emits one group of four lanes starting at lane `base` (`i64`), whose words are at `p`
+/// (the VGPR file advanced to lane `base`), with its EXEC bits `nib` (`i64`, 0..=15); `whole`
+/// when all four are known to be set (results stored whole). The builder comes back in a
+/// block after the group.
+fn group(
+    b: &mut FunctionBuilder<'_>,
+    pre: &Prelude<'_, '_>,
+    p: Value,
+    base: Value,
+    nib: Value,
+    whole: bool,
+) -> Result<(), JitError> {
+    let Prelude {
+        plan,
+        locs,
+        bits,
+        uniform,
+        mask_in,
+        acc,
+        scalars,
+    } = pre;
+    let f = &*plan.ir.function;
+    let per_lane = &plan.ir.layout.per_lane;
     let mut g = Group {
         b,
         f,
         regs: vec![None; f.regs.len()],
         locals: vec![None; f.locals.len()],
-        scalars,
+        scalars: scalars.clone(),
     };
     // Sources first (all loads before any store), then the per-lane results' variables.
     for (i, r) in f.regs.iter().enumerate() {
@@ -1118,6 +1211,12 @@ pub(super) fn emit(
             _ => return Err(unsupported()),
         }
     }
+    if whole {
+        for &(row, x) in &outs {
+            g.b.ins().store(mem(), x, p, row_off(row));
+        }
+        return Ok(());
+    }
     let (full, partial, next) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
     let all = g.b.ins().icmp_imm_u(IntCC::Equal, nib, 15);
     g.b.ins().brif(all, full, &[], partial, &[]);
@@ -1143,19 +1242,9 @@ pub(super) fn emit(
         }
     }
     g.b.ins().jump(next, &[]);
-    let b = g.b;
-    b.switch_to_block(next);
-    b.seal_block(next);
-    let rest = b.ins().ushr_imm_u(rest, 4);
-    let p = b.ins().iadd_imm_s(p, 16);
-    let base = b.ins().iadd_imm_s(base, 4);
-    let more = b.ins().icmp_imm_u(IntCC::NotEqual, rest, 0);
-    b.ins()
-        .brif(more, head, &[rest.into(), p.into(), base.into()], done, &[]);
-    b.seal_block(head);
-    b.switch_to_block(done);
-    b.seal_block(done);
-    Ok(acc.iter().map(|a| a.map(|var| b.use_var(var))).collect())
+    g.b.switch_to_block(next);
+    g.b.seal_block(next);
+    Ok(())
 }
 
 fn vgpr_ty(b: &FunctionBuilder<'_>, vgpr: Value) -> Type {

@@ -141,7 +141,6 @@ impl Executor {
         } else {
             1
         };
-        b.arena[b.lanes_off / 16] = 0;
         let wp: *mut WaveState = wave;
         for c in &b.mem {
             c.wave.set(wp);
