@@ -112,6 +112,11 @@ impl Executor {
             if *c < self.block_threshold {
                 return Ok(None);
             }
+            // The block is built from the plans of instructions that have run: wait for its
+            // first instruction's (it runs once the caller steps it).
+            if !self.has_run(program, idx) {
+                return Ok(None);
+            }
             let start = std::time::Instant::now();
             let built = self.build_block(program, idx, wave);
             self.block_compile_time += start.elapsed();
@@ -231,6 +236,18 @@ impl Executor {
             steps: iters * b.steps,
             ended: false,
         }))
+    }
+
+    /// Whether the first instruction from `idx` on that is not a no-op has run (stepping it
+    /// cached its plan, or its entry when it is off the fast path); true when there is none.
+    fn has_run(&self, program: &Program, idx: usize) -> bool {
+        let Some(i) = (idx..program.insts.len()).find(|&i| program.insts[i].class != Class::Noop)
+        else {
+            return true;
+        };
+        program.insts[i].class != Class::Execute
+            || matches!(self.plans.get(i), Some(Some(_)))
+            || matches!(self.slow.get(i), Some(Some(_)))
     }
 
     /// Builds and compiles the block starting at instruction `idx` from the cached plans;
