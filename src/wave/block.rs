@@ -4,8 +4,9 @@
 //!
 //! A block starts at an instruction the wave reached by a branch or after a step, and runs
 //! through the instructions after it whose binding plans lower to the block ABI
-//! (`fetch::block`), ending before the first that does not (memory, DPP, VOPD, register-file
-//! addressing, 16-bit or clamped results, `s_endpgm`, barriers) and after a branch. Lane-mask
+//! (`fetch::block`), ending before the first that does not (memory without a prepared form,
+//! DPP, VOPD, register-file addressing, 16-bit or clamped results, barriers), after a branch,
+//! and after `s_endpgm` (the run reports that the wave ended). Lane-mask
 //! outputs (VCC, carry-outs, compares, EXEC) stay inside: each instruction reads EXEC from the
 //! register file. No-ops (`s_nop`, `s_waitcnt`, ...) inside it count as steps and emit no code.
 //!
