@@ -702,8 +702,9 @@ fn issue_14_simd_vadd_first_block() {
 
 /// Shifts by wave-uniform amounts (inline constants and SGPRs, amounts past the width masked
 /// by the instruction) of 64-bit VGPR pairs and 32-bit lanes, each amount class of the 64-bit
-/// shift (zero, under 32, 32, over 32, 63), with results that are also sources. Not in SIMD
-/// lanes: an amount per lane (`v13`) and the arithmetic 64-bit shift.
+/// shift (zero, under 32, 32, over 32, 63), with results that are also sources, and
+/// `v_mul_hi_u32` (a widening multiply shifted by 32). Not in SIMD lanes: an amount per lane
+/// (`v13`) and the arithmetic 64-bit shift.
 const SHIFTS: &str = "
 s_mov_b32 s20, 2
 loop:
@@ -721,6 +722,7 @@ v_ashrrev_i32 v25, s5, v0
 v_lshlrev_b32 v26, s6, v1
 v_lshlrev_b32 v12, v13, v14
 v_ashrrev_i64 v[28:29], s5, v[0:1]
+v_mul_hi_u32 v27, v0, v1
 s_sub_u32 s20, s20, 1
 s_cmp_lg_u32 s20, 0
 s_cbranch_scc1 loop
@@ -745,7 +747,7 @@ fn issue_14_simd_shifts() {
                 init.write_sgpr(4 + k as u32, a);
             }
             let (w, st) = run(arch, SHIFTS, &init, Engine::Jit, true);
-            assert_eq!((st.blocks, st.simd), (1, 12), "{arch:?} wave{wave}: {st:?}");
+            assert_eq!((st.blocks, st.simd), (1, 13), "{arch:?} wave{wave}: {st:?}");
             let (interp, _) = run(arch, SHIFTS, &init, Engine::Interp, false);
             assert!(
                 w == interp,
@@ -788,12 +790,10 @@ fn issue_14_simd_shifts() {
                 let v24 = init.vgpr(lane, 24) >> a0 >> a0;
                 let v25 = ((x as u32 as i32) >> a1) as u32;
                 let v26 = ((x >> 32) as u32) << a2;
-                let got = [24, 25, 26].map(|r| w.vgpr(lane, r));
-                assert_eq!(
-                    got,
-                    [v24, v25, v26],
-                    "{arch:?} wave{wave} lane {lane} (32-bit)"
-                );
+                let v27 = ((x as u32 as u64 * (x >> 32)) >> 32) as u32;
+                let got = [24, 25, 26, 27].map(|r| w.vgpr(lane, r));
+                let want = [v24, v25, v26, v27];
+                assert_eq!(got, want, "{arch:?} wave{wave} lane {lane} (32-bit)");
             }
         }
     }
