@@ -529,3 +529,56 @@ s_endpgm
         assert_eq!(want.pc, program.base + 28, "PC at s_endpgm");
     }
 }
+
+/// An RDNA 4 VALU instruction with an SGPR result (`v_s_rsq_f32 s1, ...`) that issues with
+/// no lane active keeps the SGPR: it is not a block instruction, so a block around it does
+/// not write the SGPR unconditionally. The fuzzer's program 2889 of seed 1411 (rdna4 wave64,
+/// EXEC zero after a `v_cmpx`), regenerated here, wrote 0 over `s1 = 0xf03b` in blocks.
+#[test]
+fn issue_14_valu_sgpr_result_with_no_lane_active() {
+    use amdpcode::fuzz::{self, Generator};
+    let (arch, wave) = (Arch::Rdna4, 64u32);
+    let db = common::spec().db(arch);
+    let isa = amdpcode::isa::Isa::new(db);
+    let runs = |name: &str| {
+        db.get_all(name)
+            .iter()
+            .any(|i| amdpcode::exec::prepare(arch, i).is_ok())
+    };
+    let keep = |info: &amdpcode::isa::tables::InstInfo| {
+        runs(&info.name)
+            || info
+                .name
+                .strip_suffix("_E64")
+                .is_some_and(|b| runs(&format!("{b}_E32")))
+    };
+    let gen = Generator::new(&isa, &keep).unwrap();
+    let index = 2889u64;
+    let mut rng = Rng::new(1411 ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let items = gen.program(&isa, &mut rng, 16);
+    let init = fuzz::initial_state(arch, wave, &mut rng);
+    let bytes = gen.layout(&items);
+    let listing = fuzz::listing(&isa, &bytes);
+    assert!(listing.contains("v_s_rsq_f32 s1"), "{listing}");
+    let program = Program::from_bytes(&isa, &bytes, &[]).unwrap();
+    let mut results = Vec::new();
+    for blocks in [None, Some(1)] {
+        let mut ex = Executor::new(db, Engine::Jit).unwrap();
+        ex.block_compile = blocks.is_some();
+        ex.block_threshold = 1;
+        for _ in 0..2 {
+            let mut w = init.clone();
+            let steps = ex.run_fast(&program, &mut w).unwrap();
+            results.push((steps, w));
+        }
+        assert_eq!(ex.blocks_compiled() > 0, blocks.is_some());
+    }
+    let mut interp = Executor::new(db, Engine::Interp).unwrap();
+    let mut want = init.clone();
+    let steps = interp.run_fast(&program, &mut want).unwrap();
+    assert_eq!((want.exec(), want.read_sgpr(1)), (0, 0xf03b));
+    for (k, (n, w)) in results.iter().enumerate() {
+        assert_eq!((*n, w.read_sgpr(1)), (steps, 0xf03b), "run {k}");
+        assert!(*w == want, "run {k}: differs from the interpreter");
+    }
+}
