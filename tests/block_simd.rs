@@ -528,7 +528,7 @@ fn issue_14_simd_carry_chain_random() {
 
 /// The vector instructions of the vector add's main block (`tests/dispatch/fixture-gfx1100.hsaco`,
 /// kernel `vadd`, as `llvm-objdump-22 -d --mcpu=gfx1100` prints them; its loads and store
-/// left out) in a loop: all but `v_lshlrev_b64` (64-bit shift of a register pair) run four lanes
+/// left out) in a loop: all of them, the 64-bit shift of a register pair too, run four lanes
 /// at a time, with the interpreter's results.
 #[test]
 fn issue_14_simd_vadd_main_block() {
@@ -567,7 +567,7 @@ s_endpgm
             init.set_vgpr(lane, 1, lane * 0x1000_0001);
         }
         let (w, st) = run(Arch::Rdna3, text, &init, Engine::Jit, true);
-        assert_eq!((st.blocks, st.simd), (1, 8), "wave{wave}: {st:?}");
+        assert_eq!((st.blocks, st.simd), (1, 9), "wave{wave}: {st:?}");
         let (interp, _) = run(Arch::Rdna3, text, &init, Engine::Interp, false);
         assert!(w == interp, "wave{wave}: blocks and interpreter differ");
         // Each active lane, two iterations of 64-bit address arithmetic.
@@ -596,6 +596,204 @@ s_endpgm
                 );
             } else {
                 assert_eq!(got, expect, "wave{wave} lane {lane}: {got:08x?}");
+            }
+        }
+    }
+}
+
+/// The vector add's first block (`tests/dispatch/fixture-gfx1100.hsaco`, kernel `vadd`): the
+/// global index `v_mad_u64_u32` (a 32×32→64 multiply plus a 64-bit VGPR pair) and the bounds
+/// test `v_cmpx_gt_u32` writing EXEC, in a loop that restores EXEC; with the carry-out of
+/// the 65-bit sum into VCC and an SGPR mask too. All vector instructions run four lanes at a
+/// time and give the interpreter's state.
+const VADD_FIRST: &str = "
+s_mov_b32 s20, 3
+loop:
+s_and_b32 s2, s2, 0xffff
+v_mad_u64_u32 v[1:2], null, s15, s2, v[0:1]
+v_mad_u64_u32 v[3:4], vcc_lo, v5, v6, v[7:8]
+v_mad_u64_u32 v[9:10], s12, s15, v5, v[9:10]
+s_mov_b32 s2, exec_lo
+v_cmpx_gt_u32_e64 s3, v1
+v_add_co_u32 v0, vcc_lo, v0, 0x10
+s_mov_b32 exec_lo, s2
+s_sub_u32 s20, s20, 1
+s_cmp_lg_u32 s20, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+#[test]
+fn issue_14_simd_vadd_first_block() {
+    let mut rng = Rng::new(0x5eed_0014);
+    let configs = [
+        (32u32, 0xffff_ffffu64),
+        (32, 0x0000_f7f1),
+        (64, u64::MAX),
+        (64, 0xf0f0_0000_0000_00f7),
+    ];
+    for (wave, exec) in configs {
+        let mut init = random_wave(Arch::Rdna3, wave, exec, &mut rng);
+        init.write_sgpr(15, 0x0001_0001);
+        init.write_sgpr(2, 0xdead_0100);
+        init.write_sgpr(3, 0x8000_0000);
+        // Sums whose low words carry, products with high words, sums past 64 bits.
+        for lane in 0..wave {
+            init.set_vgpr(lane, 0, lane.wrapping_mul(0x0800_0123));
+            init.set_vgpr(lane, 1, 0xffff_ffff - lane);
+            init.set_vgpr(lane, 5, 0xffff_0000 | lane);
+            init.set_vgpr(lane, 6, 0xfff0_0000 + lane * 0x1111);
+            init.set_vgpr(lane, 7, 0xffff_fff0 + lane);
+            init.set_vgpr(lane, 8, if lane % 3 == 0 { u32::MAX } else { lane });
+            init.set_vgpr(lane, 9, lane << 28);
+            init.set_vgpr(lane, 10, if lane % 2 == 0 { u32::MAX } else { 7 });
+        }
+        let (w, st) = run(Arch::Rdna3, VADD_FIRST, &init, Engine::Jit, true);
+        assert_eq!(
+            (st.blocks, st.simd, st.calls),
+            (1, 5, 0),
+            "wave{wave}: {st:?}"
+        );
+        let (interp, _) = run(Arch::Rdna3, VADD_FIRST, &init, Engine::Interp, false);
+        assert!(w == interp, "wave{wave}: blocks and interpreter differ");
+        let (steps, _) = run(Arch::Rdna3, VADD_FIRST, &init, Engine::Jit, false);
+        assert!(w == steps, "wave{wave}: blocks and JIT steps differ");
+        // Concrete values: three iterations of the loop, lane by lane.
+        let mut s12 = 0u64;
+        for lane in 0..wave {
+            let v = |r: u32| init.vgpr(lane, r) as u64;
+            let (mut v0, mut v1) = (v(0), v(1));
+            let mut v9_10 = v(9) | v(10) << 32;
+            // `v_cmpx` turns lanes off; `s_mov_b32 exec_lo, s2` turns lanes 0-31 back on.
+            let mut on = exec >> lane & 1 == 1;
+            let (mut carry, mut v2) = (0, v(2));
+            for k in 0..3 {
+                if !on {
+                    carry = 0;
+                    break;
+                }
+                // `s2` is 0xdead_0100, then EXEC's low word, masked to 16 bits.
+                let s2 = if k == 0 { 0x0100 } else { exec & 0xffff };
+                let pair = (0x0001_0001u64 * s2).wrapping_add(v0 | v1 << 32);
+                (v1, v2) = (pair & 0xffff_ffff, pair >> 32);
+                let wide = 0x0001_0001u128 * v(5) as u128 + v9_10 as u128;
+                v9_10 = wide as u64;
+                carry = (wide >> 64) as u64;
+                if 0x8000_0000u64 > v1 {
+                    v0 = (v0 + 0x10) & 0xffff_ffff;
+                } else if lane >= 32 {
+                    on = false;
+                }
+            }
+            s12 |= carry << lane;
+            let want = [v0, v1, v2, v9_10, v9_10 >> 32].map(|x| x as u32);
+            let got = [0, 1, 2, 9, 10].map(|r| w.vgpr(lane, r));
+            assert_eq!(got, want, "wave{wave} lane {lane}");
+        }
+        let s12_got = w.read_sgpr(12) as u64
+            | if wave == 64 {
+                (w.read_sgpr(13) as u64) << 32
+            } else {
+                0
+            };
+        assert_eq!(s12_got, s12, "wave{wave}: carry-out mask");
+    }
+}
+
+/// Shifts by wave-uniform amounts (inline constants and SGPRs, amounts past the width masked
+/// by the instruction) of 64-bit VGPR pairs and 32-bit lanes, each amount class of the 64-bit
+/// shift (zero, under 32, 32, over 32, 63), with results that are also sources, and
+/// `v_mul_hi_u32` (a widening multiply shifted by 32). Not in SIMD lanes: an amount per lane
+/// (`v13`) and the arithmetic 64-bit shift.
+const SHIFTS: &str = "
+s_mov_b32 s20, 2
+loop:
+v_lshlrev_b64 v[2:3], 0, v[0:1]
+v_lshlrev_b64 v[4:5], 1, v[0:1]
+v_lshlrev_b64 v[6:7], 31, v[0:1]
+v_lshlrev_b64 v[8:9], 32, v[0:1]
+v_lshlrev_b64 v[10:11], 33, v[0:1]
+v_lshlrev_b64 v[16:17], 63, v[0:1]
+v_lshrrev_b64 v[18:19], s4, v[0:1]
+v_lshrrev_b64 v[20:21], s5, v[0:1]
+v_lshlrev_b64 v[22:23], s6, v[22:23]
+v_lshrrev_b32 v24, s4, v24
+v_ashrrev_i32 v25, s5, v0
+v_lshlrev_b32 v26, s6, v1
+v_lshlrev_b32 v12, v13, v14
+v_ashrrev_i64 v[28:29], s5, v[0:1]
+v_mul_hi_u32 v27, v0, v1
+s_sub_u32 s20, s20, 1
+s_cmp_lg_u32 s20, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+#[test]
+fn issue_14_simd_shifts() {
+    let mut rng = Rng::new(0x5eed_5417);
+    let configs = [
+        (Arch::Rdna3, 32u32, 0xffff_ffffu64),
+        (Arch::Rdna3, 32, 0x8000_7ff1),
+        (Arch::Rdna3, 64, 0x0f00_ffff_0000_00f7),
+        (Arch::Rdna4, 32, 0x00ff_f00f),
+    ];
+    for (arch, wave, exec) in configs {
+        // Amounts 0x41 (1 after the mask), 0x7fff_ffe5 (37 for 64 bits, 5 for 32), 0x20 (32
+        // for 64 bits, 0 for 32).
+        for amounts in [[0x41u32, 0x7fff_ffe5, 0x20], [0, 63, 31]] {
+            let mut init = random_wave(arch, wave, exec, &mut rng);
+            for (k, a) in amounts.into_iter().enumerate() {
+                init.write_sgpr(4 + k as u32, a);
+            }
+            let (w, st) = run(arch, SHIFTS, &init, Engine::Jit, true);
+            assert_eq!((st.blocks, st.simd), (1, 13), "{arch:?} wave{wave}: {st:?}");
+            let (interp, _) = run(arch, SHIFTS, &init, Engine::Interp, false);
+            assert!(
+                w == interp,
+                "{arch:?} wave{wave}: blocks and interpreter differ"
+            );
+            let (steps, _) = run(arch, SHIFTS, &init, Engine::Jit, false);
+            assert!(
+                w == steps,
+                "{arch:?} wave{wave}: blocks and JIT steps differ"
+            );
+            for lane in 0..wave {
+                let v = |r: u32| init.vgpr(lane, r) as u64 | (init.vgpr(lane, r + 1) as u64) << 32;
+                let x = v(0);
+                let pair = |r: u32| w.vgpr(lane, r) as u64 | (w.vgpr(lane, r + 1) as u64) << 32;
+                if exec >> lane & 1 == 0 {
+                    assert_eq!(pair(8), v(8), "{arch:?} wave{wave} lane {lane} off");
+                    continue;
+                }
+                let sh = |n: u32| if n < 64 { x << n } else { 0 };
+                let want = [
+                    x,
+                    sh(1),
+                    sh(31),
+                    sh(32),
+                    sh(33),
+                    sh(63),
+                    x >> (amounts[0] & 63),
+                    x >> (amounts[1] & 63),
+                    v(22) << (2 * (amounts[2] & 63)) as u64,
+                ];
+                let got = [2, 4, 6, 8, 10, 16, 18, 20, 22].map(pair);
+                let mut want = want;
+                // Two iterations shift `v[22:23]` twice: as one shift of twice the amount
+                // when that stays under 64.
+                if 2 * (amounts[2] & 63) >= 64 {
+                    want[8] = 0;
+                }
+                assert_eq!(got, want, "{arch:?} wave{wave} lane {lane}");
+                let (a0, a1, a2) = (amounts[0] & 31, amounts[1] & 31, amounts[2] & 31);
+                let v24 = init.vgpr(lane, 24) >> a0 >> a0;
+                let v25 = ((x as u32 as i32) >> a1) as u32;
+                let v26 = ((x >> 32) as u32) << a2;
+                let v27 = ((x as u32 as u64 * (x >> 32)) >> 32) as u32;
+                let got = [24, 25, 26, 27].map(|r| w.vgpr(lane, r));
+                let want = [v24, v25, v26, v27];
+                assert_eq!(got, want, "{arch:?} wave{wave} lane {lane} (32-bit)");
             }
         }
     }

@@ -460,3 +460,125 @@ fn issue_14_inplace_aliasing_halves_pairs_denormals() {
     agree(Arch::Rdna3, 64, INPLACE_ALIAS, 4);
     agree(Arch::Rdna4, 32, INPLACE_ALIAS, 3);
 }
+
+/// A kernel-shaped program (issue 11): it starts with `s_clause` and ends with `s_endpgm`,
+/// and the block that starts at its entry takes both, so a hot wave runs it in one block
+/// entry. `run_until` (dispatch's path) reports the end, the step count and the lane
+/// operations that stepping reports, and the final state (PC at `s_endpgm`) is the
+/// interpreter's.
+#[test]
+fn issue_11_wave_ends_in_block() {
+    let text = "
+s_clause 0x1
+s_mov_b32 s0, 5
+v_add_nc_u32 v1, s0, v1
+s_mov_b32 exec_lo, 0x3f
+v_mul_lo_u32 v2, v1, v1
+s_nop 0
+s_endpgm
+";
+    for wave in [32u32, 64] {
+        let mut init = WaveState::new(Arch::Rdna3, wave);
+        let exec1 = init.full_mask() & !0x100;
+        let exec2 = exec1 & !0xffff_ffff | 0x3f;
+        init.set_exec(exec1);
+        for lane in 0..wave {
+            init.set_vgpr(lane, 1, lane * 3);
+        }
+        let db = common::spec().db(Arch::Rdna3);
+        let mut interp = Executor::new(db, Engine::Interp).unwrap();
+        let program = Program::assemble(interp.isa(), text).unwrap();
+        let mut want = init.clone();
+        let (end, want_steps) = interp.run_until(&program, &mut want, 100, None).unwrap();
+        assert_eq!((end, want_steps), (amdpcode::wave::Step::Ended, 7));
+        let mut ex = Executor::new(db, Engine::Jit).unwrap();
+        ex.block_compile = true;
+        ex.block_threshold = 2;
+        for run in 0..4 {
+            let mut w = init.clone();
+            let ops = ex.lane_ops;
+            let r = ex.run_until(&program, &mut w, 100, None).unwrap();
+            assert_eq!(r, (amdpcode::wave::Step::Ended, 7), "wave{wave} run {run}");
+            assert!(
+                w == want,
+                "wave{wave} run {run}: state differs from the interpreter"
+            );
+            // Four instructions issue under the first EXEC (s_clause too), three under the
+            // second (EXEC's low word 0x3f).
+            let (first, second) = (exec1.count_ones() as u64, exec2.count_ones() as u64);
+            assert_eq!(
+                ex.lane_ops - ops,
+                4 * first + 3 * second,
+                "wave{wave} run {run}"
+            );
+        }
+        assert_eq!(ex.blocks(), vec![(program.base + 4, 7)], "wave{wave}");
+        for lane in 0..wave {
+            let v1 = if lane == 8 { lane * 3 } else { lane * 3 + 5 };
+            let v2 = if exec2 >> lane & 1 == 1 {
+                v1 * v1
+            } else {
+                init.vgpr(lane, 2)
+            };
+            assert_eq!(
+                (want.vgpr(lane, 1), want.vgpr(lane, 2)),
+                (v1, v2),
+                "lane {lane}"
+            );
+        }
+        assert_eq!(want.pc, program.base + 28, "PC at s_endpgm");
+    }
+}
+
+/// An RDNA 4 VALU instruction with an SGPR result (`v_s_rsq_f32 s1, ...`) that issues with
+/// no lane active keeps the SGPR: it is not a block instruction, so a block around it does
+/// not write the SGPR unconditionally. The fuzzer's program 2889 of seed 1411 (rdna4 wave64,
+/// EXEC zero after a `v_cmpx`), regenerated here, wrote 0 over `s1 = 0xf03b` in blocks.
+#[test]
+fn issue_14_valu_sgpr_result_with_no_lane_active() {
+    use amdpcode::fuzz::{self, Generator};
+    let (arch, wave) = (Arch::Rdna4, 64u32);
+    let db = common::spec().db(arch);
+    let isa = amdpcode::isa::Isa::new(db);
+    let runs = |name: &str| {
+        db.get_all(name)
+            .iter()
+            .any(|i| amdpcode::exec::prepare(arch, i).is_ok())
+    };
+    let keep = |info: &amdpcode::isa::tables::InstInfo| {
+        runs(&info.name)
+            || info
+                .name
+                .strip_suffix("_E64")
+                .is_some_and(|b| runs(&format!("{b}_E32")))
+    };
+    let gen = Generator::new(&isa, &keep).unwrap();
+    let index = 2889u64;
+    let mut rng = Rng::new(1411 ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let items = gen.program(&isa, &mut rng, 16);
+    let init = fuzz::initial_state(arch, wave, &mut rng);
+    let bytes = gen.layout(&items);
+    let listing = fuzz::listing(&isa, &bytes);
+    assert!(listing.contains("v_s_rsq_f32 s1"), "{listing}");
+    let program = Program::from_bytes(&isa, &bytes, &[]).unwrap();
+    let mut results = Vec::new();
+    for blocks in [None, Some(1)] {
+        let mut ex = Executor::new(db, Engine::Jit).unwrap();
+        ex.block_compile = blocks.is_some();
+        ex.block_threshold = 1;
+        for _ in 0..2 {
+            let mut w = init.clone();
+            let steps = ex.run_fast(&program, &mut w).unwrap();
+            results.push((steps, w));
+        }
+        assert_eq!(ex.blocks_compiled() > 0, blocks.is_some());
+    }
+    let mut interp = Executor::new(db, Engine::Interp).unwrap();
+    let mut want = init.clone();
+    let steps = interp.run_fast(&program, &mut want).unwrap();
+    assert_eq!((want.exec(), want.read_sgpr(1)), (0, 0xf03b));
+    for (k, (n, w)) in results.iter().enumerate() {
+        assert_eq!((*n, w.read_sgpr(1)), (steps, 0xf03b), "run {k}");
+        assert!(*w == want, "run {k}: differs from the interpreter");
+    }
+}

@@ -208,9 +208,10 @@ pub struct BlockSpec {
     /// When the last instruction branches: the block's first address and the arena offset of
     /// the branch's PC output, so a taken branch back to the start loops in place.
     pub loop_to: Option<(u64, u32)>,
-    /// Lane counting: the arena byte offset of a `u64` to which each instruction adds the
-    /// active lanes of its EXEC at issue times its count (the steps it stands for: itself
-    /// and the no-ops before it), one count per instruction. `None`: nothing counted.
+    /// Lane counting: the arena byte offset of a `u64` into which the function stores, when
+    /// it returns, the sum over the instructions it ran of the active lanes of EXEC at issue
+    /// times the instruction's count (the steps it stands for: itself and the no-ops before
+    /// it), one count per instruction. `None`: nothing counted.
     pub lane_ops: Option<(u32, Vec<u32>)>,
 }
 
@@ -453,6 +454,10 @@ fn build(inner: &mut Inner, spec: &BlockSpec, mode: Mode) -> Result<Counts, JitE
     b.append_block_param(fail, types::I64);
     // The iteration loop: `*iters` holds the completed iterations at each start.
     let max = b.ins().load(types::I64, flags(), p[5], 0);
+    // The lane count in a register, stored into its arena word when the function returns.
+    let lane_count = b.declare_var(types::I64);
+    let zero = b.ins().iconst(types::I64, 0);
+    b.def_var(lane_count, zero);
     let top = b.create_block();
     b.append_block_param(top, types::I64);
     let zero = b.ins().iconst(types::I64, 0);
@@ -473,10 +478,10 @@ fn build(inner: &mut Inner, spec: &BlockSpec, mode: Mode) -> Result<Counts, JitE
     let mut cache = block_inplace::Cache::default();
     let mut counts = Counts::default();
     for (index, inst) in spec.insts.iter().enumerate() {
-        if let Some((off, counts)) = &spec.lane_ops {
+        if let Some((_, counts)) = &spec.lane_ops {
             let count = counts.get(index).copied().unwrap_or(1);
             let exec = cache.exec(&mut b, &regs, spec.lanes);
-            mask::emit_count_lanes(&mut b, &regs, exec, *off, count);
+            mask::emit_count_lanes(&mut b, exec, lane_count, count);
         }
         match inplace
             .then(|| block_inplace::plan(inst, spec.lanes))
@@ -516,10 +521,12 @@ fn build(inner: &mut Inner, spec: &BlockSpec, mode: Mode) -> Result<Counts, JitE
     }
     b.switch_to_block(exit);
     b.ins().store(flags(), done, p[5], 0);
+    store_lane_count(&mut b, &regs, spec, lane_count);
     let zero = b.ins().iconst(types::I64, 0);
     b.ins().return_(&[zero]);
     b.switch_to_block(fail);
     let code = b.block_params(fail)[0];
+    store_lane_count(&mut b, &regs, spec, lane_count);
     b.ins().return_(&[code]);
     b.seal_all_blocks();
     b.finalize(cfg);
@@ -527,6 +534,19 @@ fn build(inner: &mut Inner, spec: &BlockSpec, mode: Mode) -> Result<Counts, JitE
     cranelift_codegen::verifier::verify_function(&inner.ctx.func, inner.module.isa())
         .map_err(|e| JitError::Internal(format!("CLIF verifier (block): {e}")))?;
     Ok(counts)
+}
+
+/// Stores the lane count into its arena word (`BlockSpec::lane_ops`).
+fn store_lane_count(
+    b: &mut FunctionBuilder<'_>,
+    r: &Regs,
+    spec: &BlockSpec,
+    lane_count: cranelift_frontend::Variable,
+) {
+    if let Some((off, _)) = &spec.lane_ops {
+        let n = b.use_var(lane_count);
+        b.ins().store(flags(), n, r.arena, *off as i32);
+    }
 }
 
 /// Checks every index of a block against the ABI's buffer sizes.

@@ -494,7 +494,7 @@ pub(super) fn emit<'b>(
         });
     }
     if e.simd && block_simd::supported(plan, &locs, e.lanes) {
-        let finals = block_simd::emit(&mut b, plan, &locs, r.vgpr, exec)?;
+        let finals = block_simd::emit(&mut b, plan, &locs, r.vgpr, exec, e.lanes)?;
         finish(&mut b, r, inst, plan, cache, exec, &finals)?;
         return Ok((b, true));
     }
@@ -577,9 +577,10 @@ fn finish(
     }
     for &(i, o) in &plan.uniform_outs {
         let Some(v64) = v64s[i] else {
-            return Err(JitError::Internal(
-                "bug: an in-place output without a final value".into(),
-            ));
+            return Err(JitError::Internal(format!(
+                "bug: an in-place output of {} ({}) without a final value",
+                ir.function.name, ir.function.regs[i].name
+            )));
         };
         match o {
             UniformOut::Sgpr { code, shift } => {

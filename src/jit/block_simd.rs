@@ -26,10 +26,14 @@
 //!   carry or borrow from an unsigned compare of the low words, bitwise operations, compares
 //!   (signed ones only for equality), zero extension and truncation.
 //!
-//! Anything else (shifts, 16-bit lanes, 64-bit VGPR pairs, fmin/fmax, float compares,
+//! - 64-bit VGPR pairs, 65-bit sums, widening multiplies and shifts by a wave-uniform amount:
+//!   see `wide.rs`.
+//!
+//! Anything else (shifts by per-lane amounts, 16-bit lanes, fmin/fmax, float compares,
 //! negation, conversions, helper calls, SCC or SGPR word results) keeps the scalar lane loop:
-//! the admitted set is the one `tests/block_simd.rs` reaches. The loop visits the groups of four lanes that have an
-//! EXEC bit (the next group is found with `ctz`); a group whose four bits are set stores its
+//! the admitted set is the one `tests/block_simd.rs` reaches. With every lane active the
+//! groups run in order, each whole; otherwise the loop visits the groups of four lanes that
+//! have an EXEC bit (the next group is found with `ctz`); a group whose four bits are set stores its
 //! results whole, a partial one merges them into the old row words under a mask built from
 //! its EXEC nibble. Each group loads all its sources before it stores a result, as a lane of
 //! the scalar loop does, so a result register that is also a source reads the old values; the
@@ -41,12 +45,18 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 
+mod check;
+mod wide;
+
+pub(super) use check::supported;
+use check::Check;
+
 use super::block_inplace::Plan;
 use super::translate::{int_cc, RegLoc};
 use super::JitError;
 use crate::ir::builtins::Func;
 use crate::ir::{
-    BinOp, CmpOp, Conv, Expr, ExprKind, FloatTy, Function, Place, RegId, RegRole, Stmt, Ty, UnOp,
+    BinOp, CmpOp, Conv, Expr, ExprKind, FloatTy, Function, Place, RegId, RegRole, Stmt, Ty,
 };
 
 const SIGN: u32 = 0x8000_0000;
@@ -75,7 +85,7 @@ fn dword(ty: Ty) -> bool {
 
 /// Whether `ty` is an integer the SIMD lanes hold.
 fn int(ty: Ty) -> bool {
-    (word(ty) && !is_f32(ty)) || narrow(ty) || dword(ty)
+    (word(ty) && !is_f32(ty)) || narrow(ty) || dword(ty) || wide::tword(ty)
 }
 
 fn is_f32(ty: Ty) -> bool {
@@ -184,221 +194,6 @@ fn lane_bit_regs(f: &Function) -> Vec<bool> {
     bits
 }
 
-/// Whether `plan` (with register locations `locs`) can run four lanes at a time.
-pub(super) fn supported(plan: &Plan<'_>, locs: &[RegLoc], lanes: u32) -> bool {
-    let ir = plan.ir;
-    let f = &*ir.function;
-    if !ir.lane_loop || !lanes.is_multiple_of(4) || lanes > 64 || locs.len() != f.regs.len() {
-        return false;
-    }
-    if plan.lane_masks.iter().any(|&m| m) {
-        return false;
-    }
-    if f.locals
-        .iter()
-        .any(|l| l.len.is_some() || !(word(l.ty) || int(l.ty)))
-    {
-        return false;
-    }
-    let bits = lane_bit_regs(f);
-    for (i, r) in f.regs.iter().enumerate() {
-        if !(r.read || r.written) {
-            continue;
-        }
-        let per_lane = ir.layout.per_lane[i];
-        if bits[i] {
-            // A lane mask: whole in a wave-uniform value, its bits read and written per lane.
-            let ok = !per_lane
-                && r.role != RegRole::Lane
-                && (lanes..=64).contains(&r.width)
-                && (!r.read || matches!(locs[i], RegLoc::Value(_)))
-                && (!r.written || plan.has_out[i])
-                && plan.lane_outs[i].is_empty();
-            if !ok {
-                return false;
-            }
-            continue;
-        }
-        if r.role == RegRole::Lane {
-            // `laneId` only as a lane-bit index (`expr_ok` rejects other reads).
-            if r.written {
-                return false;
-            }
-            continue;
-        }
-        if r.width != 32 || plan.has_out[i] {
-            return false;
-        }
-        if !per_lane && r.written {
-            return false;
-        }
-        if plan.lane_outs[i].iter().any(|o| o.shift != 0) {
-            return false;
-        }
-        match locs[i] {
-            RegLoc::Vgpr {
-                pair, shift, mask, ..
-            } => {
-                if !per_lane || pair || shift != 0 || mask < u32::MAX as u64 {
-                    return false;
-                }
-            }
-            // A wave-uniform value (a per-lane register may hold one: a constant operand).
-            RegLoc::Value(_) => {}
-            RegLoc::Slot => {
-                if r.read {
-                    return false;
-                }
-            }
-        }
-    }
-    let mut cx = Check {
-        f,
-        bits,
-        assigned: vec![false; f.locals.len()],
-    };
-    f.body.iter().all(|s| cx.stmt_ok(s))
-}
-
-/// The state of [`supported`]'s walk over the statements.
-struct Check<'f> {
-    f: &'f Function,
-    /// The registers accessed as lane bits.
-    bits: Vec<bool>,
-    /// The locals assigned by the statements walked so far.
-    assigned: Vec<bool>,
-}
-
-impl Check<'_> {
-    fn stmt_ok(&mut self, s: &Stmt) -> bool {
-        let Stmt::Assign { place, value, .. } = s else {
-            return false;
-        };
-        if !self.expr_ok(value) {
-            return false;
-        }
-        if let Some(r) = lane_bit_place(self.f, place) {
-            return self.bits.get(r.0 as usize) == Some(&true) && narrow(value.ty);
-        }
-        match place {
-            Place::Reg(r) => {
-                !self.bits.get(r.0 as usize).copied().unwrap_or(true)
-                    && self
-                        .f
-                        .regs
-                        .get(r.0 as usize)
-                        .is_some_and(|info| info.width == 32 && info.role != RegRole::Lane)
-                    && word(value.ty)
-            }
-            Place::Local(l) => {
-                let ok = self.f.locals.get(l.0 as usize).is_some_and(|info| {
-                    info.len.is_none() && info.ty == value.ty && (word(info.ty) || int(info.ty))
-                });
-                if ok {
-                    self.assigned[l.0 as usize] = true;
-                }
-                ok
-            }
-            _ => false,
-        }
-    }
-
-    fn expr_ok(&self, e: &Expr) -> bool {
-        let t = e.ty;
-        match &e.kind {
-            ExprKind::Const(_) => word(t) || int(t),
-            ExprKind::Reg(r) => {
-                word(t)
-                    && !self.bits.get(r.0 as usize).copied().unwrap_or(true)
-                    && self
-                        .f
-                        .regs
-                        .get(r.0 as usize)
-                        .is_some_and(|i| i.role != RegRole::Lane)
-            }
-            ExprKind::Local(l) => {
-                self.assigned.get(l.0 as usize) == Some(&true)
-                    && self.f.locals[l.0 as usize].ty == t
-            }
-            ExprKind::Slice { .. } => lane_bit_read(self.f, e)
-                .is_some_and(|r| self.bits.get(r.0 as usize) == Some(&true) && narrow(t)),
-            ExprKind::Unary { op, arg } => {
-                *op == UnOp::BitNot && arg.ty == t && word(t) && !is_f32(t) && self.expr_ok(arg)
-            }
-            ExprKind::Binary { op, lhs, rhs } => {
-                lhs.ty == t
-                    && rhs.ty == t
-                    && self.expr_ok(lhs)
-                    && self.expr_ok(rhs)
-                    && if dword(t) {
-                        matches!(
-                            op,
-                            BinOp::Add | BinOp::Sub | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
-                        )
-                    } else {
-                        word(t)
-                            && match op {
-                                BinOp::Add | BinOp::Sub | BinOp::Mul => true,
-                                BinOp::Div => is_f32(t),
-                                BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => !is_f32(t),
-                                _ => false,
-                            }
-                    }
-            }
-            // Integer compares (as the conditions of selects): 64-bit ones unsigned.
-            ExprKind::Cmp { op, lhs, rhs } => {
-                t == Ty::Bool
-                    && lhs.ty == rhs.ty
-                    && ((word(lhs.ty) && !is_f32(lhs.ty))
-                        || (dword(lhs.ty)
-                            && (!lhs.ty.is_signed()
-                                || matches!(op, CmpOp::Eq | CmpOp::Ne | CmpOp::Lg))))
-                    && self.expr_ok(lhs)
-                    && self.expr_ok(rhs)
-            }
-            ExprKind::Select {
-                cond,
-                then,
-                otherwise,
-            } => {
-                cond.ty == Ty::Bool
-                    && then.ty == t
-                    && otherwise.ty == t
-                    && (word(t) || int(t))
-                    && self.expr_ok(cond)
-                    && self.expr_ok(then)
-                    && self.expr_ok(otherwise)
-            }
-            ExprKind::Convert { conv, arg } => {
-                let a = arg.ty;
-                self.expr_ok(arg)
-                    && match conv {
-                        Conv::Resize | Conv::Bitcast if word(t) && word(a) => true,
-                        Conv::Bitcast => (dword(t) && dword(a)) || (narrow(t) && narrow(a)),
-                        // Zero extension (signed sources would sign-extend) and truncation.
-                        Conv::Resize => {
-                            int(t) && int(a) && !a.is_signed() && !is_f32(t) && !is_f32(a)
-                        }
-                        Conv::ToBool => t == Ty::Bool && int(a),
-                        Conv::FromBool => a == Ty::Bool && int(t),
-                        _ => false,
-                    }
-            }
-            ExprKind::Call { builtin, args } => {
-                let arity = match builtin.func {
-                    Func::Sqrt => 1,
-                    Func::Fma => 3,
-                    _ => return false,
-                };
-                is_f32(t)
-                    && args.len() == arity
-                    && args.iter().all(|a| is_f32(a.ty) && self.expr_ok(a))
-            }
-            _ => false,
-        }
-    }
-}
-
 /// Plain loads and stores of VGPR words: no alignment promised (a row is 4-byte aligned).
 fn mem() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
@@ -417,20 +212,28 @@ struct Group<'a, 'b> {
     regs: Vec<Option<RegVal>>,
     /// Each local's current value.
     locals: Vec<Option<LaneVal>>,
+    /// The scalar (`i64`) of each register held as a wave-uniform value.
+    scalars: Vec<Option<Value>>,
 }
 
 #[derive(Clone, Copy)]
 enum RegVal {
     Var(Variable),
     Splat(Value),
+    /// A 64-bit per-lane register: its low and high words.
+    Pair(Variable, Variable),
+    /// A wave-uniform 64-bit value, splatted.
+    SplatPair(Value, Value),
 }
 
 /// A value of four lanes: one `i32x4` (32-bit values, bits as 0 or 1, booleans as all ones
-/// or zero) or the low and high words of 64-bit values.
+/// or zero), the low and high words of 64-bit values, or those and bit 64 (0 or 1) of 65-bit
+/// values.
 #[derive(Clone, Copy)]
 enum LaneVal {
     W(Value),
     D(Value, Value),
+    T(Value, Value, Value),
 }
 
 impl Group<'_, '_> {
@@ -466,20 +269,62 @@ impl Group<'_, '_> {
     }
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), JitError> {
-        let Stmt::Assign { place, value, .. } = s else {
-            return Err(unsupported());
-        };
-        let v = self.expr(value)?;
+        match s {
+            Stmt::Assign { place, value, .. } => {
+                let v = self.expr(value)?;
+                self.store(place, v)
+            }
+            Stmt::AssignConcat { places, value, .. } => {
+                let v = self.expr(value)?;
+                let mut pos = value.ty.width();
+                for (p, w) in places {
+                    pos = pos.checked_sub(*w).ok_or_else(unsupported)?;
+                    let part = self.part(v, pos, *w)?;
+                    self.store(p, part)?;
+                }
+                Ok(())
+            }
+            _ => Err(unsupported()),
+        }
+    }
+
+    fn store(&mut self, place: &Place, v: LaneVal) -> Result<(), JitError> {
         let r = match place {
             Place::Local(l) => {
                 *self.locals.get_mut(l.0 as usize).ok_or_else(unsupported)? = Some(v);
                 return Ok(());
             }
             Place::Reg(r) => *r,
+            Place::Slice {
+                base, lo, width, ..
+            } if lane_bit_place(self.f, place).is_none() => {
+                // A constant bit range of a per-lane word: the other bits kept.
+                let (Place::Reg(r), Some(lo), LaneVal::W(x)) = (&**base, lo.as_const_u64(), v)
+                else {
+                    return Err(unsupported());
+                };
+                let Some(RegVal::Var(var)) = self.regs.get(r.0 as usize).copied().flatten() else {
+                    return Err(unsupported());
+                };
+                let field = (((1u64 << width) - 1) << lo) as u32;
+                let old = self.b.use_var(var);
+                let keep = self.splat(!field);
+                let kept = self.b.ins().band(old, keep);
+                let x = self.b.ins().ishl_imm_u(x, lo as i64);
+                let m = self.splat(field);
+                let x = self.b.ins().band(x, m);
+                let new = self.b.ins().bor(kept, x);
+                self.b.def_var(var, new);
+                return Ok(());
+            }
             _ => lane_bit_place(self.f, place).ok_or_else(unsupported)?,
         };
         match (self.regs.get(r.0 as usize).copied().flatten(), v) {
             (Some(RegVal::Var(var)), LaneVal::W(v)) => self.b.def_var(var, v),
+            (Some(RegVal::Pair(lo, hi)), LaneVal::D(l, h)) => {
+                self.b.def_var(lo, l);
+                self.b.def_var(hi, h);
+            }
             _ => return Err(unsupported()),
         }
         Ok(())
@@ -488,14 +333,14 @@ impl Group<'_, '_> {
     fn word(&mut self, e: &Expr) -> Result<Value, JitError> {
         match self.expr(e)? {
             LaneVal::W(v) => Ok(v),
-            LaneVal::D(..) => Err(unsupported()),
+            _ => Err(unsupported()),
         }
     }
 
     fn dword(&mut self, e: &Expr) -> Result<(Value, Value), JitError> {
         match self.expr(e)? {
             LaneVal::D(lo, hi) => Ok((lo, hi)),
-            LaneVal::W(_) => Err(unsupported()),
+            _ => Err(unsupported()),
         }
     }
 
@@ -519,17 +364,22 @@ impl Group<'_, '_> {
         Ok(match &e.kind {
             ExprKind::Const(c) => {
                 let x = c.low_u128();
-                if dword(e.ty) {
+                if wide::tword(e.ty) {
+                    let (lo, hi) = (self.splat(x as u32), self.splat((x >> 32) as u32));
+                    LaneVal::T(lo, hi, self.splat((x >> 64) as u32 & 1))
+                } else if dword(e.ty) {
                     D(self.splat(x as u32), self.splat((x >> 32) as u32))
                 } else {
                     W(self.splat(x as u32))
                 }
             }
-            ExprKind::Reg(r) => W(match self.regs.get(r.0 as usize).copied().flatten() {
-                Some(RegVal::Var(var)) => self.b.use_var(var),
-                Some(RegVal::Splat(v)) => v,
+            ExprKind::Reg(r) => match self.regs.get(r.0 as usize).copied().flatten() {
+                Some(RegVal::Var(var)) => W(self.b.use_var(var)),
+                Some(RegVal::Splat(v)) => W(v),
+                Some(RegVal::Pair(lo, hi)) => D(self.b.use_var(lo), self.b.use_var(hi)),
+                Some(RegVal::SplatPair(lo, hi)) => D(lo, hi),
                 None => return Err(unsupported()),
-            }),
+            },
             ExprKind::Local(l) => self
                 .locals
                 .get(l.0 as usize)
@@ -539,6 +389,15 @@ impl Group<'_, '_> {
             ExprKind::Unary { arg, .. } => {
                 let a = self.word(arg)?;
                 W(self.b.ins().bnot(a))
+            }
+            ExprKind::Binary { op, lhs, rhs }
+                if matches!(op, BinOp::Mul | BinOp::Add | BinOp::Shl | BinOp::Shr)
+                    && (wide::tword(e.ty)
+                        || matches!(op, BinOp::Shl | BinOp::Shr)
+                        || (dword(e.ty) && *op == BinOp::Mul)) =>
+            {
+                self.wide_binary(*op, lhs, rhs, e.ty)?
+                    .ok_or_else(unsupported)?
             }
             ExprKind::Binary { op, lhs, rhs } if dword(e.ty) => {
                 let (al, ah) = self.dword(lhs)?;
@@ -682,6 +541,9 @@ impl Group<'_, '_> {
                     W(x)
                 }
             }
+            (Conv::Resize | Conv::Bitcast, v) if wide::tword(t) || matches!(v, LaneVal::T(..)) => {
+                self.resize(v, t.width())
+            }
             (Conv::Resize | Conv::Bitcast, W(x)) if dword(t) => D(x, zero),
             (Conv::Resize | Conv::Bitcast, W(x)) if narrow(t) && !narrow(arg.ty) => {
                 W(self.b.ins().band(x, one))
@@ -744,7 +606,8 @@ fn row_off(row: u32) -> i32 {
 
 /// Emits the instruction of `plan` over groups of four lanes (the caller checked
 /// [`supported`]): `vgpr` is the VGPR file, `exec` EXEC at issue (`i64`, masked to the wave's
-/// lanes). The builder comes back at a block after the instruction. Returns the final value
+/// `lanes`). With every lane active the groups run in order, all whole; otherwise the loop
+/// visits the groups that have an EXEC bit. The builder comes back at a block after the instruction. Returns the final value
 /// (`i64`) of each lane mask the instruction writes: the old value (zero when unread) with
 /// the bits of the lanes EXEC enables replaced by theirs, as the scalar lane loop leaves it.
 ///
@@ -756,6 +619,7 @@ pub(super) fn emit(
     locs: &[RegLoc],
     vgpr: Value,
     exec: Value,
+    lanes: u32,
 ) -> Result<Vec<Option<Value>>, JitError> {
     let f = &*plan.ir.function;
     let per_lane = &plan.ir.layout.per_lane;
@@ -765,7 +629,16 @@ pub(super) fn emit(
     let mut uniform = vec![None; f.regs.len()];
     let mut mask_in = vec![None; f.regs.len()];
     let mut acc = vec![None; f.regs.len()];
+    let mut scalars = vec![None; f.regs.len()];
     for (i, r) in f.regs.iter().enumerate() {
+        if plan.lane_masks[i] {
+            // Gathered from the lanes the loop visits; the others read zero.
+            let var = b.declare_var(types::I64);
+            let zero = b.ins().iconst(types::I64, 0);
+            b.def_var(var, zero);
+            acc[i] = Some(var);
+            continue;
+        }
         let RegLoc::Value(v) = locs[i] else {
             if bits[i] && r.written {
                 let var = b.declare_var(types::I64);
@@ -787,20 +660,66 @@ pub(super) fn emit(
                 acc[i] = Some(var);
             }
         } else if r.read {
-            let w = match b.func.dfg.value_type(v) {
-                types::I32 => v,
-                _ => b.ins().ireduce(types::I32, v),
+            let v64 = match b.func.dfg.value_type(v) {
+                types::I64 => v,
+                ty if ty.bits() < 64 => b.ins().uextend(types::I64, v),
+                _ => b.ins().ireduce(types::I64, v),
             };
-            uniform[i] = Some(b.ins().splat(types::I32X4, w));
+            scalars[i] = Some(v64);
+            let lo = b.ins().ireduce(types::I32, v64);
+            let lo = b.ins().splat(types::I32X4, lo);
+            uniform[i] = Some(if r.width == 64 && per_lane[i] {
+                let hi = b.ins().ushr_imm_u(v64, 32);
+                let hi = b.ins().ireduce(types::I32, hi);
+                RegVal::SplatPair(lo, b.ins().splat(types::I32X4, hi))
+            } else {
+                RegVal::Splat(lo)
+            });
         }
     }
+    let pre = Prelude {
+        plan,
+        locs,
+        bits,
+        uniform,
+        mask_in,
+        acc,
+        scalars,
+    };
+    let done = b.create_block();
+    // Every lane active (the common case): each group whole, no search for the next one.
+    let all_lanes = if lanes >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << lanes) - 1
+    };
+    let (fast, search) = (b.create_block(), b.create_block());
+    b.append_block_param(fast, vgpr_ty(b, vgpr));
+    b.append_block_param(fast, types::I64);
+    let all = b.ins().icmp_imm_u(IntCC::Equal, exec, all_lanes as i64);
+    let zero = b.ins().iconst(types::I64, 0);
+    b.ins()
+        .brif(all, fast, &[vgpr.into(), zero.into()], search, &[]);
+    b.switch_to_block(fast);
+    let (p, base) = (b.block_params(fast)[0], b.block_params(fast)[1]);
+    let nib = b.ins().iconst(types::I64, 15);
+    group(b, &pre, p, base, nib, true)?;
+    let p = b.ins().iadd_imm_s(p, 16);
+    let base = b.ins().iadd_imm_s(base, 4);
+    let more = b
+        .ins()
+        .icmp_imm_u(IntCC::UnsignedLessThan, base, lanes as i64);
+    b.ins()
+        .brif(more, fast, &[p.into(), base.into()], done, &[]);
+    b.seal_block(fast);
+    b.switch_to_block(search);
+    b.seal_block(search);
+
     let head = b.create_block();
     b.append_block_param(head, types::I64);
     b.append_block_param(head, vgpr_ty(b, vgpr));
     b.append_block_param(head, types::I64);
-    let done = b.create_block();
     let any = b.ins().icmp_imm_u(IntCC::NotEqual, exec, 0);
-    let zero = b.ins().iconst(types::I64, 0);
     b.ins().brif(
         any,
         head,
@@ -826,12 +745,68 @@ pub(super) fn emit(
     };
     let p = b.ins().iadd(p, skip);
     let nib = b.ins().band_imm_u(rest, 15);
+    group(b, &pre, p, base, nib, false)?;
+    let rest = b.ins().ushr_imm_u(rest, 4);
+    let p = b.ins().iadd_imm_s(p, 16);
+    let base = b.ins().iadd_imm_s(base, 4);
+    let more = b.ins().icmp_imm_u(IntCC::NotEqual, rest, 0);
+    b.ins()
+        .brif(more, head, &[rest.into(), p.into(), base.into()], done, &[]);
+    b.seal_block(head);
+    b.switch_to_block(done);
+    b.seal_block(done);
+    Ok(pre
+        .acc
+        .iter()
+        .map(|a| a.map(|var| b.use_var(var)))
+        .collect())
+}
 
+/// What [`emit`] computes before the lane loop, for each group's body.
+struct Prelude<'p, 'a> {
+    plan: &'p Plan<'a>,
+    locs: &'p [RegLoc],
+    /// The registers accessed as lane bits.
+    bits: Vec<bool>,
+    /// Wave-uniform sources, splatted.
+    uniform: Vec<Option<RegVal>>,
+    /// Lane masks read, whole (`i64`).
+    mask_in: Vec<Option<Value>>,
+    /// The accumulators of the lane masks written.
+    acc: Vec<Option<Variable>>,
+    /// The scalars of the wave-uniform registers.
+    scalars: Vec<Option<Value>>,
+}
+
+/// Emits one group of four lanes starting at lane `base` (`i64`), whose words are at `p`
+/// (the VGPR file advanced to lane `base`), with its EXEC bits `nib` (`i64`, 0..=15); `whole`
+/// when all four are known to be set (results stored whole). The builder comes back in a
+/// block after the group.
+fn group(
+    b: &mut FunctionBuilder<'_>,
+    pre: &Prelude<'_, '_>,
+    p: Value,
+    base: Value,
+    nib: Value,
+    whole: bool,
+) -> Result<(), JitError> {
+    let Prelude {
+        plan,
+        locs,
+        bits,
+        uniform,
+        mask_in,
+        acc,
+        scalars,
+    } = pre;
+    let f = &*plan.ir.function;
+    let per_lane = &plan.ir.layout.per_lane;
     let mut g = Group {
         b,
         f,
         regs: vec![None; f.regs.len()],
         locals: vec![None; f.locals.len()],
+        scalars: scalars.clone(),
     };
     // Sources first (all loads before any store), then the per-lane results' variables.
     for (i, r) in f.regs.iter().enumerate() {
@@ -846,14 +821,33 @@ pub(super) fn emit(
             continue;
         }
         if let (Some(v), false) = (uniform[i], r.written) {
-            g.regs[i] = Some(RegVal::Splat(v));
+            g.regs[i] = Some(v);
             continue;
         }
         if !per_lane[i] || r.role == RegRole::Lane || !(r.read || r.written) {
             continue;
         }
+        if r.width == 64 {
+            // A VGPR pair: its two rows.
+            let (lo, hi) = match (locs[i], uniform[i]) {
+                (RegLoc::Value(_), Some(RegVal::SplatPair(lo, hi))) if r.read => (lo, hi),
+                (RegLoc::Vgpr { row, .. }, _) if r.read => (
+                    g.b.ins().load(types::I32X4, mem(), p, row_off(row)),
+                    g.b.ins().load(types::I32X4, mem(), p, row_off(row + 1)),
+                ),
+                _ => (g.splat(0), g.splat(0)),
+            };
+            let (vl, vh) = (g.b.declare_var(types::I32X4), g.b.declare_var(types::I32X4));
+            g.b.def_var(vl, lo);
+            g.b.def_var(vh, hi);
+            g.regs[i] = Some(RegVal::Pair(vl, vh));
+            continue;
+        }
         let v = match locs[i] {
-            RegLoc::Value(_) if r.read => uniform[i].ok_or_else(unsupported)?,
+            RegLoc::Value(_) if r.read => match uniform[i] {
+                Some(RegVal::Splat(v)) => v,
+                _ => return Err(unsupported()),
+            },
             RegLoc::Vgpr { row, ftz, .. } if r.read => {
                 let x = g.b.ins().load(types::I32X4, mem(), p, row_off(row));
                 if ftz {
@@ -878,7 +872,12 @@ pub(super) fn emit(
         let (Some(a), Some(RegVal::Var(var))) = (*a, g.regs[i]) else {
             continue;
         };
-        let v = g.b.use_var(var);
+        let mut v = g.b.use_var(var);
+        if plan.lane_masks[i] {
+            // Bit 0 of a per-lane word.
+            let one = g.splat(1);
+            v = g.b.ins().band(v, one);
+        }
         let set = g.b.ins().icmp(IntCC::NotEqual, v, zero4);
         let got = g.b.ins().vhigh_bits(types::I64, set);
         let got = g.b.ins().band(got, nib);
@@ -894,14 +893,28 @@ pub(super) fn emit(
         if lane_outs.is_empty() {
             continue;
         }
-        let Some(RegVal::Var(var)) = g.regs[i] else {
-            return Err(unsupported());
-        };
-        let v = g.b.use_var(var);
-        for o in lane_outs {
-            let x = if o.ftz { g.flush(v) } else { v };
-            outs.push((o.row, x));
+        match g.regs[i] {
+            Some(RegVal::Var(var)) => {
+                let v = g.b.use_var(var);
+                for o in lane_outs {
+                    let x = if o.ftz { g.flush(v) } else { v };
+                    outs.push((o.row, x));
+                }
+            }
+            Some(RegVal::Pair(lo, hi)) => {
+                for o in lane_outs {
+                    let var = if o.shift == 32 { hi } else { lo };
+                    outs.push((o.row, g.b.use_var(var)));
+                }
+            }
+            _ => return Err(unsupported()),
         }
+    }
+    if whole {
+        for &(row, x) in &outs {
+            g.b.ins().store(mem(), x, p, row_off(row));
+        }
+        return Ok(());
     }
     let (full, partial, next) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
     let all = g.b.ins().icmp_imm_u(IntCC::Equal, nib, 15);
@@ -928,19 +941,9 @@ pub(super) fn emit(
         }
     }
     g.b.ins().jump(next, &[]);
-    let b = g.b;
-    b.switch_to_block(next);
-    b.seal_block(next);
-    let rest = b.ins().ushr_imm_u(rest, 4);
-    let p = b.ins().iadd_imm_s(p, 16);
-    let base = b.ins().iadd_imm_s(base, 4);
-    let more = b.ins().icmp_imm_u(IntCC::NotEqual, rest, 0);
-    b.ins()
-        .brif(more, head, &[rest.into(), p.into(), base.into()], done, &[]);
-    b.seal_block(head);
-    b.switch_to_block(done);
-    b.seal_block(done);
-    Ok(acc.iter().map(|a| a.map(|var| b.use_var(var))).collect())
+    g.b.switch_to_block(next);
+    g.b.seal_block(next);
+    Ok(())
 }
 
 fn vgpr_ty(b: &FunctionBuilder<'_>, vgpr: Value) -> Type {

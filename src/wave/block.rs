@@ -4,8 +4,9 @@
 //!
 //! A block starts at an instruction the wave reached by a branch or after a step, and runs
 //! through the instructions after it whose binding plans lower to the block ABI
-//! (`fetch::block`), ending before the first that does not (memory, DPP, VOPD, register-file
-//! addressing, 16-bit or clamped results, `s_endpgm`, barriers) and after a branch. Lane-mask
+//! (`fetch::block`), ending before the first that does not (memory without a prepared form,
+//! DPP, VOPD, register-file addressing, 16-bit or clamped results, barriers), after a branch,
+//! and after `s_endpgm` (the run reports that the wave ended). Lane-mask
 //! outputs (VCC, carry-outs, compares, EXEC) stay inside: each instruction reads EXEC from the
 //! register file. No-ops (`s_nop`, `s_waitcnt`, ...) inside it count as steps and emit no code.
 //!
@@ -27,6 +28,15 @@ use super::{Class, Executor, Program, WaveError, WaveState};
 pub const DEFAULT_BLOCK_THRESHOLD: u32 = 1000;
 /// The most instructions one block holds.
 const MAX_BLOCK: usize = 256;
+
+/// What one run of a block did.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BlockRun {
+    /// Instructions executed (no-ops and a final `s_endpgm` included).
+    pub(super) steps: u64,
+    /// The block ran the wave's `s_endpgm`: the wave has ended (PC at it, as a step leaves it).
+    pub(super) ended: bool,
+}
 
 /// The block state of one instruction index.
 pub(super) enum Tier {
@@ -58,6 +68,9 @@ pub(super) struct Block {
     lanes_off: usize,
     /// No-ops after the last compiled instruction (they issue with the EXEC it leaves).
     trailing_noops: u64,
+    /// The address of the `s_endpgm` that ends the block, when one does (it counts as a step
+    /// after the trailing no-ops and ends the wave).
+    endpgm: Option<u64>,
     /// For each compiled instruction: the steps of an iteration before it (no-ops included)
     /// and the address after it, for a block that stops at it.
     marks: Vec<(u64, u64)>,
@@ -70,7 +83,8 @@ pub(super) struct Block {
 impl Executor {
     /// Runs the block starting at `wave.pc` if one is compiled (compiling it when the
     /// instruction has become hot) and it executes at most `budget` instructions. Returns the
-    /// instructions executed, or `None` when no block ran (the caller steps instead).
+    /// instructions executed and whether the wave ended, or `None` when no block ran (the
+    /// caller steps instead).
     ///
     /// # Errors
     /// As [`Executor::step`]: a faulting instruction leaves the state as it was before it,
@@ -80,13 +94,13 @@ impl Executor {
         program: &Program,
         wave: &mut WaveState,
         budget: u64,
-    ) -> Result<Option<u64>, WaveError> {
-        if self.jit.is_none()
-            || !self.block_compile
-            || self.plans_of != (program.id, program.insts.len())
-        {
+    ) -> Result<Option<BlockRun>, WaveError> {
+        if self.jit.is_none() || !self.block_compile {
             return Ok(None);
         }
+        // Arrivals count from the program's first instruction on (a no-op at the entry does
+        // not build plans, so the first step may not have adopted the program yet).
+        self.adopt(program);
         let Some(idx) = program.position(wave.pc) else {
             return Ok(None);
         };
@@ -97,6 +111,11 @@ impl Executor {
         if let Tier::Count(c) = &mut self.blocks[idx] {
             *c += 1;
             if *c < self.block_threshold {
+                return Ok(None);
+            }
+            // The block is built from the plans of instructions that have run: wait for its
+            // first instruction's (it runs once the caller steps it).
+            if !self.has_run(program, idx) {
                 return Ok(None);
             }
             let start = std::time::Instant::now();
@@ -128,7 +147,6 @@ impl Executor {
         } else {
             1
         };
-        b.arena[b.lanes_off / 16] = 0;
         let wp: *mut WaveState = wave;
         for c in &b.mem {
             c.wave.set(wp);
@@ -157,7 +175,10 @@ impl Executor {
                 block_mem::AFTER => {
                     self.block_lane_ops = counted;
                     wave.pc = next;
-                    return Ok(Some(done + 1));
+                    return Ok(Some(BlockRun {
+                        steps: done + 1,
+                        ended: false,
+                    }));
                 }
                 // Left to the step path: stop before it (nothing of it done).
                 block_mem::BEFORE => {
@@ -166,7 +187,10 @@ impl Executor {
                         return Ok(None);
                     }
                     self.block_lane_ops = counted - wave.exec().count_ones() as u64;
-                    return Ok(Some(done));
+                    return Ok(Some(BlockRun {
+                        steps: done,
+                        ended: false,
+                    }));
                 }
                 block_mem::FAULT => {
                     wave.pc = addr;
@@ -188,7 +212,15 @@ impl Executor {
                 }
             }
         }
-        self.block_lane_ops = counted + b.trailing_noops * wave.exec().count_ones() as u64;
+        let tail = b.trailing_noops + b.endpgm.is_some() as u64;
+        self.block_lane_ops = counted + tail * wave.exec().count_ones() as u64;
+        if let Some(at) = b.endpgm {
+            wave.pc = at;
+            return Ok(Some(BlockRun {
+                steps: b.steps,
+                ended: true,
+            }));
+        }
         let target = match b.pc_off {
             Some(off) => b.arena[off / 16] as u64,
             None => b.fall_through,
@@ -201,7 +233,22 @@ impl Executor {
             });
         }
         wave.pc = target;
-        Ok(Some(iters * b.steps))
+        Ok(Some(BlockRun {
+            steps: iters * b.steps,
+            ended: false,
+        }))
+    }
+
+    /// Whether the first instruction from `idx` on that is not a no-op has run (stepping it
+    /// cached its plan, or its entry when it is off the fast path); true when there is none.
+    fn has_run(&self, program: &Program, idx: usize) -> bool {
+        let Some(i) = (idx..program.insts.len()).find(|&i| program.insts[i].class != Class::Noop)
+        else {
+            return true;
+        };
+        program.insts[i].class != Class::Execute
+            || matches!(self.plans.get(i), Some(Some(_)))
+            || matches!(self.slow.get(i), Some(Some(_)))
     }
 
     /// Builds and compiles the block starting at instruction `idx` from the cached plans;
@@ -226,6 +273,7 @@ impl Executor {
         let mut steps = 0u64;
         let mut pc_off = None;
         let mut last = None;
+        let mut endpgm = None;
         for (i, d) in program.insts.iter().enumerate().skip(idx).take(MAX_BLOCK) {
             match d.class {
                 Class::Noop => {
@@ -234,7 +282,15 @@ impl Executor {
                     last = Some(d);
                     continue;
                 }
-                Class::End | Class::Barrier(_) | Class::AgprMove => break,
+                // The wave's end closes the block (a block of nothing else is not built).
+                Class::End => {
+                    if !spec.insts.is_empty() {
+                        endpgm = Some(d.addr);
+                        steps += 1;
+                    }
+                    break;
+                }
+                Class::Barrier(_) | Class::AgprMove => break,
                 Class::Execute => {}
             }
             let (inst, pc_off_here) = match self.plans.get(i) {
@@ -313,6 +369,7 @@ impl Executor {
             fall_through: last.addr + last.size as u64,
             lanes_off,
             trailing_noops: noops as u64,
+            endpgm,
             marks,
             mem,
         })

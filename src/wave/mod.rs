@@ -657,9 +657,9 @@ impl Executor {
             if steps >= self.step_budget {
                 return Err(WaveError::StepBudget { steps });
             }
-            if let Some(n) = self.run_block(program, wave, self.step_budget - steps)? {
-                steps += n;
-                if wave.pc == program.end() {
+            if let Some(run) = self.run_block(program, wave, self.step_budget - steps)? {
+                steps += run.steps;
+                if run.ended || wave.pc == program.end() {
                     return Ok(steps);
                 }
                 continue;
@@ -691,11 +691,11 @@ impl Executor {
         let mut steps = 0u64;
         while steps < budget {
             if trace.is_none() {
-                if let Some(n) = self.run_block(program, wave, budget - steps)? {
+                if let Some(run) = self.run_block(program, wave, budget - steps)? {
                     // The block counted each instruction's active lanes at issue.
                     self.lane_ops += self.block_lane_ops;
-                    steps += n;
-                    if wave.pc == program.end() {
+                    steps += run.steps;
+                    if run.ended || wave.pc == program.end() {
                         return Ok((Step::Ended, steps));
                     }
                     if wave.memory.watched_write() {
@@ -898,15 +898,7 @@ impl Executor {
         idx: usize,
         wave: &WaveState,
     ) -> Result<Option<(Rc<Entry>, Rc<fetch::Plan>)>, WaveError> {
-        let key = (program.id, program.insts.len());
-        if self.plans_of != key {
-            self.plans_of = key;
-            self.plans.clear();
-            self.plan_slots.clear();
-            self.slow.clear();
-            self.mem_ops.clear();
-            self.blocks.clear();
-        }
+        self.adopt(program);
         if self.plans.len() < program.insts.len() {
             self.plans.resize(program.insts.len(), None);
             self.slow.resize(program.insts.len(), None);
@@ -932,6 +924,19 @@ impl Executor {
         self.plans[idx] = Some((entry.clone(), plan.clone()));
         self.plan_slots[idx] = Default::default();
         Ok(Some((entry, plan)))
+    }
+
+    /// Makes `program` the one whose plans and blocks the executor caches, dropping another's.
+    fn adopt(&mut self, program: &Program) {
+        let key = (program.id, program.insts.len());
+        if self.plans_of != key {
+            self.plans_of = key;
+            self.plans.clear();
+            self.plan_slots.clear();
+            self.slow.clear();
+            self.mem_ops.clear();
+            self.blocks.clear();
+        }
     }
 
     /// The cached entry of instruction `idx` of `program` when it is off the fast path.

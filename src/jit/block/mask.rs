@@ -4,7 +4,7 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
-use cranelift_frontend::FunctionBuilder;
+use cranelift_frontend::{FunctionBuilder, Variable};
 
 use super::{flags, lane_loop, load_src, Regs, Src, SGPR_WORDS, SLOT};
 
@@ -87,13 +87,12 @@ pub(super) fn emit_mask_out(
     }
 }
 
-/// Adds `count` times the active lanes of EXEC (the wave's lanes) to the `u64` at arena
-/// offset `off`.
+/// Adds `count` times the active lanes of EXEC (the wave's lanes) to the block's lane count
+/// (a variable; the function stores it into the arena when it returns).
 pub(super) fn emit_count_lanes(
     b: &mut FunctionBuilder<'_>,
-    r: &Regs,
     exec: Value,
-    off: u32,
+    lane_count: Variable,
     count: u32,
 ) {
     let n = b.ins().popcnt(exec);
@@ -102,7 +101,7 @@ pub(super) fn emit_count_lanes(
     } else {
         n
     };
-    let acc = b.ins().load(types::I64, flags(), r.arena, off as i32);
+    let acc = b.use_var(lane_count);
     let acc = b.ins().iadd(acc, n);
-    b.ins().store(flags(), acc, r.arena, off as i32);
+    b.def_var(lane_count, acc);
 }

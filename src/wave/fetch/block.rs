@@ -187,6 +187,9 @@ fn try_lower(
                     });
                 }
             }
+            // A per-lane entry with an SGPR D0 (RDNA 4 `v_s_*`) keeps the SGPR when no lane
+            // is active (`write_back`): a block output would write it anyway, so it steps.
+            Out::SgprD0 { .. } if e.prepared.vector && !e.prepared.wave_level => return None,
             Out::SgprD0 { code: c, width } => {
                 let halves = if width == 64 { 2 } else { 1 };
                 for k in 0..halves {
