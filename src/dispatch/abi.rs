@@ -131,7 +131,16 @@ pub fn init_wave(s: &WaveSetup<'_>, w: &mut WaveState) {
     let threads = s.size.iter().product::<u32>();
     let first = s.wave_index * s.wave_size;
     let lanes = threads.saturating_sub(first).min(s.wave_size);
-    if lanes > 0 {
+    let row = &mut w.vgpr[..];
+    if lanes > 0 && first % lx + lanes <= lx && row.len() >= lanes as usize {
+        // The wave's lanes lie in one row of x (every 1-D workgroup of whole waves): y and z
+        // are the same for all, x counts up.
+        let (x, y, z) = (first % lx, first / lx % ly, first / (lx * ly));
+        let hi = if ids >= 1 { y << 10 } else { 0 } | if ids >= 2 { z << 20 } else { 0 };
+        for (slot, lane) in row[..lanes as usize].iter_mut().zip(0u32..) {
+            *slot = (x + lane) | hi;
+        }
+    } else if lanes > 0 {
         // The first lane's ids by division, then counting (x fastest).
         let (mut x, mut y, mut z) = (first % lx, first / lx % ly, first / (lx * ly));
         for lane in 0..lanes {
