@@ -223,7 +223,7 @@ impl Interp<'_, '_, '_> {
             unreachable!("bug: array local just initialised")
         };
         let name = &info.name;
-        v.get_mut(index as usize).ok_or(ExecError {
+        v.get_mut(index as usize).ok_or_else(|| ExecError {
             kind: ExecErrorKind::OutOfRange(format!("index {index} of `{name}[{len}]`")),
             span,
         })
