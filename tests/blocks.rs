@@ -257,6 +257,28 @@ fn issue_14_tiering_interprets_cold_instructions_first() {
     }
 }
 
+#[test]
+fn issue_14_wave_level_instructions_compile_at_first_use() {
+    // Instructions that address the VGPR file themselves (matrix, cross-lane) cost more to
+    // interpret once than to compile: they skip the tiering threshold. The plain ones wait.
+    let text = "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]\n\
+                v_permlane16_b32 v30, v31, s0, s1\n\
+                v_add_f32 v32, v33, v34\n\
+                s_endpgm\n";
+    let db = common::spec().db(Arch::Rdna3);
+    let mut rng = Rng::new(11);
+    let init = random_wave(Arch::Rdna3, 32, &mut rng);
+    let (want, _, _) = run(Arch::Rdna3, text, &init, Engine::Interp, None);
+    let mut ex = Executor::new(db, Engine::Jit).unwrap();
+    ex.jit_threshold = 60;
+    let program = Program::assemble(ex.isa(), text).unwrap();
+    let mut w = init.clone();
+    ex.run_fast(&program, &mut w).unwrap();
+    assert_eq!(w, want);
+    // v_wmma and v_permlane16 compiled; v_add_f32 (run once) still interpreted.
+    assert_eq!(ex.jit_kernels_compiled(), 2);
+}
+
 /// Lane masks inside blocks (issue 11): carry chains through VCC and SGPR pairs
 /// (`v_add_co_u32`, `v_add_co_ci_u32`, `v_sub_co_*`, `v_mad_u64_u32`), `v_cndmask_b32` reading
 /// VCC or a pair, VOPC results, EXEC written by `s_and_saveexec`, `v_cmpx` and `s_or` in the

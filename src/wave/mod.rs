@@ -543,12 +543,17 @@ impl Executor {
                 prepared.per_lane[r.0 as usize] = true;
             }
         }
+        // The executed text may be an erratum, not AMD's: look at the prepared IR.
+        let text = crate::ir::print_function(&prepared.function);
+        let vgpr_space = text.contains("VGPR[");
         // An entry the JIT does not compile (values wider than 128 bits, ...) runs on the
         // interpreter, which computes the same function; `jit_fallbacks` lists them. With a
         // tiering threshold the kernel is compiled when the entry has become hot.
-        let jit = self.jit.clone().map(|j| (j, self.jit_threshold));
-        // The executed text may be an erratum, not AMD's: look at the prepared IR.
-        let text = crate::ir::print_function(&prepared.function);
+        // Entries that address the VGPR file themselves (matrix, cross-lane) are interpreted
+        // by the tree walk over the whole wave: one execution of `v_wmma_f32_16x16x16_f16`
+        // costs ~2 ms there, more than compiling it, so they are compiled at first use.
+        let threshold = if vgpr_space { 0 } else { self.jit_threshold };
+        let jit = self.jit.clone().map(|j| (j, threshold));
         let optimized = prepared.optimized();
         // The interpreter's prepared form, for entries the interpreter runs (the interpreter
         // engine, and the JIT's executions before an entry becomes hot).
@@ -559,7 +564,7 @@ impl Executor {
         let entry = Entry {
             inst: (*inst).clone(),
             sgpr_space: text.contains("SGPR["),
-            vgpr_space: text.contains("VGPR["),
+            vgpr_space,
             layout: crate::jit::Layout::new(&prepared.per_lane),
             optimized,
             compiled,
@@ -568,7 +573,7 @@ impl Executor {
             jit,
             uses: std::cell::Cell::new(0),
         };
-        if self.jit_threshold == 0 {
+        if threshold == 0 {
             entry.kernel_now();
         }
         Ok(Rc::new(entry))
