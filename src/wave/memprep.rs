@@ -748,7 +748,9 @@ fn lane_run(exec: u64) -> Option<(usize, usize)> {
     }
     let l0 = exec.trailing_zeros() as usize;
     let run = exec >> l0;
-    (run & run.wrapping_add(1) == 0).then(|| (l0, run.count_ones() as usize))
+    // A run of ones from bit 0 is as long as its highest bit is high (a bit scan: no
+    // population count, which the baseline x86-64 target does in software).
+    (run & run.wrapping_add(1) == 0).then(|| (l0, 64 - run.leading_zeros() as usize))
 }
 
 /// The first value of `lo` when lane `k` of it holds the first plus `size * k` with no
