@@ -157,6 +157,16 @@ impl Region {
     }
 }
 
+/// `n` bytes inside one region, as [`SparseMemory::region_span`] found them: region `index`
+/// from its byte `at` on, at address `addr`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RegionSpan {
+    addr: u64,
+    index: usize,
+    at: usize,
+    n: usize,
+}
+
 /// Where the bytes of an access are held.
 enum Place {
     /// Outside every region: in the pages (or absent).
@@ -402,6 +412,34 @@ impl SparseMemory {
             }
             _ => None,
         }
+    }
+
+    /// Where the `n` bytes at `addr` lie when they all lie inside one region, and whether the
+    /// region was added as mapped: one lookup for a caller that checks before it reads or
+    /// writes them ([`SparseMemory::span_bytes`], [`SparseMemory::span_bytes_mut`]).
+    #[inline]
+    pub(crate) fn region_span(&self, addr: u64, n: usize) -> Option<(RegionSpan, bool)> {
+        match self.place(addr, n) {
+            Place::Region { index, at } => Some((
+                RegionSpan { addr, index, at, n },
+                self.regions[index].mapped,
+            )),
+            _ => None,
+        }
+    }
+
+    /// The bytes of a span this memory gave (regions unchanged since).
+    #[inline]
+    pub(crate) fn span_bytes(&self, s: RegionSpan) -> &[u8] {
+        &self.regions[s.index].bytes[s.at..s.at + s.n]
+    }
+
+    /// The bytes of a span this memory gave (regions unchanged since), to write; the write
+    /// is recorded for the watched range as [`SparseMemory::region_mut`] records it.
+    #[inline]
+    pub(crate) fn span_bytes_mut(&mut self, s: RegionSpan) -> &mut [u8] {
+        self.note_write(s.addr, s.addr + s.n as u64);
+        &mut self.regions[s.index].bytes[s.at..s.at + s.n]
     }
 
     /// How many regions start before `addr` (a binary search written out: regions are few

@@ -604,3 +604,119 @@ fn issue_14_valu_sgpr_result_with_no_lane_active() {
         assert!(*w == want, "run {k}: differs from the interpreter");
     }
 }
+
+/// A loop whose body has forward conditional branches (SCC on alternate iterations, EXECZ
+/// after a `v_cmpx` that random EXEC and data switch every lane off in some waves). Each
+/// branch is a side exit of the block it sits in: the block goes on past it while it falls
+/// through, and a taken one leaves the block (inside an in-place loop iteration too). States,
+/// step counts and `run_until`'s lane operations are those of stepping and the interpreter.
+const FORWARD_BRANCHES: &str = "
+s_mov_b32 s10, 7
+loop:
+v_add_nc_u32 v1, 1, v1
+s_and_b32 s11, s10, 1
+s_cmp_eq_u32 s11, 0
+s_cbranch_scc1 even
+v_mul_lo_u32 v2, v1, v1
+s_add_u32 s12, s12, 3
+s_nop 0
+even:
+s_mov_b32 s13, exec_lo
+v_cmpx_gt_u32 0x7fffffff, v3
+s_cbranch_execz none
+v_xor_b32 v4, v3, v1
+s_add_u32 s14, s14, s10
+none:
+s_mov_b32 exec_lo, s13
+s_sub_u32 s10, s10, 1
+s_cmp_lg_u32 s10, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+#[test]
+fn issue_14_forward_branches_are_side_exits() {
+    agree(Arch::Rdna3, 32, FORWARD_BRANCHES, 8);
+    let db = common::spec().db(Arch::Rdna3);
+    let mut ex = Executor::new(db, Engine::Jit).unwrap();
+    ex.block_threshold = 1;
+    let program = Program::assemble(ex.isa(), FORWARD_BRANCHES).unwrap();
+    let mut w = random_wave(Arch::Rdna3, 32, &mut Rng::new(5));
+    // Every lane passes the v_cmpx: each iteration falls through the EXECZ branch.
+    for lane in 0..32 {
+        w.set_vgpr(lane, 3, lane);
+    }
+    ex.run_fast(&program, &mut w.clone()).unwrap();
+    ex.run_fast(&program, &mut w).unwrap();
+    // The block at `loop` runs through both forward branches to the loop's back branch
+    // (16 instructions, the s_nop included), instead of ending at the first branch.
+    let at_loop = program.base + 4;
+    let blocks = ex.blocks();
+    assert!(blocks.contains(&(at_loop, 16)), "{blocks:x?}");
+    for seed in 0..6 {
+        let mut init = random_wave(Arch::Rdna3, 32, &mut Rng::new(0x14_5e00 + seed));
+        if seed % 2 == 0 {
+            for lane in 0..32 {
+                init.set_vgpr(lane, 3, lane);
+            }
+        }
+        let (step_ops, step_w) = lane_ops_of(Arch::Rdna3, FORWARD_BRANCHES, &init, false);
+        let (block_ops, block_w) = lane_ops_of(Arch::Rdna3, FORWARD_BRANCHES, &init, true);
+        assert!(step_w == block_w, "seed {seed}: states");
+        assert_eq!(step_ops, block_ops, "seed {seed}: lane operations");
+    }
+}
+
+/// `lane_ops` for programs of any length (blocks at threshold 1, run twice).
+fn lane_ops_of(arch: Arch, text: &str, init: &WaveState, blocks: bool) -> (u64, WaveState) {
+    let db = common::spec().db(arch);
+    let mut ex = Executor::new(db, Engine::Jit).unwrap();
+    ex.block_compile = blocks;
+    ex.block_threshold = 1;
+    let program = Program::assemble(ex.isa(), text).unwrap();
+    ex.run_until(&program, &mut init.clone(), 100_000, None)
+        .unwrap();
+    let before = ex.lane_ops;
+    let mut w = init.clone();
+    let (end, _) = ex.run_until(&program, &mut w, 100_000, None).unwrap();
+    assert_eq!(end, amdpcode::wave::Step::Ended);
+    (ex.lane_ops - before, w)
+}
+
+/// A taken forward branch whose target lies past the program (a side exit in the middle of
+/// a block) is the error stepping reports, with the same state (PC at the branch).
+#[test]
+fn issue_14_side_exit_out_of_the_program() {
+    let text = "
+s_add_u32 s1, s1, 1
+s_cmp_gt_u32 s1, 2
+s_cbranch_scc1 100
+v_add_nc_u32 v1, 1, v1
+s_endpgm
+";
+    let db = common::spec().db(Arch::Rdna3);
+    let mut results = Vec::new();
+    for blocks in [false, true] {
+        let mut ex = Executor::new(db, Engine::Jit).unwrap();
+        ex.block_compile = blocks;
+        ex.block_threshold = 1;
+        let program = Program::assemble(ex.isa(), text).unwrap();
+        let mut w = WaveState::new(Arch::Rdna3, 32);
+        let mut runs = Vec::new();
+        // s1 counts the runs: the branch falls through twice (compiling the block), then
+        // is taken.
+        for _ in 0..3 {
+            w.pc = program.base;
+            runs.push(
+                ex.run_until(&program, &mut w, 100, None)
+                    .map_err(|e| e.to_string()),
+            );
+        }
+        assert!(runs[..2].iter().all(|r| r.is_ok()), "{runs:?}");
+        assert!(runs[2].is_err(), "{runs:?}");
+        assert_eq!(w.pc, program.base + 8, "PC at the branch");
+        assert_eq!(w.read_sgpr(1), 3);
+        results.push((runs, w));
+    }
+    assert_eq!(results[0], results[1]);
+}

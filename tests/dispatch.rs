@@ -1074,3 +1074,75 @@ fn issue_11_reused_wave_states_zero_the_rows_reached_through_branches() {
         );
     }
 }
+
+/// Barriers close blocks and forward branches are side exits (issue 14): the fixture's
+/// `lds_sum` (two waves per workgroup, six `s_barrier`s, `s_cbranch_execz` that the second
+/// wave takes and the first falls through) and the LDS exchange programs (RDNA 3 wave32 and
+/// wave64, RDNA 4's split barrier, CDNA) run with blocks compiled at the first arrival give
+/// the interpreter's and per-instruction JIT's memory, instruction count and lane operations;
+/// the LDS sum's block at the kernel entry runs to and through its first barrier.
+#[test]
+fn issue_14_barriers_and_forward_branches_in_blocks() {
+    let vals: Vec<i32> = (0..512).map(|i| (i * 7919 % 1000) - 500).collect();
+    let mut kernarg = Vec::new();
+    kernarg.extend(IN.to_le_bytes());
+    kernarg.extend(OUT.to_le_bytes());
+    let mem = vec![
+        (IN, vals.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        (OUT, vec![0; 32]),
+    ];
+    let sum = object_launch("lds_sum", 8, 64, kernarg, mem);
+    let expect: Vec<u32> = vals
+        .chunks(64)
+        .map(|c| c.iter().sum::<i32>() as u32)
+        .collect();
+    let mut cases = vec![(Arch::Rdna3, sum, Some(expect))];
+    for (arch, wave, waves) in [
+        (Arch::Rdna3, 32, 4),
+        (Arch::Rdna3, 64, 2),
+        (Arch::Rdna4, 32, 4),
+        (Arch::Cdna, 64, 2),
+    ] {
+        let threads = wave * waves;
+        let code = assemble(arch, &exchange_program(arch, wave));
+        let l = raw_launch(arch, code, wave, threads, 4 * threads as usize);
+        cases.push((arch, l, None));
+    }
+    for (arch, l, expect) in &cases {
+        let mut outcomes = Vec::new();
+        for (engine, blocks) in [
+            (Engine::Interp, false),
+            (Engine::Jit, false),
+            (Engine::Jit, true),
+        ] {
+            let mut d = Dispatcher::new(common::spec().db(*arch), engine).expect("engine");
+            d.executor_mut().block_compile = blocks;
+            d.executor_mut().block_threshold = 1;
+            // The first launch builds plans (and, from the second arrival on, blocks); the
+            // second runs every wave through the blocks.
+            d.run(l)
+                .unwrap_or_else(|e| panic!("{arch:?} {engine:?}: {e}"));
+            let o = d
+                .run(l)
+                .unwrap_or_else(|e| panic!("{arch:?} {engine:?}: {e}"));
+            if blocks {
+                let b = d.executor().blocks();
+                assert!(b.len() >= 2, "{arch:?}: blocks {b:x?}");
+                if expect.is_some() {
+                    // s_load_b128 .. ds_store_b32, s_waitcnt, s_barrier: 17 instructions.
+                    let entry = 0x7f00_0000_0000u64 + 0x1e00;
+                    assert!(b.contains(&(entry, 17)), "blocks {b:x?}");
+                }
+            }
+            if let Some(e) = expect {
+                assert_eq!(words(&o.memory[1].1), *e, "{arch:?} {engine:?} {blocks}");
+            }
+            outcomes.push((o.memory, o.instructions, o.lane_ops, o.waves));
+        }
+        assert_eq!(
+            outcomes[0], outcomes[1],
+            "{arch:?}: interpreter vs jit-step"
+        );
+        assert_eq!(outcomes[1], outcomes[2], "{arch:?}: jit-step vs blocks");
+    }
+}

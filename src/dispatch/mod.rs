@@ -179,6 +179,10 @@ pub struct Dispatcher {
     spare_pages: SparseMemory,
     /// The LDS of the running workgroup, cleared (keeping its page buffers) for each.
     lds: SparseMemory,
+    /// The schedule of the running workgroup's waves and its free states, kept so that a
+    /// workgroup allocates nothing.
+    slots: Vec<Slot>,
+    free: Vec<usize>,
 }
 
 /// Where a wave of the running workgroup is in the schedule.
@@ -221,6 +225,8 @@ impl Dispatcher {
             pool: pool::WavePool::default(),
             spare_pages: SparseMemory::new(),
             lds: SparseMemory::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
         })
     }
 
@@ -409,7 +415,10 @@ impl Dispatcher {
         let threads: u32 = size.iter().product();
         let n_waves = threads.div_ceil(p.wave_size);
         let observed = trace.is_some();
-        let mut slots = vec![Slot::default(); n_waves as usize];
+        let mut slots = std::mem::take(&mut self.slots);
+        slots.clear();
+        slots.resize(n_waves as usize, Slot::default());
+        let mut free = std::mem::take(&mut self.free);
         out.workgroups += 1;
         out.waves += n_waves as u64;
         let mut lds = std::mem::take(&mut self.lds);
@@ -432,10 +441,12 @@ impl Dispatcher {
         let waves = pool.states(p.arch, p.wave_size, n_waves as usize);
         let shape = WorkgroupShape { wg, size, n_waves };
         let r = self.run_waves(
-            p, &shape, waves, &mut slots, global, &mut lds, written, out, trace,
+            p, &shape, waves, &mut slots, &mut free, global, &mut lds, written, out, trace,
         );
         self.pool = pool;
         self.lds = lds;
+        self.slots = slots;
+        self.free = free;
         r
     }
 
@@ -487,6 +498,7 @@ impl Dispatcher {
         shape: &WorkgroupShape,
         waves: &mut [(WaveState, pool::Dirty)],
         slots: &mut [Slot],
+        free: &mut Vec<usize>,
         global: &mut SparseMemory,
         lds: &mut SparseMemory,
         written: &mut BTreeMap<u64, u8>,
@@ -496,7 +508,8 @@ impl Dispatcher {
         let wg = shape.wg;
         let observed = trace.is_some();
         // States free to start a wave on, the next one last.
-        let mut free: Vec<usize> = (0..waves.len()).rev().collect();
+        free.clear();
+        free.extend((0..waves.len()).rev());
         loop {
             for (i, s) in slots.iter_mut().enumerate() {
                 if s.ended || s.waiting {

@@ -42,6 +42,9 @@ use crate::interp::ExecError;
 pub const SGPR_WORDS: usize = 128;
 /// Words the VGPR file must have (256 registers of 64 lanes).
 pub const VGPR_WORDS: usize = 256 * 64;
+/// The status of a side exit ([`BlockSpec::exits`]): the instruction branched away from the
+/// block (not a fault; the wave goes on at the branch's target).
+pub const SIDE_EXIT: u32 = 0x4a58_0001;
 /// Bytes per slot (as the kernels lay them out).
 const SLOT: i32 = 16;
 /// The operand codes of EXEC.
@@ -208,6 +211,12 @@ pub struct BlockSpec {
     /// When the last instruction branches: the block's first address and the arena offset of
     /// the branch's PC output, so a taken branch back to the start loops in place.
     pub loop_to: Option<(u64, u32)>,
+    /// Side exits: `(index, pc_off, fall_through)` for an instruction that may branch
+    /// without ending the block (a forward conditional branch): after it, when its PC output at arena
+    /// offset `pc_off` is not `fall_through`, the function returns `index << 32 |`
+    /// [`SIDE_EXIT`] (the instruction done, the ones after it not; the iterations completed
+    /// stored as for a fault); otherwise the block goes on with the next instruction.
+    pub exits: Vec<(u32, u32, u64)>,
     /// Lane counting: the arena byte offset of a `u64` into which the function stores, when
     /// it returns, the sum over the instructions it ran of the active lanes of EXEC at issue
     /// times the instruction's count (the steps it stands for: itself and the no-ops before
@@ -505,6 +514,23 @@ fn build(inner: &mut Inner, spec: &BlockSpec, mode: Mode) -> Result<Counts, JitE
                 }
             }
         }
+        if let Some(&(_, pc_off, fall_through)) = spec.exits.iter().find(|e| e.0 as usize == index)
+        {
+            // A taken branch leaves the block with the register files up to date; the
+            // cached values stay valid on the fall-through path.
+            use cranelift_codegen::ir::condcodes::IntCC;
+            cache.flush(&mut b, &regs);
+            let pc = b.ins().load(types::I64, flags(), regs.arena, pc_off as i32);
+            let taken = b.ins().icmp_imm_u(IntCC::NotEqual, pc, fall_through as i64);
+            let (side, next) = (b.create_block(), b.create_block());
+            b.ins().brif(taken, side, &[], next, &[]);
+            b.switch_to_block(side);
+            let code = b
+                .ins()
+                .iconst(types::I64, ((index as i64) << 32) | SIDE_EXIT as i64);
+            b.ins().jump(fail, &[code.into()]);
+            b.switch_to_block(next);
+        }
     }
     cache.flush(&mut b, &regs);
     let done = b.ins().iadd_imm_s(done, 1);
@@ -563,6 +589,13 @@ fn check(spec: &BlockSpec) -> Result<(), JitError> {
             || matches!(&spec.lane_ops, Some((off, c)) if !slot_ok(*off, 1) || c.len() != spec.insts.len())
         {
             return bad("loop");
+        }
+        if spec
+            .exits
+            .iter()
+            .any(|&(i, off, _)| i as usize >= spec.insts.len() || !slot_ok(off, 1))
+        {
+            return bad("side exit");
         }
         if inst.code == 0 || inst.slots as usize > spec.arena_size {
             return bad("kernel");

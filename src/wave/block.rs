@@ -17,12 +17,12 @@
 //! Blocks are keyed by the program's id and instruction index, like the plans: a program is
 //! immutable once decoded, and running another program drops them.
 
-use crate::jit::block::{BlockFn, BlockInst, BlockSpec, SGPR_WORDS, VGPR_WORDS};
+use crate::jit::block::{BlockFn, BlockInst, BlockSpec, SGPR_WORDS, SIDE_EXIT, VGPR_WORDS};
 
 use super::block_mem::{self, MemCall};
 
 use super::fetch;
-use super::{Class, Executor, Program, WaveError, WaveState};
+use super::{Barrier, Class, Decoded, Executor, Program, WaveError, WaveState};
 
 /// Arrivals at an instruction before a block starting there is compiled.
 pub const DEFAULT_BLOCK_THRESHOLD: u32 = 1000;
@@ -36,6 +36,8 @@ pub(super) struct BlockRun {
     pub(super) steps: u64,
     /// The block ran the wave's `s_endpgm`: the wave has ended (PC at it, as a step leaves it).
     pub(super) ended: bool,
+    /// The block ran a barrier instruction (its last step; PC after it, as a step leaves it).
+    pub(super) barrier: Option<Barrier>,
 }
 
 /// The block state of one instruction index.
@@ -71,6 +73,12 @@ pub(super) struct Block {
     /// The address of the `s_endpgm` that ends the block, when one does (it counts as a step
     /// after the trailing no-ops and ends the wave).
     endpgm: Option<u64>,
+    /// The address after the barrier instruction that ends the block, and its kind, when one
+    /// does (it counts as a step after the trailing no-ops; the wave then waits).
+    barrier: Option<(u64, Barrier)>,
+    /// The side exits (`BlockSpec::exits`): instruction index and the arena byte offset of
+    /// its PC output.
+    exits: Vec<(usize, usize)>,
     /// For each compiled instruction: the steps of an iteration before it (no-ops included)
     /// and the address after it, for a block that stops at it.
     marks: Vec<(u64, u64)>,
@@ -171,6 +179,33 @@ impl Executor {
             let (before, next) = b.marks[index];
             let done = iters * b.steps + before;
             match status {
+                // A forward branch taken: the wave goes on at its target.
+                SIDE_EXIT => {
+                    let target = b
+                        .exits
+                        .iter()
+                        .find(|e| e.0 == index)
+                        .map(|e| b.arena[e.1 / 16] as u64);
+                    let Some(target) = target else {
+                        wave.pc = addr;
+                        return Err(WaveError::Exec {
+                            addr,
+                            inst,
+                            message: "bug: a side exit the block does not have".into(),
+                        });
+                    };
+                    if target != program.end() && program.at(target).is_none() {
+                        wave.pc = addr;
+                        return Err(WaveError::PcOutOfProgram { from: addr, target });
+                    }
+                    self.block_lane_ops = counted;
+                    wave.pc = target;
+                    return Ok(Some(BlockRun {
+                        steps: done + 1,
+                        ended: false,
+                        barrier: None,
+                    }));
+                }
                 // A store into the watched range: stop after it.
                 block_mem::AFTER => {
                     self.block_lane_ops = counted;
@@ -178,6 +213,7 @@ impl Executor {
                     return Ok(Some(BlockRun {
                         steps: done + 1,
                         ended: false,
+                        barrier: None,
                     }));
                 }
                 // Left to the step path: stop before it (nothing of it done).
@@ -190,6 +226,7 @@ impl Executor {
                     return Ok(Some(BlockRun {
                         steps: done,
                         ended: false,
+                        barrier: None,
                     }));
                 }
                 block_mem::FAULT => {
@@ -212,13 +249,25 @@ impl Executor {
                 }
             }
         }
-        let tail = b.trailing_noops + b.endpgm.is_some() as u64;
-        self.block_lane_ops = counted + tail * wave.exec().count_ones() as u64;
+        let tail = b.trailing_noops + b.endpgm.is_some() as u64 + b.barrier.is_some() as u64;
+        self.block_lane_ops = counted;
+        if tail > 0 {
+            self.block_lane_ops += tail * wave.exec().count_ones() as u64;
+        }
         if let Some(at) = b.endpgm {
             wave.pc = at;
             return Ok(Some(BlockRun {
                 steps: b.steps,
                 ended: true,
+                barrier: None,
+            }));
+        }
+        if let Some((next, kind)) = b.barrier {
+            wave.pc = next;
+            return Ok(Some(BlockRun {
+                steps: b.steps,
+                ended: false,
+                barrier: Some(kind),
             }));
         }
         let target = match b.pc_off {
@@ -236,6 +285,7 @@ impl Executor {
         Ok(Some(BlockRun {
             steps: iters * b.steps,
             ended: false,
+            barrier: None,
         }))
     }
 
@@ -262,6 +312,7 @@ impl Executor {
             insts: Vec::new(),
             arena_size: 0,
             loop_to: None,
+            exits: Vec::new(),
             lane_ops: None,
         };
         let mut counts = Vec::new();
@@ -274,6 +325,8 @@ impl Executor {
         let mut pc_off = None;
         let mut last = None;
         let mut endpgm = None;
+        let mut barrier = None;
+        let mut exits = Vec::new();
         for (i, d) in program.insts.iter().enumerate().skip(idx).take(MAX_BLOCK) {
             match d.class {
                 Class::Noop => {
@@ -290,7 +343,15 @@ impl Executor {
                     }
                     break;
                 }
-                Class::Barrier(_) | Class::AgprMove => break,
+                // A barrier closes the block too: the wave then waits for the others.
+                Class::Barrier(kind) => {
+                    if !spec.insts.is_empty() {
+                        barrier = Some((d.addr + d.size as u64, kind));
+                        steps += 1;
+                    }
+                    break;
+                }
+                Class::AgprMove => break,
                 Class::Execute => {}
             }
             let (inst, pc_off_here) = match self.plans.get(i) {
@@ -338,8 +399,15 @@ impl Executor {
             insts.push((d.addr, d.inst.name.clone()));
             steps += 1;
             last = Some(d);
-            if l.pc_off.is_some() {
-                pc_off = l.pc_off;
+            if let Some(off) = l.pc_off {
+                // A forward conditional branch leaves the block only when taken.
+                if forward_branch(d) {
+                    let index = spec.insts.len() - 1;
+                    spec.exits.push((index as u32, off, d.addr + d.size as u64));
+                    exits.push((index, off as usize));
+                    continue;
+                }
+                pc_off = Some(off);
                 break;
             }
         }
@@ -370,10 +438,20 @@ impl Executor {
             lanes_off,
             trailing_noops: noops as u64,
             endpgm,
+            barrier,
+            exits,
             marks,
             mem,
         })
     }
+}
+
+/// Whether `d` is a conditional branch to a later instruction (`s_cbranch_*` with a
+/// non-negative offset): a block goes on past it while it falls through. A branch back (a
+/// loop) ends its block, which then loops in place.
+fn forward_branch(d: &Decoded) -> bool {
+    d.inst.name.starts_with("S_CBRANCH_")
+        && d.inst.field("simm16").is_some_and(|v| v as u16 as i16 >= 0)
 }
 
 impl Executor {

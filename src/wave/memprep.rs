@@ -680,7 +680,8 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
         _ => &w.memory,
     };
     // Outside a region, a row of single words still goes as one access of the memory.
-    let mapped = match memory.region(first, len) {
+    let span = memory.region_span(first, len);
+    let mapped = match span {
         Some((_, mapped)) => mapped,
         None if words == 1 => false,
         None => return false,
@@ -715,10 +716,11 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
         _ => (&mut w.memory, &mut w.vgpr),
     };
     if store {
-        let Some(bytes) = memory.region_mut(first, len) else {
+        let Some((span, _)) = span else {
             memory.write_u32s_from(first, &vgpr[reg * LANE_SLOTS + l0..][..n]);
             return true;
         };
+        let bytes = memory.span_bytes_mut(span);
         for i in 0..words {
             let src = &vgpr[(reg + i) * LANE_SLOTS + l0..][..n];
             if words == 1 {
@@ -731,11 +733,11 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
             }
         }
     } else {
-        let Some((bytes, _)) = memory.region(first, len) else {
+        let Some((span, _)) = span else {
             memory.read_u32s_into(first, &mut vgpr[reg * LANE_SLOTS + l0..][..n]);
             return true;
         };
-        bytes_to_rows(bytes, vgpr, reg, words, l0, n);
+        bytes_to_rows(memory.span_bytes(span), vgpr, reg, words, l0, n);
     }
     true
 }
@@ -748,7 +750,9 @@ fn lane_run(exec: u64) -> Option<(usize, usize)> {
     }
     let l0 = exec.trailing_zeros() as usize;
     let run = exec >> l0;
-    (run & run.wrapping_add(1) == 0).then(|| (l0, run.count_ones() as usize))
+    // A run of ones from bit 0 is as long as its highest bit is high (a bit scan: no
+    // population count, which the baseline x86-64 target does in software).
+    (run & run.wrapping_add(1) == 0).then(|| (l0, 64 - run.leading_zeros() as usize))
 }
 
 /// The first value of `lo` when lane `k` of it holds the first plus `size * k` with no
@@ -838,15 +842,24 @@ fn lean_pair(
         }
     }
     let len = (size * n as u64) as usize;
-    for (&off, &reg) in offsets.iter().zip(&regs) {
+    let mut spans = [None; 2];
+    for ((&off, &reg), span) in offsets.iter().zip(&regs).zip(&mut spans) {
         let fits = (reg as usize + words) * LANE_SLOTS <= w.vgpr.len();
-        if !fits || w.lds.region(x0 + off, len).is_none() {
+        *span = w.lds.region_span(x0 + off, len).filter(|_| fits);
+        if span.is_none() {
             return false;
         }
     }
-    for (&off, &reg) in offsets.iter().zip(&regs) {
-        if let Some((bytes, _)) = w.lds.region(x0 + off, len) {
-            bytes_to_rows(bytes, &mut w.vgpr, reg as usize, words, l0, n);
+    for (&reg, span) in regs.iter().zip(spans) {
+        if let Some((span, _)) = span {
+            bytes_to_rows(
+                w.lds.span_bytes(span),
+                &mut w.vgpr,
+                reg as usize,
+                words,
+                l0,
+                n,
+            );
         }
     }
     true

@@ -703,6 +703,9 @@ impl Executor {
                     if run.ended || wave.pc == program.end() {
                         return Ok((Step::Ended, steps));
                     }
+                    if let Some(kind) = run.barrier {
+                        return Ok((Step::Barrier(kind), steps));
+                    }
                     if wave.memory.watched_write() {
                         return Ok((Step::Continue, steps));
                     }
