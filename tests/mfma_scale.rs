@@ -327,7 +327,7 @@ fn lone_ld_scale_is_an_error() {
 }
 
 /// The pair disassembles as one instruction, as llvm-objdump-22 prints it, and a lone
-/// `v_mfma_ld_scale_b32` as itself.
+/// `v_mfma_ld_scale_b32` as itself; each text assembles to llvm-mc's bytes.
 #[test]
 fn disassembly_matches_llvm() {
     let isa = amdpcode::isa::Isa::new(common::spec().db(Arch::Cdna));
@@ -348,5 +348,7 @@ fn disassembly_matches_llvm() {
         let (inst, len) = isa.decode(&bytes).unwrap();
         assert_eq!(len, bytes.len(), "{hex}");
         assert_eq!(isa.print(&inst), want);
+        // The text assembles back to the same bytes.
+        assert_eq!(isa.assemble(want).unwrap(), bytes, "{want}");
     }
 }

@@ -42,6 +42,10 @@ fn regs(op: &OperandSpec) -> u32 {
     op.bits.div_ceil(32).max(1)
 }
 
+/// Bits 31:16 of a scaled MFMA's first word: the VOP3P encoding and the opcode of
+/// `v_mfma_ld_scale_b32` (44).
+const SCALE_LOAD_WORD: u32 = 0xd3ac;
+
 /// Whether `info` is a scaled MFMA (`VOP3PX2`: a `v_mfma_ld_scale_b32` word and the MFMA
 /// word, one instruction).
 fn is_scaled(info: &InstInfo) -> bool {
@@ -235,8 +239,20 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     let matrix = is_matrix(info);
     let mut acc_cd: Option<bool> = None;
     let mut acc = 0u64;
+    // The F8F6F4 formats decide how many registers A and B take; the modifiers (checked
+    // below) follow the operands.
+    let format_mod = |name: &str| {
+        stmt.mods.iter().find_map(|m| match m.value {
+            Some(Expr::Int(v)) if m.name == name && (0..=7).contains(&v) => Some(v as u64),
+            _ => None,
+        })
+    };
+    let (cbsz_fmt, blgp_fmt) = (
+        format_mod("cbsz").unwrap_or(0),
+        format_mod("blgp").unwrap_or(0),
+    );
     for (op, arg) in ops.iter().zip(&stmt.args) {
-        let n = regs(op);
+        let n = f8f6f4_regs(info, op, cbsz_fmt, blgp_fmt);
         let reg = match &arg.expr {
             Expr::Reg {
                 file,
@@ -300,8 +316,38 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         }
         return Ok(());
     }
-    let (mut cbsz, mut abid, mut blgp) = (0u64, 0u64, 0u64);
+    // A scaled MFMA's first word: `v_mfma_ld_scale_b32`'s (llvm-mc sets the low ABID bit of
+    // the MFMA word).
+    let scaled = is_scaled(info);
+    let (mut cbsz, mut abid, mut blgp) = (0u64, u64::from(scaled), 0u64);
+    let (mut sel, mut sel_hi) = (0u64, 0u64);
     for m in &stmt.mods {
+        let bit_list = |out: &mut u64| {
+            let Some(Expr::List(items)) = &m.value else {
+                return Err(e.err(m.col, "expected a list"));
+            };
+            if items.is_empty() || items.len() > 3 {
+                return Err(e.err(m.col, "invalid list length"));
+            }
+            for (i, it) in items.iter().enumerate() {
+                match it {
+                    Expr::Int(b @ 0..=1) => *out |= (*b as u64) << i,
+                    _ => return Err(e.err(m.col, "expected 0 or 1")),
+                }
+            }
+            Ok(())
+        };
+        if scaled && m.name == "op_sel" {
+            bit_list(&mut sel)?;
+            continue;
+        }
+        if scaled && m.name == "op_sel_hi" {
+            bit_list(&mut sel_hi)?;
+            if sel_hi >> 2 != 0 {
+                return Err(e.err(m.col, "invalid op_sel_hi operand"));
+            }
+            continue;
+        }
         let int = |hi: i64| match m.value {
             Some(Expr::Int(v)) if (0..=hi).contains(&v) => Ok(v as u64),
             _ => Err(e.err(m.col, "invalid modifier value")),
@@ -326,6 +372,17 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
             }
             _ => return Err(e.err(m.col, "invalid modifier for instruction")),
         }
+    }
+    if scaled {
+        e.set("x2encoding", u64::from(SCALE_LOAD_WORD));
+        e.set("opsel", sel);
+        e.set("opsel_hi", sel_hi);
+        e.set("acc_cd", u64::from(acc_cd.unwrap_or(false)));
+        e.set("acc", acc);
+        e.set("cbsz", cbsz);
+        e.set("abid", abid);
+        e.set("blgp", blgp);
+        return Ok(());
     }
     e.set("clmp", u64::from(acc_cd.unwrap_or(false)));
     e.set("opsel_hi", acc);
