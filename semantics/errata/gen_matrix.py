@@ -92,6 +92,8 @@ INSTRUCTIONS = {
         "V_MFMA_F32_32X32X16_FP8_FP8",
         "V_MFMA_F32_16X16X128_F8F6F4",
         "V_MFMA_F32_32X32X64_F8F6F4",
+        "V_MFMA_SCALE_F32_16X16X128_F8F6F4",
+        "V_MFMA_SCALE_F32_32X32X64_F8F6F4",
         "V_MFMA_F64_16X16X4_F64",
         # blocked
         "V_MFMA_F32_32X32X1_2B_F32",
@@ -152,16 +154,22 @@ CALCULATOR_CDNA = {
     "V_MFMA_I32_4X4X4_16B_I8", "V_MFMA_F64_4X4X4_4B_F64",
 }
 
-# What the names do not say: the format of A and B of the F8F6F4 forms is chosen by the CBSZ
-# (A) and BLGP (B) fields, which the front end does not know as operands (`unknown identifier
-# CBSZ`); we write the FP8 (E4M3) case, CBSZ = BLGP = 0.
+# What the names do not say: the format of A and B of the F8F6F4 forms is chosen at run time by
+# the CBSZ (A) and BLGP (B) fields (F8F6F4_FORMATS); the layout is stated for the widest, FP8
+# (32 elements of 8 bits a lane), and the texts read each element at the width its format has.
 EXCEPTIONS = {
     ("cdna", "V_MFMA_F32_16X16X128_F8F6F4"): {"a": "fp8", "b": "fp8", "f8f6f4": True},
     ("cdna", "V_MFMA_F32_32X32X64_F8F6F4"): {"a": "fp8", "b": "fp8", "f8f6f4": True},
+    ("cdna", "V_MFMA_SCALE_F32_16X16X128_F8F6F4"): {"a": "fp8", "b": "fp8", "f8f6f4": True},
+    ("cdna", "V_MFMA_SCALE_F32_32X32X64_F8F6F4"): {"a": "fp8", "b": "fp8", "f8f6f4": True},
 }
 
+# The F8F6F4 formats by CBSZ / BLGP code: (element type, bits). Codes 5-7 are reserved; the
+# texts read them as FP4 (assumption: LLVM accepts only 0-4).
+F8F6F4_FORMATS = [("fp8", 8), ("bf8", 8), ("fp6", 6), ("bf6", 6), ("fp4", 4)]
+
 NAME_RE = re.compile(
-    r"^V_(?P<fam>WMMA|SWMMAC|MFMA|SMFMAC)_(?P<out>F32|F16|BF16|I32|F64)_"
+    r"^V_(?P<fam>WMMA|SWMMAC|MFMA|SMFMAC)_(?P<scale>SCALE_)?(?P<out>F32|F16|BF16|I32|F64)_"
     r"(?P<m>\d+)X(?P<n>\d+)X(?P<k>\d+)(?:_(?P<blocks>\d+)B)?_(?P<ins>[A-Z0-9_]+)$"
 )
 
@@ -199,6 +207,8 @@ class Inst:
         self.arch = arch
         self.name = name
         self.fam = m["fam"]
+        # CDNA 4's V_MFMA_SCALE_*: A and B multiplied by E8M0 block scales (SCALE_SRC0/1).
+        self.scaled = bool(m["scale"])
         self.sparse = self.fam in ("SWMMAC", "SMFMAC")
         self.out = m["out"].lower()
         self.M, self.N, self.K = int(m["m"]), int(m["n"]), int(m["k"])
@@ -364,6 +374,36 @@ def fp_read(t, field, neg):
     return TYPES[t][2].format(x=field, neg=neg)
 
 
+def f8f6f4_body(inst, src, fmt, ebits, lane, pos, dest, scale):
+    """Statements reading element `pos` of an F8F6F4 operand from the VGPRs at `src` in
+    `lane` into `dest`, in the format code `fmt` (CBSZ or BLGP) at `ebits` bits an element.
+    The 32 elements of a lane are packed low-to-high over `ebits` VGPRs, so an FP6 element
+    may straddle two VGPRs: the element is cut from the 64 bits of VGPRs w and w + 1, w
+    chosen so that both lie in the operand (`ebits` - 2 at most). `scale` is the E8M0 scale
+    (a local), or None for the unscaled forms."""
+    conv = []
+    for code, (t, bits) in enumerate(F8F6F4_FORMATS):
+        x = f"x[{bits - 1} : 0].{t}"
+        conv.append(f"{t}_to_f32_scale({x}, {scale}.u8)" if scale else f"{t}_to_f32({x})")
+    # fmt == 0 ? fp8 : (fmt == 1 ? bf8 : (... : fp4)); reserved codes fall to FP4.
+    value = conv[-1]
+    for code in range(len(conv) - 2, -1, -1):
+        value = f"{fmt} == {code}U ? {conv[code]} : ({value})"
+    if scale:
+        # E8M0 0xff is NaN: every element it scales reads as NaN.
+        value = f"{scale} == 255U ? 32'F(0x7fc00000) : ({value})"
+    return [
+        f"lane = {lane}",
+        f"p = {pos}",
+        f"w = ({ebits} * p) / 32",
+        f"w = w > {ebits} - 2U ? {ebits} - 2U : w",
+        f"v = {{ VGPR[lane][{src} + w + 1U], VGPR[lane][{src} + w] }}",
+        f"x = v >> ({ebits} * p - 32U * w)",
+    ] + ([f"{scale} = 32'U(VGPR[lane][{'SCALE_SRC0.u32' if src.startswith('SRC0') else 'SCALE_SRC1.u32'}][{'SA' if src.startswith('SRC0') else 'SB'} +: 8])"] if scale else []) + [
+        f"{dest} = {value}",
+    ]
+
+
 def gen(inst):
     arch = inst.arch
     M, N, K, KA, nb = inst.M, inst.N, inst.K, inst.KA, inst.nb
@@ -409,11 +449,29 @@ def gen(inst):
     lane_b, pos_b = lay["lane_b"], lay["pos_b"]
     lane_c, c_pos, half = lay["lane_c"], lay["pos_c"], lay["half"]
     setup = [f"{var} = {text}" for var, text, _ in lay["setup"]]
+    if inst.f8f6f4:
+        # The formats of A (CBSZ) and B (BLGP) and their element widths.
+        setup += [
+            "FA = 32'U(CBSZ.u32)",
+            "FB = 32'U(BLGP.u32)",
+            "EA = FA <= 1U ? 8U : (FA <= 3U ? 6U : 4U)",
+            "EB = FB <= 1U ? 8U : (FB <= 3U ? 6U : 4U)",
+        ]
+    if inst.scaled:
+        # The byte of each lane's scale VGPR that holds its E8M0 scale: { OPSEL_HI[0],
+        # OPSEL[0] } for A, { OPSEL_HI[1], OPSEL[1] } for B (LLVM's op_sel / op_sel_hi).
+        setup += [
+            "SA = 8U * (32'U(OPSEL[0].u1) + 2U * 32'U(OPSEL_HI[0].u1))",
+            "SB = 8U * (32'U(OPSEL[1].u1) + 2U * 32'U(OPSEL_HI[1].u1))",
+        ]
 
     # --- gather A (and the sparse index) --------------------------------------------------------
     a_field = read_field("SRC0.u32", "lane", None, "p", abits)
     a_body = [f"lane = {lane_a}", f"p = {pos_a}",
               f"A[{aidx}] = {fp_read(inst.a, a_field, 0)}"]
+    if inst.f8f6f4:
+        a_body = f8f6f4_body(inst, "SRC0.u32", "FA", "EA", lane_a, pos_a, f"A[{aidx}]",
+                             "s" if inst.scaled else None)
     if inst.sparse:
         # Two stored values per group of four k; position p of a lane has its 2-bit index in
         # bits [2p + 1 : 2p] of the lane's index VGPR (SRC2).
@@ -424,6 +482,9 @@ def gen(inst):
     b_field = read_field("SRC1.u32", "lane", None, "p", bbits)
     b_body = [f"lane = {lane_b}", f"p = {pos_b}",
               f"B[{bidx}] = {fp_read(inst.b, b_field, 1)}"]
+    if inst.f8f6f4:
+        b_body = f8f6f4_body(inst, "SRC1.u32", "FB", "EB", lane_b, pos_b, f"B[{bidx}]",
+                             "s" if inst.scaled else None)
     sections.append(nest(blocks + [("k", K), ("j", N)], b_body))
 
     # --- gather C -------------------------------------------------------------------------------
@@ -520,10 +581,21 @@ def layout_summary(inst):
     if inst.sparse:
         s += ("; sparse A: 2:4 per group of 4 k, 2-bit index of stored position p in bits "
               "[2p+1:2p] of the lane's SRC2 VGPR (CBSZ = ABID = 0 assumed), accumulator is VDST")
-    s += "; CBSZ/ABID/BLGP not modelled (taken as 0)"
     if inst.f8f6f4:
-        s += ("; A/B format chosen by CBSZ/BLGP is not expressible (front end: unknown "
-              "identifier `CBSZ`), so only FP8 E4M3 A and B is modelled")
+        s += ("; A and B formats from CBSZ and BLGP (0 FP8 E4M3, 1 BF8 E5M2, 2 FP6 E2M3, "
+              "3 BF6 E3M2, 4 FP4 E2M1; 5-7 read as FP4, assumption), 32 elements a lane "
+              "packed low-to-high over 8, 6 or 4 VGPRs; ABID and the BLGP lane swizzle do not "
+              "apply (CBSZ/BLGP are formats here)")
+    else:
+        s += "; CBSZ/ABID/BLGP not modelled (taken as 0)"
+    if inst.scaled:
+        s += ("; scaled (the v_mfma_ld_scale_b32 + MFMA pair, one instruction): each A "
+              "element is multiplied by the E8M0 scale 2^(e-127) (0xff: NaN) in byte "
+              "{OPSEL_HI[0], OPSEL[0]} of SCALE_SRC0 in the lane that holds the element (one "
+              "scale per row and 32-deep k block), each B element by byte {OPSEL_HI[1], "
+              "OPSEL[1]} of SCALE_SRC1 in its lane (one per column and k block); the scaling "
+              "is applied to each element in f32 on conversion (rounded, assumption), before "
+              "the products")
     return s
 
 
@@ -537,8 +609,11 @@ def reason(inst):
         acc = "i32 sum with wrap, clamp bit ignored"
     elif inst.out in ("f16", "bf16"):
         acc += f", one final rounding to {inst.out}"
-    return ("AMD's entry is a prose shape formula without the lane/VGPR layout, so it cannot "
-            "execute; this text encodes the " + layout_summary(inst) + "; " + acc +
+    what = ("AMD's entry is a prose shape formula without the lane/VGPR layout, so it cannot "
+            "execute")
+    if inst.scaled:
+        what = "AMD's tables have no text for this entry, so it cannot execute"
+    return (what + "; this text encodes the " + layout_summary(inst) + "; " + acc +
             "; EXEC is ignored (AMD requires all lanes on), input modifiers (NEG/ABS on floats) "
             "not modelled. Generated by semantics/errata/gen_matrix.py.")
 
@@ -546,7 +621,9 @@ def reason(inst):
 def header_comments(inst):
     M, N, K, nb = inst.M, inst.N, inst.K, inst.nb
     shape = f"{M}x{N}x{K}" + (f", {nb} blocks" if nb > 1 else "")
-    c = [f"// {inst.name}: D = A * B + C ({shape}); A {inst.a}, B {inst.b}, C/D {inst.out}."]
+    a, b = (("CBSZ format", "BLGP format") if inst.f8f6f4 else (inst.a, inst.b))
+    prod = "(A * scaleA) * (B * scaleB)" if inst.scaled else "A * B"
+    c = [f"// {inst.name}: D = {prod} + C ({shape}); A {a}, B {b}, C/D {inst.out}."]
     c.append("// Generated by semantics/errata/gen_matrix.py; see semantics/errata/README.md, "
              "\"Matrix instructions\".")
     c.append("// Arrays are row-major: A[i][k], B[k][j], C[i][j]"
@@ -579,7 +656,8 @@ def lane_bits(inst, wave=32):
         c = M * N // wave * obits
     a = max(a, 32)
     b = max(b, 32)
-    return [a, b, 32 if inst.sparse else c, c]
+    scales = [32, 32] if inst.scaled else []  # SCALE_SRC0, SCALE_SRC1: one 32-bit VGPR
+    return scales + [a, b, 32 if inst.sparse else c, c]
 
 
 def _eval(expr, env):
@@ -599,7 +677,7 @@ def selftest():
             waves = [64] if arch == "cdna" else [32, 64]
             for w in waves:
                 env0 = {var: fn(w) for var, _, fn in lay["setup"]}
-                widths = lane_bits(inst, w)
+                widths = lane_bits(inst, w)[-4:]  # src0, src1, src2, vdst (after any scales)
                 abits, bbits = TYPES[inst.a][0], TYPES[inst.b][0]
                 obits = OUT_TYPES[inst.out][0]
                 cslot = 32 if obits == 16 else obits  # a 16-bit C/D element owns its VGPR half

@@ -64,6 +64,12 @@ const OPERAND_NAMES: &[&str] = &[
     "ABS",
     "OMOD",
     "CLAMP",
+    // CDNA matrix fields: the A and B formats of the F8F6F4 MFMAs, and the scale operands
+    // of a scaled MFMA (register numbers, like SRC0).
+    "CBSZ",
+    "BLGP",
+    "SCALE_SRC0",
+    "SCALE_SRC1",
     // Address inputs of the memory entries, which name them in lower case.
     "vgpr_a",
     "v_addr",

@@ -72,9 +72,21 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
         if fmt.family == "VOPD" {
             return super::vopd::decode(tables, fmt, bytes, bits);
         }
-        let Some(info) = lookup(tables, fmt, bits) else {
+        // The two-word VOP3PX2 form is reached only from its first word (below).
+        if fmt.family == "VOP3PX2" {
+            continue;
+        }
+        let Some(mut info) = lookup(tables, fmt, bits) else {
             continue;
         };
+        let mut fmt = fmt;
+        // CDNA 4's `v_mfma_scale_*`: a `v_mfma_ld_scale_b32` word immediately followed by a
+        // scale-capable MFMA word is one instruction (LLVM encodes and prints the pair as
+        // one). A lone `v_mfma_ld_scale_b32` stays itself; the wave refuses to run it.
+        if let Some((x2, x2_info)) = scale_pair(tables, info, bytes, bits) {
+            fmt = x2;
+            info = x2_info;
+        }
         let mut used = fmt;
         let mut size = fmt.size;
         let mut literal = None;
@@ -186,6 +198,27 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
     }
     Err(DecodeError::Unknown { word })
 }
+
+/// The `VOP3PX2` format and instruction that `info` (the first word) starts, when it is
+/// `V_MFMA_LD_SCALE_B32` and the next word is an MFMA the pair names.
+fn scale_pair<'t>(
+    tables: &'t Tables,
+    info: &InstInfo,
+    bytes: &[u8],
+    bits: u128,
+) -> Option<(&'t Format, &'t InstInfo)> {
+    if info.name != SCALE_LOAD || bytes.len() < 16 {
+        return None;
+    }
+    let x2 = tables.format("VOP3PX2")?;
+    if !x2.matches(bits, 128) {
+        return None;
+    }
+    Some((x2, lookup(tables, x2, bits)?))
+}
+
+/// The instruction whose word starts a scaled MFMA pair.
+pub(crate) const SCALE_LOAD: &str = "V_MFMA_LD_SCALE_B32";
 
 /// The structured value of a field.
 fn value_of(

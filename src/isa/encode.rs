@@ -802,6 +802,8 @@ fn encode_as(
         encode_smem(&mut e, info, stmt)?;
     } else if super::vop::is_vop(&info.family) {
         super::vop::encode(&mut e, info, stmt)?;
+    } else if info.family == "VOP3PX2" {
+        super::mfma::encode(&mut e, info, stmt)?;
     } else if let Some(result) = super::mem::encode(&mut e, info, stmt) {
         result?;
     } else if let Some(result) = super::mem::encode_buffer(&mut e, info, stmt) {

@@ -21,9 +21,9 @@ pub(crate) fn applies(arch: Arch, info: &InstInfo) -> bool {
     arch == Arch::Cdna && info.operands.iter().any(|o| o.kind.contains("ACCVGPR"))
 }
 
-/// The printed operand order: destination, then sources.
+/// The printed operand order: destination, then sources (then a scaled MFMA's scales).
 fn ordered(info: &InstInfo) -> Vec<&OperandSpec> {
-    ["vdst", "src0", "src1", "src2"]
+    ["vdst", "src0", "src1", "src2", "scale_src0", "scale_src1"]
         .iter()
         .filter_map(|f| info.operand(f))
         .collect()
@@ -40,6 +40,51 @@ fn is_f64(info: &InstInfo) -> bool {
 
 fn regs(op: &OperandSpec) -> u32 {
     op.bits.div_ceil(32).max(1)
+}
+
+/// Bits 31:16 of a scaled MFMA's first word: the VOP3P encoding and the opcode of
+/// `v_mfma_ld_scale_b32` (44).
+const SCALE_LOAD_WORD: u32 = 0xd3ac;
+
+/// Whether `info` is a scaled MFMA (`VOP3PX2`: a `v_mfma_ld_scale_b32` word and the MFMA
+/// word, one instruction).
+fn is_scaled(info: &InstInfo) -> bool {
+    info.family == "VOP3PX2"
+}
+
+/// The matrix fields of a decoded matrix instruction: `(acc_cd, acc, cbsz, abid, blgp)`.
+/// VOP3P-MAI keeps them in the VOP3P modifier fields, VOP3PX2 in fields of their own.
+fn matrix_fields(info: &InstInfo, inst: &Inst) -> (bool, u64, u64, u64, u64) {
+    let f = |n: &str| inst.field(n).unwrap_or(0);
+    if is_scaled(info) {
+        return (f("acc_cd") != 0, f("acc"), f("cbsz"), f("abid"), f("blgp"));
+    }
+    (
+        f("clmp") != 0,
+        f("opsel_hi"),
+        f("neg_hi"),
+        f("opsel") | f("opsel_hi2") << 3,
+        f("neg"),
+    )
+}
+
+/// The VGPRs an `F8F6F4` operand occupies for format code `fmt` (CBSZ for A, BLGP for B):
+/// 32 elements a lane of 8 (FP8, BF8), 6 (FP6, BF6) or 4 (FP4) bits; the spec's width for
+/// the other matrix instructions.
+fn f8f6f4_regs(info: &InstInfo, op: &OperandSpec, cbsz: u64, blgp: u64) -> u32 {
+    let fmt = match op.field.as_str() {
+        "src0" => cbsz,
+        "src1" => blgp,
+        _ => return regs(op),
+    };
+    if !info.name.ends_with("_F8F6F4") {
+        return regs(op);
+    }
+    match fmt {
+        0 | 1 => 8,
+        2 | 3 => 6,
+        _ => 4,
+    }
 }
 
 fn reg_text(file: char, index: u32, n: u32) -> String {
@@ -94,8 +139,12 @@ pub(crate) fn agpr_fields(tables: &Tables, inst: &Inst) -> Vec<String> {
     };
     let info = &tables.insts[idx];
     if applies(tables.arch, info) {
-        let acc_cd = is_matrix(info) && f("clmp") != 0;
-        let acc = if is_matrix(info) { f("opsel_hi") } else { 0 };
+        let (acc_cd, acc) = if is_matrix(info) {
+            let (acc_cd, acc, ..) = matrix_fields(info, inst);
+            (acc_cd, acc)
+        } else {
+            (false, 0)
+        };
         return ordered(info)
             .into_iter()
             .filter(|op| {
@@ -114,7 +163,7 @@ pub(crate) fn valid(info: &InstInfo, inst: &Inst) -> bool {
         let raw = inst.field(&op.field).unwrap_or(0) as u32;
         match op.kind.as_str() {
             "SRC_ACCVGPR" | "SRC_VGPR_OR_ACCVGPR" | "SRC_VGPR" => raw >= 256,
-            "SRC_VGPR_OR_ACCVGPR_OR_CONST" | "SRC_NOLIT" => raw != LITERAL,
+            "SRC_VGPR_OR_ACCVGPR_OR_CONST" | "SRC_NOLIT" | "SRC_SIMPLE" => raw != LITERAL,
             _ => true,
         }
     })
@@ -123,13 +172,16 @@ pub(crate) fn valid(info: &InstInfo, inst: &Inst) -> bool {
 /// Prints one of these instructions.
 pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst, mnemonic: &str) -> String {
     let f = |n: &str| inst.field(n).unwrap_or(0);
-    let acc_cd = is_matrix(info) && f("clmp") != 0;
-    let acc = if is_matrix(info) { f("opsel_hi") } else { 0 };
+    let (acc_cd, acc, cbsz, abid, blgp) = if is_matrix(info) {
+        matrix_fields(info, inst)
+    } else {
+        (false, 0, 0, 0, 0)
+    };
     let parts: Vec<String> = ordered(info)
         .iter()
         .map(|op| {
             let raw = f(&op.field) as u32;
-            let n = regs(op);
+            let n = f8f6f4_regs(info, op, cbsz, blgp);
             let file = file_of(op, acc_cd, acc);
             let is_src = op.field != "vdst";
             if !is_src {
@@ -146,14 +198,25 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst, mnemonic: &st
         text.push(' ');
         text.push_str(&parts.join(", "));
     }
+    if is_scaled(info) {
+        // The scale bytes: `op_sel[0]`/`op_sel_hi[0]` for A's scale, `[1]` for B's
+        // (llvm-mc prints `op_sel_hi` always, `op_sel` when set).
+        let (sel, sel_hi) = (f("opsel"), f("opsel_hi"));
+        let list = |v: u64| {
+            let bits: Vec<String> = (0..3).map(|i| (v >> i & 1).to_string()).collect();
+            bits.join(",")
+        };
+        if sel != 0 {
+            text.push_str(&format!(" op_sel:[{}]", list(sel)));
+        }
+        text.push_str(&format!(" op_sel_hi:[{}]", list(sel_hi)));
+    }
     if is_matrix(info) {
-        let cbsz = f("neg_hi");
-        let abid = f("opsel") | f("opsel_hi2") << 3;
-        let blgp = f("neg");
         if cbsz != 0 {
             text.push_str(&format!(" cbsz:{cbsz}"));
         }
-        if abid != 0 {
+        // llvm-mc sets the low ABID bit of a scaled MFMA's word and does not print it.
+        if abid != 0 && !(is_scaled(info) && abid == 1) {
             text.push_str(&format!(" abid:{abid}"));
         }
         if blgp != 0 && is_f64(info) {
@@ -176,8 +239,20 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     let matrix = is_matrix(info);
     let mut acc_cd: Option<bool> = None;
     let mut acc = 0u64;
+    // The F8F6F4 formats decide how many registers A and B take; the modifiers (checked
+    // below) follow the operands.
+    let format_mod = |name: &str| {
+        stmt.mods.iter().find_map(|m| match m.value {
+            Some(Expr::Int(v)) if m.name == name && (0..=7).contains(&v) => Some(v as u64),
+            _ => None,
+        })
+    };
+    let (cbsz_fmt, blgp_fmt) = (
+        format_mod("cbsz").unwrap_or(0),
+        format_mod("blgp").unwrap_or(0),
+    );
     for (op, arg) in ops.iter().zip(&stmt.args) {
-        let n = regs(op);
+        let n = f8f6f4_regs(info, op, cbsz_fmt, blgp_fmt);
         let reg = match &arg.expr {
             Expr::Reg {
                 file,
@@ -241,8 +316,38 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         }
         return Ok(());
     }
-    let (mut cbsz, mut abid, mut blgp) = (0u64, 0u64, 0u64);
+    // A scaled MFMA's first word: `v_mfma_ld_scale_b32`'s (llvm-mc sets the low ABID bit of
+    // the MFMA word).
+    let scaled = is_scaled(info);
+    let (mut cbsz, mut abid, mut blgp) = (0u64, u64::from(scaled), 0u64);
+    let (mut sel, mut sel_hi) = (0u64, 0u64);
     for m in &stmt.mods {
+        let bit_list = |out: &mut u64| {
+            let Some(Expr::List(items)) = &m.value else {
+                return Err(e.err(m.col, "expected a list"));
+            };
+            if items.is_empty() || items.len() > 3 {
+                return Err(e.err(m.col, "invalid list length"));
+            }
+            for (i, it) in items.iter().enumerate() {
+                match it {
+                    Expr::Int(b @ 0..=1) => *out |= (*b as u64) << i,
+                    _ => return Err(e.err(m.col, "expected 0 or 1")),
+                }
+            }
+            Ok(())
+        };
+        if scaled && m.name == "op_sel" {
+            bit_list(&mut sel)?;
+            continue;
+        }
+        if scaled && m.name == "op_sel_hi" {
+            bit_list(&mut sel_hi)?;
+            if sel_hi >> 2 != 0 {
+                return Err(e.err(m.col, "invalid op_sel_hi operand"));
+            }
+            continue;
+        }
         let int = |hi: i64| match m.value {
             Some(Expr::Int(v)) if (0..=hi).contains(&v) => Ok(v as u64),
             _ => Err(e.err(m.col, "invalid modifier value")),
@@ -267,6 +372,17 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
             }
             _ => return Err(e.err(m.col, "invalid modifier for instruction")),
         }
+    }
+    if scaled {
+        e.set("x2encoding", u64::from(SCALE_LOAD_WORD));
+        e.set("opsel", sel);
+        e.set("opsel_hi", sel_hi);
+        e.set("acc_cd", u64::from(acc_cd.unwrap_or(false)));
+        e.set("acc", acc);
+        e.set("cbsz", cbsz);
+        e.set("abid", abid);
+        e.set("blgp", blgp);
+        return Ok(());
     }
     e.set("clmp", u64::from(acc_cd.unwrap_or(false)));
     e.set("opsel_hi", acc);

@@ -38,6 +38,7 @@ pub mod tables;
 mod vop;
 mod vopd;
 
+pub(crate) use decode::SCALE_LOAD;
 pub use operands::Reg;
 pub use tables::Tables;
 pub use vopd::dst_y as vopd_dst_y;

@@ -354,7 +354,8 @@ fn list_text(bits: u32, n: usize) -> String {
 
 /// Prints a vector ALU instruction, or `None` if `info` is not one.
 pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<String> {
-    if !is_vop(&info.family) {
+    // A scaled MFMA (`VOP3PX2`) is a VOP3P word pair, printed as one instruction.
+    if !is_vop(&info.family) && info.family != "VOP3PX2" {
         return None;
     }
     let arch = tables.arch;

@@ -67,7 +67,7 @@ pub(crate) trait Facts {
             "SOP2" | "SOPC" => &["ssrc0", "ssrc1"],
             "VOP1" => &["src0"],
             "VOP2" | "VOPC" => &["src0", "vsrc1"],
-            "VOP3" | "VOP3SD" | "VOP3P" | "VINTERP" => &["src0", "src1", "src2"],
+            "VOP3" | "VOP3SD" | "VOP3P" | "VOP3PX2" | "VINTERP" => &["src0", "src1", "src2"],
             _ => &[],
         };
         f.get(k).copied()
@@ -517,6 +517,33 @@ pub(crate) fn named(f: &impl Facts, dst: Dest, name: &str) -> Option<Named> {
         "ABS" => Named::Value(f.field("abs") as u64),
         "OMOD" => Named::Value(f.field("omod") as u64),
         "CLAMP" => Named::Value(f.field("clmp") as u64),
+        // The F8F6F4 formats: VOP3P-MAI keeps CBSZ in `neg_hi` and BLGP in `neg`; a scaled
+        // MFMA (VOP3PX2) has fields of those names.
+        "CBSZ" | "BLGP" => {
+            let (own, mai) = if name.ends_with("CBSZ") {
+                ("cbsz", "neg_hi")
+            } else {
+                ("blgp", "neg")
+            };
+            let field = if f.has_field(own) { own } else { mai };
+            Named::Value(f.field(field) as u64)
+        }
+        // A scaled MFMA's scale operands: VGPR numbers, or a scalar source code (which the
+        // wave layer gives registers holding the value, `fetch::operands`).
+        "SCALE_SRC0" | "SCALE_SRC1" => {
+            let field = if name.ends_with('0') {
+                "scale_src0"
+            } else {
+                "scale_src1"
+            };
+            if !f.has_field(field) {
+                return None;
+            }
+            match f.field(field) {
+                raw @ 256.. => Named::VgprNumber(raw - 256),
+                raw => Named::Value(raw as u64),
+            }
+        }
         n if n.starts_with("TTMP") => Named::Sgpr(code::TTMP0 + n[4..].parse::<u32>().ok()?),
         _ => return None,
     })

@@ -58,6 +58,13 @@ fn native(name: &str) -> Option<&'static str> {
              operand number through locals)",
         );
     }
+    if name == crate::isa::SCALE_LOAD {
+        return Some(
+            "scaled MFMA pairing (CDNA 4, no pseudocode text in AMD's tables): the decoder joins \
+             it with the V_MFMA_SCALE_F32_* word that follows into one instruction (the \
+             VOP3PX2 erratum); alone it is refused as an error",
+        );
+    }
     if super::agpr::is_move(name) {
         return Some(
             "AGPR move (CDNA, no pseudocode text in AMD's tables): a 32-bit copy of src0 (AGPR, \

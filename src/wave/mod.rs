@@ -522,6 +522,16 @@ impl Executor {
     }
 
     fn build_entry(&self, di: &isa::Inst) -> Result<Rc<Entry>, String> {
+        // The decoder joins `v_mfma_ld_scale_b32` with the scaled MFMA word after it; one
+        // that reaches here has no such word after it.
+        if di.name == isa::SCALE_LOAD {
+            return Err(
+                "v_mfma_ld_scale_b32 is not followed by a scale-capable MFMA word \
+                 (v_mfma_scale_f32_16x16x128_f8f6f4 / 32x32x64): the scales it loads are \
+                 consumed only by that pair, which runs as one instruction"
+                    .to_string(),
+            );
+        }
         let all = self.db.get_all(&di.name);
         let inst = all
             .iter()

@@ -166,6 +166,11 @@ pub(super) fn bind_source(
 /// every register file, so no operand's real registers share them.
 const MATRIX_CONSTANT_C: u32 = crate::exec::VIRTUAL_VGPR_BASE + 2 * crate::exec::VIRTUAL_VGPR_SPAN;
 
+/// The register numbers `SCALE_SRC0` / `SCALE_SRC1` of a scaled MFMA name when the scale is a
+/// scalar source (SGPR or inline constant): past the 32 of [`MATRIX_CONSTANT_C`], in the same
+/// virtual span, each holding the value in every lane.
+const MATRIX_SCALE: [u32; 2] = [MATRIX_CONSTANT_C + 32, MATRIX_CONSTANT_C + 33];
+
 /// The 32 VGPR words that hold every element of a matrix instruction's C when `SRC2` is the
 /// inline constant or literal `code` (gfx12 WMMA and CDNA MFMA accept one): the constant in
 /// C's element type (from the name: `V_WMMA_F16_...` has f16 C), packed as the C registers
@@ -239,6 +244,18 @@ pub(super) fn bind_named(
             }
             return Some(uni(width, MATRIX_CONSTANT_C as u64));
         }
+    }
+    // A scaled MFMA's scale from an SGPR or inline constant: the text reads the scale bytes
+    // from the VGPRs at `SCALE_SRC0/1`, so it names registers outside the file that hold it.
+    if let (Named::Value(code), "SCALE_SRC0" | "SCALE_SRC1", Some(map)) =
+        (&named, name, vgprs.as_deref_mut())
+    {
+        let reg = MATRIX_SCALE[usize::from(name.ends_with('1'))];
+        let v = scalar_src(w, ii, *code as u32, 32, "").low_u64() as u32;
+        for lane in 0..w.wave_size {
+            map.insert((lane, reg), v);
+        }
+        return Some(uni(width, reg as u64));
     }
     Some(match named {
         Named::Source(k, field) => bind_source(w, ii, k, field, width),
