@@ -299,3 +299,72 @@ fn matrix_accumulator_inline_constants() {
         }
     }
 }
+
+/// Runs assembly text on a fresh wave of `arch` prepared by `init` under the interpreter,
+/// per-instruction JIT steps and the JIT's block compiler, checks the three final states agree
+/// and returns it.
+fn run_asm_all(arch: Arch, wave_size: u32, text: &str, init: &dyn Fn(&mut WaveState)) -> WaveState {
+    let db = common::spec().db(arch);
+    let mut finals = Vec::new();
+    for (engine, blocks) in [
+        (Engine::Interp, false),
+        (Engine::Jit, false),
+        (Engine::Jit, true),
+    ] {
+        let mut ex = Executor::new(db, engine).unwrap();
+        ex.block_compile = blocks;
+        ex.block_threshold = 1;
+        let p = Program::assemble(ex.isa(), text).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let mut w = ex.new_wave(wave_size);
+        init(&mut w);
+        ex.run_fast(&p, &mut w)
+            .unwrap_or_else(|e| panic!("{arch} {engine:?} blocks {blocks}: {e}"));
+        finals.push(w);
+    }
+    assert_eq!(finals[0], finals[1], "{arch}: interpreter and JIT disagree");
+    assert_eq!(
+        finals[1], finals[2],
+        "{arch}: JIT steps and blocks disagree"
+    );
+    finals.remove(0)
+}
+
+/// Branch entries add `signext(SIMM16.i16 * 16'4)` to PC: the byte offset of a branch over
+/// more than 32 KB needs 18 bits, but the product was computed in 16 bits and wrapped, so
+/// `s_branch 17264` of tinygrad's gfx1100 `test_two_overlapping_binops_no_rerun` convolution
+/// (a 140 KB kernel) landed 64 KB short and the kernel faulted. Products of integers narrower
+/// than 32 bits are computed in 32 bits now. Forward, backward and `s_call_b64` offsets of
+/// 9,000 words, every arch.
+#[test]
+fn branch_offsets_beyond_32_kb() {
+    const FILL: i32 = 9000;
+    let far = FILL + 3;
+    let mut text = format!(
+        "s_mov_b32 s0, 1\n\
+         s_branch {far}\n\
+         s_mov_b32 s4, 9\n\
+         s_call_b64 s[6:7], {far}\n\
+         s_endpgm\n"
+    );
+    for _ in 0..FILL {
+        // Landing anywhere in here shows in s2.
+        text.push_str("s_mov_b32 s2, 7\n");
+    }
+    text.push_str(&format!(
+        "s_cmp_eq_u32 s0, 1\n\
+         s_cbranch_scc1 {}\n\
+         s_mov_b32 s5, 3\n\
+         s_setpc_b64 s[6:7]\n",
+        -(FILL + 5)
+    ));
+    for arch in [Arch::Rdna3, Arch::Rdna4, Arch::Cdna] {
+        let wave = if arch == Arch::Cdna { 64 } else { 32 };
+        let w = run_asm_all(arch, wave, &text, &|_| {});
+        assert_eq!(w.read_sgpr(4), 9, "{arch}: the backward branch landed");
+        assert_eq!(w.read_sgpr(5), 3, "{arch}: the call landed");
+        assert_eq!(w.read_sgpr(2), 0, "{arch}: no filler ran");
+        assert_eq!(w.read_sgpr(6), 16, "{arch}: return address (low)");
+        assert_eq!(w.read_sgpr(7), 0, "{arch}: return address (high)");
+        assert_eq!(w.pc, 16, "{arch}: ended at the s_endpgm after the call");
+    }
+}

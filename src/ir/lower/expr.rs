@@ -2,7 +2,7 @@
 
 use super::typing::{
     binary, coerce, coerce_index, default_int_ty, float_bits, is_float_literal, is_untyped,
-    literal_hint, slice, to_bool, type_of_spec, unary, unify, view_as,
+    literal_hint, promote_narrow_product, slice, to_bool, type_of_spec, unary, unify, view_as,
 };
 use super::{err, LowerError, LowerErrorKind, Lowerer, Result};
 use crate::ir::builtins::{Builtin, Func};
@@ -446,6 +446,9 @@ impl<'a> Lowerer<'a> {
                         LowerErrorKind::TypeMismatch("`%` needs integer operands".into()),
                         span,
                     );
+                }
+                if bop == BinOp::Mul {
+                    ty = promote_narrow_product(ty);
                 }
                 Ok(binary(bop, ty, coerce(a, ty), coerce(b, ty), span))
             }

@@ -207,6 +207,21 @@ pub(super) fn unify(a: Ty, b: Ty) -> Ty {
     }
 }
 
+/// The type a product of integers of type `ty` (the operands' unified type) is computed in:
+/// narrower than 32 bits, 32 bits of the same kind (C's integer promotion, as tinygrad's
+/// emulator does too). AMD's branch entries add `signext(SIMM16.i16 * 16'4)` to PC: the
+/// byte offset needs 18 bits, and LLVM emits `s_branch` over more than 32 KB of code
+/// (tinygrad's large convolution kernels). Every other product of 16-bit operands in AMD's
+/// text is truncated back to 16 bits, so widening changes no other result.
+pub(super) fn promote_narrow_product(ty: Ty) -> Ty {
+    match ty {
+        Ty::U(w) if w < 32 => Ty::U(32),
+        Ty::I(w) if w < 32 => Ty::I(32),
+        Ty::B(w) if w < 32 => Ty::B(32),
+        t => t,
+    }
+}
+
 /// The type an untyped operand takes beside a typed one.
 pub(super) fn literal_hint(other: &Ty, untyped: &ast::Expr) -> Option<Ty> {
     match other {
