@@ -300,33 +300,11 @@ fn matrix_accumulator_inline_constants() {
     }
 }
 
-/// Runs assembly text on a fresh wave of `arch` prepared by `init` under the interpreter,
-/// per-instruction JIT steps and the JIT's block compiler, checks the three final states agree
-/// and returns it.
+/// Runs assembly text on a fresh wave of `arch` prepared by `init` under every engine
+/// (`common::engines::run_all`) and returns the final state they agree on.
 fn run_asm_all(arch: Arch, wave_size: u32, text: &str, init: &dyn Fn(&mut WaveState)) -> WaveState {
-    let db = common::spec().db(arch);
-    let mut finals = Vec::new();
-    for (engine, blocks) in [
-        (Engine::Interp, false),
-        (Engine::Jit, false),
-        (Engine::Jit, true),
-    ] {
-        let mut ex = Executor::new(db, engine).unwrap();
-        ex.block_compile = blocks;
-        ex.block_threshold = 1;
-        let p = Program::assemble(ex.isa(), text).unwrap_or_else(|e| panic!("{arch}: {e}"));
-        let mut w = ex.new_wave(wave_size);
-        init(&mut w);
-        ex.run_fast(&p, &mut w)
-            .unwrap_or_else(|e| panic!("{arch} {engine:?} blocks {blocks}: {e}"));
-        finals.push(w);
-    }
-    assert_eq!(finals[0], finals[1], "{arch}: interpreter and JIT disagree");
-    assert_eq!(
-        finals[1], finals[2],
-        "{arch}: JIT steps and blocks disagree"
-    );
-    finals.remove(0)
+    let load = |ex: &Executor| Program::assemble(ex.isa(), text).map_err(|e| e.to_string());
+    common::engines::run_all(arch, wave_size, "assembly", &load, init)
 }
 
 /// Branch entries add `signext(SIMM16.i16 * 16'4)` to PC: the byte offset of a branch over

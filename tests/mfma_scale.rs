@@ -30,33 +30,11 @@ const LD_SCALE: &str = "00 40 ac d3 14 2b 02 18";
 
 const F32_ONE: u32 = 0x3f80_0000;
 
-/// Runs `hex` on a fresh wave64 prepared by `init` under the interpreter, the JIT stepping
-/// one instruction at a time and the JIT compiling blocks; checks the final states agree and
-/// returns it.
+/// Runs `hex` on a fresh wave64 prepared by `init` under every engine
+/// (`common::engines::run_all`) and returns the final state they agree on.
 fn run_all(hex: &str, init: &dyn Fn(&mut WaveState)) -> WaveState {
-    let db = common::spec().db(Arch::Cdna);
-    let mut finals = Vec::new();
-    for (engine, blocks) in [
-        (Engine::Interp, false),
-        (Engine::Jit, false),
-        (Engine::Jit, true),
-    ] {
-        let mut ex = Executor::new(db, engine).unwrap();
-        ex.block_compile = blocks;
-        ex.block_threshold = 1;
-        let p = Program::from_hex(ex.isa(), hex).unwrap_or_else(|e| panic!("{hex}: {e}"));
-        let mut w = ex.new_wave(64);
-        init(&mut w);
-        ex.run(&p, &mut w)
-            .unwrap_or_else(|e| panic!("{engine:?} blocks={blocks}: {hex}: {e}"));
-        finals.push(w);
-    }
-    assert_eq!(finals[0], finals[1], "interpreter and JIT (steps) disagree");
-    assert_eq!(
-        finals[0], finals[2],
-        "interpreter and JIT (blocks) disagree"
-    );
-    finals.remove(0)
+    let load = |ex: &Executor| Program::from_hex(ex.isa(), hex).map_err(|e| e.to_string());
+    common::engines::run_all(Arch::Cdna, 64, hex, &load, init)
 }
 
 /// The error running `hex` gives under each engine (they must give the same one).

@@ -22,4 +22,5 @@ pub fn bin() -> &'static str {
 }
 
 pub mod asm;
+pub mod engines;
 pub mod kernels;
