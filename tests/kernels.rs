@@ -1,4 +1,4 @@
-//! The compiled kernel suite (issue 11): the OpenCL C kernels in `tests/kernels/` compiled by
+//! The compiled kernel suite: the OpenCL C kernels in `tests/kernels/` compiled by
 //! clang-22 for gfx1100 (wave32 and wave64), gfx1200 and gfx950 at -O2 and -O0, dispatched by
 //! `amdpcode dispatch --batch` under the interpreter and the JIT, and compared with a Rust
 //! reference of the same computation on random inputs (fixed seeds). The engines must agree on

@@ -1,4 +1,4 @@
-//! The sanitizer's catalogue (issue 16): every kernel of `tests/sanitizer/*.s` has one
+//! The sanitizer's catalogue: every kernel of `tests/sanitizer/*.s` has one
 //! planted bug and its fixed twin. Lines ending in `; @bug` exist only in the buggy kernel,
 //! lines ending in `; @fix` only in the fixed one. The header says how to run it:
 //!
@@ -157,7 +157,7 @@ fn cases() -> Vec<Case> {
 }
 
 #[test]
-fn issue_16_catalogue() {
+fn sanitizer_catalogue_kernels_report_their_bug() {
     let spec = common::spec();
     let cases = cases();
     assert!(cases.len() >= 20, "only {} kernels", cases.len());
@@ -241,7 +241,7 @@ fn cli(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-fn issue_16_cli_exit_status_and_json() {
+fn cli_exit_status_and_json() {
     let dir = std::env::temp_dir().join(format!("amdpcode-san-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
     let case =
@@ -275,7 +275,7 @@ fn issue_16_cli_exit_status_and_json() {
 /// clang-22-compiled kernels (-O0 and -O2; gfx1100, gfx1200, gfx950) run clean under
 /// `--check`. Without clang-22 the test says so and passes, except under CI=true.
 #[test]
-fn issue_16_compiler_output_is_clean() {
+fn compiler_output_is_clean() {
     let have = |tool: &str| {
         std::process::Command::new(tool)
             .arg("--version")

@@ -1,6 +1,6 @@
 //! The interpreter's lane-vectorized form: one entry's IR compiled into closures that each
 //! process every active lane of the wave, so closure dispatch is paid once per node and
-//! instruction, not once per node and lane (issue 14).
+//! instruction, not once per node and lane.
 //!
 //! `compiled.rs` runs the whole entry for one lane, then the next, over closures returning
 //! one `u64`. Here each IR node owns a row of 64 temporary slots (one slot when its operands

@@ -1,4 +1,4 @@
-//! Uninitialised values (issue 16): which bits of a wave's registers, and which bytes of LDS
+//! Uninitialised values: which bits of a wave's registers, and which bytes of LDS
 //! and scratch, hold something a program wrote, tracked as Memcheck does.
 //!
 //! Compilers legitimately move and merge partly undefined registers (a d16 load into the high

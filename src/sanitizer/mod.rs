@@ -1,4 +1,4 @@
-//! Kernel sanitizer (issue 16): finds the bugs of hand-written kernels that a functional
+//! Kernel sanitizer: finds the bugs of hand-written kernels that a functional
 //! emulator hides because it completes every memory access at once.
 //!
 //! This module owns the checking state and nothing else: per-wave outstanding-operation
