@@ -26,7 +26,7 @@ use crate::ir::{
 };
 use crate::value::{mask64, Bits};
 
-use super::compiled::LANE_SLOTS;
+use super::LANE_SLOTS;
 
 /// A run stopped: a fault, or a built-in result of another width than its type. Nothing the
 /// caller can use was computed; it runs the instruction on the tree walk.

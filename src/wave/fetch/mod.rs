@@ -113,9 +113,6 @@ pub(super) fn execute(
         mode: w.mode,
         src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
     };
-    if ii.family == "VOPD" {
-        return super::vopd::execute(ex, d, w);
-    }
     if super::memory::is_memory(ii.family) {
         return super::memory::execute(ex, e, d, w);
     }
