@@ -113,12 +113,18 @@ fn readme_commands_print_what_the_readme_shows() {
         .expect("reading README.md");
     let blocks = blocks(&readme);
     let steps: usize = blocks.iter().map(Vec::len).sum();
-    assert!(steps >= 10, "README.md shows {steps} `$` commands; expected the recipes' ten or more");
+    assert!(
+        steps >= 10,
+        "README.md shows {steps} `$` commands; expected the recipes' ten or more"
+    );
 
     // The wheel as the tests find it, so commands run in the scratch folder use the same one.
     let wheel = amdpcode::spec::find_wheel(&amdpcode::spec::Locate::default())
         .expect("test setup: the spec wheel is needed");
-    let bin_dir = Path::new(common::bin()).parent().expect("the binary's folder").to_path_buf();
+    let bin_dir = Path::new(common::bin())
+        .parent()
+        .expect("the binary's folder")
+        .to_path_buf();
     let path = format!(
         "{}:{}",
         bin_dir.display(),
@@ -132,8 +138,15 @@ fn readme_commands_print_what_the_readme_shows() {
         for step in block {
             let program = step.command.split_whitespace().next().unwrap_or("");
             if program != "amdpcode" && !installed(program) {
-                assert!(!ci, "README.md:{}: `{program}` is not installed (CI=true)", step.line);
-                eprintln!("skipped README.md:{}..: `{program}` is not installed", step.line);
+                assert!(
+                    !ci,
+                    "README.md:{}: `{program}` is not installed (CI=true)",
+                    step.line
+                );
+                eprintln!(
+                    "skipped README.md:{}..: `{program}` is not installed",
+                    step.line
+                );
                 continue 'blocks;
             }
             let out = Command::new("bash")
