@@ -440,7 +440,9 @@ pub(super) fn execute(
             "ADDR" if name == "DS_SWIZZLE_B32" => {
                 Some(RegValue::Uniform(Bits::from_u64(width, field("addr"))))
             }
-            "VDST" if name == "DS_SWIZZLE_B32" => {
+            // Texts that write the VGPR file themselves (DS_SWIZZLE_B32, the DS_APPEND and
+            // DS_CONSUME errata: `VGPR[lane][VDST]`) take the register number.
+            "VDST" if name == "DS_SWIZZLE_B32" || e.vgpr_space => {
                 Some(RegValue::Uniform(Bits::from_u64(width, field("vdst"))))
             }
             "ADDR" => Some(if family == "SMEM" {
@@ -500,7 +502,7 @@ pub(super) fn execute(
         .entry("EXEC".to_string())
         .or_insert_with(|| RegValue::Uniform(Bits::from_u64(64, exec)));
     // DS_SWIZZLE_B32 reads and writes the VGPR file itself (`VGPR[lane][ADDR]`, `VDST`).
-    let swizzle = name == "DS_SWIZZLE_B32";
+    let swizzle = name == "DS_SWIZZLE_B32" || e.vgpr_space;
     if swizzle {
         for reg in [field("addr") as u32, field("vdst") as u32] {
             for lane in 0..lanes {
