@@ -553,3 +553,76 @@ fn fidelity_report_lists_native_models_and_refusals() {
     let append = rows.iter().find(|r| r.inst == "DS_APPEND").unwrap();
     assert_eq!(append.how, How::Erratum);
 }
+
+/// Writes a buffer resource (V#) for `base` with `stride` and `num_records` to s[4:7].
+fn set_vsharp(w: &mut WaveState, base: u64, stride: u32, num_records: u32) {
+    w.write_sgpr(4, base as u32);
+    w.write_sgpr(5, (base >> 32) as u32 & 0xffff | stride << 16);
+    w.write_sgpr(6, num_records);
+    w.write_sgpr(7, 0);
+}
+
+/// CDNA `buffer_load_dword ... lds`: the buffer address (V# base + soffset + voffset +
+/// offset) is read for each lane and the dword goes to LDS at M0 + offset + 4 * lane; lanes
+/// past num_records load zero.
+#[test]
+fn cdna_buffer_load_dword_lds_form_writes_lds_and_zeroes_out_of_range_lanes() {
+    let w = run(
+        Arch::Cdna,
+        64,
+        "s_mov_b32 m0, 0x300\nbuffer_load_dword v1, s[4:7], s2 offen offset:4 lds\ns_endpgm",
+        &|w| {
+            fill_global(w);
+            set_vsharp(w, 0x1000, 0, 200);
+            w.write_sgpr(2, 8);
+            lane_ids(w, 1, 4);
+            w.lds.write(0x304 + 4 * 60, &[0x77; 4]);
+        },
+    );
+    for l in 0..49u64 {
+        // voffset + offset = 4l + 4 <= 196: in range.
+        assert_eq!(
+            w.lds.read_u32(0x304 + 4 * l),
+            global_u32(8 + 4 * l + 4),
+            "lane {l}"
+        );
+    }
+    assert_eq!(
+        w.lds.read_u32(0x304 + 4 * 49),
+        0,
+        "lane 49 is past num_records"
+    );
+    assert_eq!(
+        w.lds.read_u32(0x304 + 4 * 60),
+        0,
+        "lane 60 is past num_records"
+    );
+    assert_eq!(w.vgpr(2, 1), 8, "vdata/vaddr untouched");
+}
+
+/// RDNA 3 `buffer_load_lds_b32` with an index VGPR and a stride (idxen): lane l reads record
+/// `index` of the V#; indices at or past num_records load zero.
+#[test]
+fn rdna3_buffer_load_lds_b32_indexes_records_by_stride() {
+    let w = run(
+        Arch::Rdna3,
+        32,
+        "s_mov_b32 m0, 0\nbuffer_load_lds_b32 v1, s[4:7], 0 idxen offset:2\ns_endpgm",
+        &|w| {
+            fill_global(w);
+            set_vsharp(w, 0x1000, 12, 20);
+            for l in 0..32 {
+                w.set_vgpr(l, 1, 31 - l);
+            }
+        },
+    );
+    for l in 0..32u64 {
+        let index = 31 - l;
+        let want = if index < 20 {
+            global_u32(12 * index + 2)
+        } else {
+            0
+        };
+        assert_eq!(w.lds.read_u32(2 + 4 * l), want, "lane {l}");
+    }
+}

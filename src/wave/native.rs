@@ -51,7 +51,10 @@ pub fn describe(name: &str) -> Option<&'static str> {
             "LDS DMA: each active lane loads its element from global (or scratch) memory as the \
              plain load would; the value, zero- or sign-extended to 32 bits when narrower, is \
              written to LDS at M0 + instruction offset + lane * 4 (lane * 16 for 12- and \
-             16-byte loads); ADDTID: global address saddr + offset + lane * 4; no VGPR written"
+             16-byte loads); ADDTID: global address saddr + offset + lane * 4; buffer forms \
+             (RDNA 3 BUFFER_LOAD_LDS_*, CDNA MUBUF loads with the lds bit): V# base + soffset + \
+             index * stride + voffset + offset, zeros when out of the V#'s range; no VGPR \
+             written"
         }
         Native::Transpose => {
             "transposing load: each active lane loads its 64/96/128 bits like a plain load; \
@@ -93,8 +96,20 @@ pub fn refused(name: &str) -> Option<&'static str> {
 }
 
 fn is_lds_dma(name: &str) -> bool {
-    (name.starts_with("GLOBAL_LOAD_LDS_") || name.starts_with("SCRATCH_LOAD_LDS_"))
-        && !name.contains("ATOMIC")
+    name.starts_with("GLOBAL_LOAD_LDS_")
+        || name.starts_with("SCRATCH_LOAD_LDS_")
+        || name.starts_with("BUFFER_LOAD_LDS_") && !name.contains("FORMAT")
+}
+
+/// The class of a decoded instruction whose treatment depends on its fields: a CDNA MUBUF
+/// load with the `lds` bit is an LDS DMA load (`buffer_load_dword ... lds`).
+pub(super) fn by_fields(inst: &crate::isa::Inst) -> Option<Native> {
+    let plain = [
+        "UBYTE", "SBYTE", "USHORT", "SSHORT", "DWORD", "DWORDX3", "DWORDX4",
+    ];
+    let size = inst.name.strip_prefix("BUFFER_LOAD_")?;
+    (inst.family == "MUBUF" && inst.field("lds") == Some(1) && plain.contains(&size))
+        .then_some(Native::LdsDma)
 }
 
 /// Element bits and elements per lane of a transposing load.
@@ -198,9 +213,16 @@ fn lds_dma(d: &Decoded, w: &mut WaveState) -> Result<(), WaveError> {
     let exec = w.exec() & w.full_mask();
     let active = |lane: usize| exec >> lane & 1 == 1;
     let in_word = |f: &str| d.inst.field(f).is_some();
-    let offset_bits = if in_word("ioffset") { 24 } else { 13 };
-    let inst_offset = memory::sext(field(d, "offset"), offset_bits) as u64;
-    let addrs: Vec<u64> = if name.contains("ADDTID") {
+    let inst_offset = if family == "MUBUF" {
+        field(d, "offset") & 0xfff
+    } else {
+        let bits = if in_word("ioffset") { 24 } else { 13 };
+        memory::sext(field(d, "offset"), bits) as u64
+    };
+    let mut zero = vec![false; w.wave_size as usize];
+    let addrs: Vec<u64> = if family == "MUBUF" {
+        buffer_addresses(d, w, size, &mut zero)?
+    } else if name.contains("ADDTID") {
         // The address is the SGPR pair plus the lane's own dword (no address VGPR).
         let base = w.sgpr_pair(field(d, "saddr") as u32);
         (0..w.wave_size as u64)
@@ -224,7 +246,8 @@ fn lds_dma(d: &Decoded, w: &mut WaveState) -> Result<(), WaveError> {
         Space::Global
     };
     if let Some(b) = w.bounds.clone() {
-        memory::check_bounds(&b, from, d, &addrs, &active, &[(0, size)], true)?;
+        let read = |lane: usize| active(lane) && !zero[lane];
+        memory::check_bounds(&b, from, d, &addrs, &read, &[(0, size)], true)?;
         memory::check_bounds(
             &b,
             Space::Lds,
@@ -241,7 +264,9 @@ fn lds_dma(d: &Decoded, w: &mut WaveState) -> Result<(), WaveError> {
         }
         let mut buf = [0u8; 16];
         let src = if scratch { &w.scratch } else { &w.memory };
-        src.read(addrs[lane], &mut buf[..size as usize]);
+        if !zero[lane] {
+            src.read(addrs[lane], &mut buf[..size as usize]);
+        }
         if size < 4 {
             let v = u32::from_le_bytes(buf[..4].try_into().expect("4 bytes"));
             let bits = size as u32 * 8;
@@ -258,10 +283,70 @@ fn lds_dma(d: &Decoded, w: &mut WaveState) -> Result<(), WaveError> {
         } else {
             MemSpace::Global
         };
-        log(w, space, lane as u32, addrs[lane], size);
+        if !zero[lane] {
+            log(w, space, lane as u32, addrs[lane], size);
+        }
         log(w, MemSpace::Lds, lane as u32, lds_addrs[lane], written);
     }
     Ok(())
+}
+
+/// The global address of each lane of a MUBUF load, from the buffer resource (V#) in the four
+/// SGPRs at `srsrc`: base (bits 47:0), stride (61:48), num_records (95:64). Lanes whose access
+/// is out of the buffer's range are marked in `zero` (they load zeros, as buffer loads do).
+fn buffer_addresses(
+    d: &Decoded,
+    w: &WaveState,
+    size: u64,
+    zero: &mut [bool],
+) -> Result<Vec<u64>, WaveError> {
+    let refuse = |reason: &str| WaveError::Unsupported {
+        addr: d.addr,
+        inst: d.inst.name.clone(),
+        reason: reason.to_string(),
+    };
+    let rsrc = field(d, "srsrc") as u32 * 4;
+    let v: Vec<u32> = (0..4).map(|i| w.read_sgpr(rsrc + i)).collect();
+    let base = v[0] as u64 | ((v[1] & 0xffff) as u64) << 32;
+    let stride = ((v[1] >> 16) & 0x3fff) as u64;
+    let num_records = v[2] as u64;
+    if v[1] >> 31 == 1 || v[3] >> 23 & 1 == 1 {
+        return Err(refuse(
+            "swizzled buffers (V# swizzle_enable or add_tid_enable) are not modelled",
+        ));
+    }
+    let soffset = match field(d, "soffset") as u32 {
+        c @ 0..=127 => w.read_sgpr(c) as u64,
+        c @ 128..=192 => (c - 128) as u64,
+        c => return Err(refuse(&format!("soffset operand code {c} is not modelled"))),
+    };
+    let (offen, idxen) = (field(d, "offen") == 1, field(d, "idxen") == 1);
+    let vaddr = field(d, "vaddr") as u32;
+    let inst_offset = field(d, "offset") & 0xfff;
+    let exec = w.exec() & w.full_mask();
+    Ok((0..w.wave_size)
+        .map(|lane| {
+            let index = if idxen { w.vgpr(lane, vaddr) as u64 } else { 0 };
+            let voffset = if offen {
+                w.vgpr(lane, vaddr + idxen as u32) as u64
+            } else {
+                0
+            };
+            let offset = voffset + inst_offset;
+            // Range checking: in bytes of the offset when the stride is 0, else by index.
+            let out = if stride == 0 {
+                offset + size > num_records
+            } else {
+                index >= num_records
+            };
+            if exec >> lane & 1 == 1 {
+                zero[lane as usize] = out;
+            }
+            base.wrapping_add(soffset)
+                .wrapping_add(index * stride)
+                .wrapping_add(offset)
+        })
+        .collect())
 }
 
 fn transpose(d: &Decoded, w: &mut WaveState) -> Result<(), WaveError> {

@@ -234,7 +234,10 @@ impl Program {
             if let Some(slot) = index.get_mut(pos / 4) {
                 *slot = insts.len() as u32 + 1;
             }
-            let class = Class::of(&inst.name);
+            let class = match super::native::by_fields(&inst) {
+                Some(k) => Class::Native(k),
+                None => Class::of(&inst.name),
+            };
             let as_encoded = agpr::rebase(isa, &mut inst);
             insts.push(Decoded {
                 addr,
