@@ -13,6 +13,8 @@ mod atomics;
 #[path = "kernels/calls.rs"]
 mod calls;
 mod common;
+#[path = "kernels/dma.rs"]
+mod dma;
 #[path = "kernels/float_arith.rs"]
 mod float_arith;
 #[path = "kernels/harness.rs"]
@@ -100,6 +102,18 @@ fn lds() {
 #[ignore = "known amdpcode gaps (GAPS in tests/kernels.rs); cargo test --release --test kernels -- --ignored lds_known_gaps"]
 fn lds_known_gaps() {
     lds::lds_suite(Mode::KnownGaps);
+}
+
+#[test]
+fn dma() {
+    dma::dma_suite(Mode::Regular);
+}
+
+/// The cases of `dma` that fail on a known amdpcode gap (`GAPS`); they assert the right answer.
+#[test]
+#[ignore = "known amdpcode gaps (GAPS in tests/kernels.rs); cargo test --release --test kernels -- --ignored dma_known_gaps"]
+fn dma_known_gaps() {
+    dma::dma_suite(Mode::KnownGaps);
 }
 
 #[test]

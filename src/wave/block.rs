@@ -351,7 +351,7 @@ impl Executor {
                     }
                     break;
                 }
-                Class::AgprMove => break,
+                Class::AgprMove | Class::Native(_) => break,
                 Class::Execute => {}
             }
             let (inst, pc_off_here) = match self.plans.get(i) {

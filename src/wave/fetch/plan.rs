@@ -157,6 +157,7 @@ pub(super) fn outputs(ii: &Inst<'_>, dst: Dest, wb: WriteBackInfo) -> Vec<(usize
 pub(in crate::wave) fn fast_path(e: &Entry, d: &Decoded) -> bool {
     !e.vgpr_space
         && !e.sgpr_space
+        && !e.hwreg_space
         && d.inst.family != "VOPD"
         && !crate::wave::memory::is_memory(&d.inst.family)
 }
