@@ -196,6 +196,7 @@ impl Executor {
                     };
                     if target != program.end() && program.at(target).is_none() {
                         wave.pc = addr;
+                        wave.retired += done;
                         return Err(WaveError::PcOutOfProgram { from: addr, target });
                     }
                     self.block_lane_ops = counted;
@@ -231,6 +232,7 @@ impl Executor {
                 }
                 block_mem::FAULT => {
                     wave.pc = addr;
+                    wave.retired += done;
                     let call = b.mem.iter().find(|c| c.d.addr == addr);
                     let e = call.and_then(|c| c.error.borrow_mut().take());
                     return Err(e.unwrap_or_else(|| WaveError::Exec {
@@ -241,6 +243,7 @@ impl Executor {
                 }
                 _ => {
                     wave.pc = addr;
+                    wave.retired += done;
                     return Err(WaveError::Exec {
                         addr,
                         inst,
@@ -276,6 +279,8 @@ impl Executor {
         };
         if target != program.end() && program.at(target).is_none() {
             wave.pc = b.last;
+            // Every instruction ran but the last, whose branch leaves the program.
+            wave.retired += (iters * b.steps).saturating_sub(1);
             return Err(WaveError::PcOutOfProgram {
                 from: b.last,
                 target,
