@@ -95,11 +95,7 @@ impl ArchData<'_> {
 
 /// The wave size the generation's examples and comparisons use.
 pub(crate) fn default_wave(arch: Arch) -> u32 {
-    if arch == Arch::Cdna {
-        64
-    } else {
-        32
-    }
+    arch.default_wave()
 }
 
 /// How an instruction compares with its counterpart on another generation.

@@ -11,7 +11,7 @@
 use super::memory::{self, Space};
 use super::state::{MemAccess, MemSpace, WaveState};
 use super::{Decoded, WaveError};
-use crate::spec::Arch;
+use crate::spec::{Arch, Family};
 
 /// What a native instruction does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -408,10 +408,10 @@ fn transpose(d: &Decoded, w: &mut WaveState) -> Result<(), WaveError> {
 /// RDNA 3's 20-bit `HW_REG_SHADER_CYCLES` (29) and RDNA 4's `HW_REG_SHADER_CYCLES_LO/HI`
 /// (29, 30).
 pub(super) fn clock_hwregs(arch: Arch, retired: u64) -> Vec<(u32, u32)> {
-    match arch {
-        Arch::Rdna3 => vec![(29, (retired & 0xf_ffff) as u32)],
-        Arch::Rdna4 => vec![(29, retired as u32), (30, (retired >> 32) as u32)],
-        _ => Vec::new(),
+    match arch.family() {
+        Family::Gfx11 => vec![(29, (retired & 0xf_ffff) as u32)],
+        Family::Gfx12 | Family::Gfx125 => vec![(29, retired as u32), (30, (retired >> 32) as u32)],
+        Family::Gfx9 | Family::Gfx10 => Vec::new(),
     }
 }
 
