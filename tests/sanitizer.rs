@@ -1,4 +1,4 @@
-//! The sanitizer's catalogue (issue 16): every kernel of `tests/sanitizer/*.s` has one
+//! The sanitizer's catalogue: every kernel of `tests/sanitizer/*.s` has one
 //! planted bug and its fixed twin. Lines ending in `; @bug` exist only in the buggy kernel,
 //! lines ending in `; @fix` only in the fixed one. The header says how to run it:
 //!
@@ -157,7 +157,7 @@ fn cases() -> Vec<Case> {
 }
 
 #[test]
-fn issue_16_catalogue() {
+fn catalogue_kernels_give_exactly_their_planted_findings() {
     let spec = common::spec();
     let cases = cases();
     assert!(cases.len() >= 20, "only {} kernels", cases.len());
@@ -241,7 +241,7 @@ fn cli(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-fn issue_16_cli_exit_status_and_json() {
+fn cli_exit_status_and_json_findings() {
     let dir = std::env::temp_dir().join(format!("amdpcode-san-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
     let case =
@@ -275,7 +275,7 @@ fn issue_16_cli_exit_status_and_json() {
 /// clang-22-compiled kernels (-O0 and -O2; gfx1100, gfx1200, gfx950) run clean under
 /// `--check`. Without clang-22 the test says so and passes, except under CI=true.
 #[test]
-fn issue_16_compiler_output_is_clean() {
+fn compiler_output_runs_clean() {
     let have = |tool: &str| {
         std::process::Command::new(tool)
             .arg("--version")
@@ -293,7 +293,7 @@ fn issue_16_compiler_output_is_clean() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sanitizer/compiler.cl");
     let dir = std::env::temp_dir().join(format!("amdpcode-san-cc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
-    let runs: [&[&str]; 3] = [
+    let runs: [&[&str]; 4] = [
         &[
             "--kernel",
             "vadd",
@@ -335,6 +335,20 @@ fn issue_16_compiler_output_is_clean() {
             "buf=i32x2:zero",
             "--arg",
             "u32=256",
+        ],
+        &[
+            "--kernel",
+            "f64_where",
+            "--grid",
+            "2",
+            "--block",
+            "64",
+            "--arg",
+            "buf=f64x128:zero",
+            "--arg",
+            "buf=f64x128:iota",
+            "--arg",
+            "buf=i32x128:iota",
         ],
     ];
     let mut clean = 0;
