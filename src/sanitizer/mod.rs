@@ -205,7 +205,10 @@ impl Regs {
 }
 
 fn reg_name(file: char, r: u32) -> String {
-    format!("{file}{r}")
+    match file {
+        't' => format!("ttmp{r}"),
+        _ => format!("{file}{r}"),
+    }
 }
 
 /// An operation issued and not yet known to be complete.
@@ -492,7 +495,17 @@ impl Sanitizer {
         v
     }
 
-    fn report(&mut self, f: Finding) {
+    fn report(&mut self, mut f: Finding) {
+        // Scalar codes past the numbered SGPRs by their assembler names (`vcc_hi`, `m0`).
+        let code = f
+            .location
+            .strip_prefix('s')
+            .and_then(|n| n.parse::<u32>().ok());
+        if let Some(c) = code.filter(|&c| c >= crate::isa::operands::sgpr_limit(self.arch)) {
+            if let Some(t) = crate::isa::operands::sreg_text(self.arch, c, 1) {
+                f.location = t;
+            }
+        }
         if self.findings.len() < MAX_FINDINGS && !self.findings.contains(&f) {
             self.findings.push(f);
         }
