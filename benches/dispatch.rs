@@ -1,4 +1,4 @@
-//! Kernel dispatch bench (issue 11): two kernels of the checked-in code object
+//! Kernel dispatch bench: two kernels of the checked-in code object
 //! (`tests/dispatch/fixture.cl`, gfx1100) dispatched end to end — loading the code object,
 //! setting up every wave, running the grid and reading the buffers back into the buffers of
 //! the previous run — under both

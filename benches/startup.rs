@@ -1,4 +1,4 @@
-//! Start-up bench (issue 14): whole processes of the built `amdpcode`, from `exec` to exit,
+//! Start-up bench: whole processes of the built `amdpcode`, from `exec` to exit,
 //! against baseline processes timed in the same run:
 //! - `baseline/true`: `/bin/true` (the cost of starting any process here);
 //! - `baseline/version`: `amdpcode --version` (loading this binary, no spec);

@@ -1,4 +1,4 @@
-//! Wave execution bench (issue 6): a loop of VALU, SALU and branch instructions
+//! Wave execution bench: a loop of VALU, SALU and branch instructions
 //! (`v_add_f32`, `s_sub_u32`, `s_cmp_lg_u32`, `s_cbranch_scc1`), 1,000 iterations, in wave32
 //! and wave64 under the interpreter (`interp`: its prepared form, lane-vectorized where an
 //! entry allows; `interp-lanewise`: the prepared form one lane after another; `interp-tree`:

@@ -9,6 +9,7 @@
 pub mod builtins;
 pub mod diag;
 pub mod dispatch;
+pub mod doc;
 pub mod embed;
 pub mod exec;
 pub mod float;

@@ -240,6 +240,26 @@ enum Command {
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
     },
+    /// Generate the ISA reference site: a page per instruction per generation with AMD's
+    /// pseudocode, encodings, examples computed by the interpreter and cross-generation
+    /// differences (docs/site.md).
+    Doc {
+        /// The output folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// Only these generations (comma-separated; default: all).
+        #[arg(long, value_delimiter = ',')]
+        arch: Vec<String>,
+        /// Also ask the solver about cross-generation differences random inputs do not show.
+        #[arg(long)]
+        prove: bool,
+        /// The SMT solver (default: z3 on PATH).
+        #[arg(long)]
+        solver: Option<PathBuf>,
+        /// Solver time limit per query, in milliseconds.
+        #[arg(long, default_value_t = 5000)]
+        timeout: u64,
+    },
     /// Disassemble machine code into LLVM-syntax assembly.
     Disasm {
         /// rdna3, rdna4 or cdna.
@@ -593,6 +613,39 @@ fn run(cli: Cli) -> Result<(), Failure> {
             show(spec, arch, &inst, ast, ir)
         }
         Command::CheckText { file } => check_text(&file),
+        Command::Doc {
+            out,
+            arch,
+            prove,
+            solver,
+            timeout,
+        } => {
+            let archs = arch
+                .iter()
+                .map(|a| parse_arch(a))
+                .collect::<Result<Vec<_>, _>>()?;
+            let spec = load_spec(&cli.spec, cli.offline)?;
+            let opts = amdpcode::doc::Options {
+                out,
+                archs,
+                prove,
+                solver,
+                timeout_ms: timeout,
+            };
+            let s =
+                amdpcode::doc::build(spec, &opts).map_err(|e| Failure(format!("error: {e}")))?;
+            print_out(&format!(
+                "wrote {} pages ({} instructions, {} worked examples) to {} in {:.1} s \
+                 (cross-generation comparisons: {} pairs with different text, {:.1} s)\n",
+                s.pages,
+                s.instruction_pages,
+                s.examples,
+                opts.out.display(),
+                s.seconds,
+                s.compared,
+                s.diff_seconds
+            ))
+        }
         Command::Fuzz {
             programs,
             seed,

@@ -42,7 +42,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 #[test]
-fn issue_5_seeds() {
+fn seed_pages_assemble_and_disassemble() {
     let (Some(r3), Some(cd)) = (isa(Arch::Rdna3), isa(Arch::Cdna)) else {
         eprintln!("skipped: spec wheel not found");
         return;
@@ -72,7 +72,7 @@ fn issue_5_seeds() {
 }
 
 #[test]
-fn issue_5_labels_and_errors() {
+fn labels_and_errors() {
     let Some(r3) = isa(Arch::Rdna3) else {
         eprintln!("skipped: spec wheel not found");
         return;
@@ -184,7 +184,7 @@ fn score_file(isa: &Isa, path: &Path, verbose: bool) -> Score {
 }
 
 #[test]
-fn issue_5_llvm_mc_vectors() {
+fn llvm_mc_vectors() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/llvm-mc");
     if !root.is_dir() {
         eprintln!("skipped: {} not found", root.display());
@@ -241,7 +241,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
     #[test]
-    fn issue_5_fuzz_decoder_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
+    fn fuzz_decoder_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
         if let Some(all) = isas() {
             for isa in all {
                 let mut pos = 0;
@@ -261,7 +261,7 @@ proptest! {
     }
 
     #[test]
-    fn issue_5_fuzz_assembler_never_panics(text in "[ -~\n]{0,60}") {
+    fn fuzz_assembler_never_panics(text in "[ -~\n]{0,60}") {
         if let Some(all) = isas() {
             for isa in all {
                 let _ = isa.assemble(&text);
@@ -270,7 +270,7 @@ proptest! {
     }
 
     #[test]
-    fn issue_5_fuzz_assembler_structured(
+    fn fuzz_assembler_structured(
         m in prop::sample::select(vec!["s_mov_b32", "s_add_u32", "s_load_b32", "s_waitcnt",
             "s_getreg_b32", "s_sendmsg", "s_cmp_eq_u32", "s_movk_i32", "s_delay_alu", "s_load_dword"]),
         ops in proptest::collection::vec(
@@ -314,7 +314,7 @@ proptest! {
     /// DPP/SDWA and VOPD words decode without panicking, and whatever text the decoder
     /// prints, if our assembler takes it back, decodes to the same text again.
     #[test]
-    fn issue_5_fuzz_dpp_sdwa_vopd_round_trip(
+    fn fuzz_dpp_sdwa_vopd_round_trip(
         mut bytes in proptest::collection::vec(any::<u8>(), 16),
         kind in any::<u8>(),
         code in any::<u8>(),
@@ -338,7 +338,7 @@ proptest! {
     }
 
     #[test]
-    fn issue_5_fuzz_assembler_dpp_vopd(
+    fn fuzz_assembler_dpp_vopd(
         m in prop::sample::select(vec!["v_mov_b32_dpp", "v_add_f32_dpp", "v_add_f32_e64_dpp",
             "v_cmp_eq_f32", "v_add_f32_sdwa", "v_cmp_eq_f32_sdwa", "v_fma_mix_f32_e64_dpp",
             "v_dual_add_f32", "v_dual_fmamk_f32", "v_nop"]),

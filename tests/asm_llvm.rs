@@ -367,7 +367,7 @@ fn generate(isa: &Isa, seed: u64) -> (Vec<Case>, BTreeMap<String, Skipped>) {
 }
 
 #[test]
-fn issue_5_differential_llvm_mc() {
+fn differential_llvm_mc() {
     let Some(mc) = llvm_mc() else {
         eprintln!("skipped: llvm-mc-22 not found (apt-get install -y llvm-22)");
         return;

@@ -1,4 +1,4 @@
-//! Loads and stores inside compiled blocks (issue 11): a loop whose body loads, stores and
+//! Loads and stores inside compiled blocks: a loop whose body loads, stores and
 //! stores into its own code runs as one block and gives what stepping gives; a store into
 //! the code range stops the block right after it; a fault in the middle of a block reports
 //! the same wave, PC and instruction as a step, after the same earlier effects.
@@ -115,7 +115,7 @@ fn patch_loop(patch: bool) -> Vec<u8> {
 }
 
 #[test]
-fn issue_11_memory_in_blocks_and_store_into_code() {
+fn memory_in_blocks_and_store_into_code() {
     for (wave, patch) in [(32, true), (32, false), (64, true), (64, false)] {
         let l = launch(patch_loop(patch), wave);
         let mut results = Vec::new();
@@ -154,7 +154,7 @@ fn issue_11_memory_in_blocks_and_store_into_code() {
 /// A loop storing to OUT + 128 * k: the fifth store leaves the 512 mapped bytes. The error
 /// (wave, PC, instruction, address) and the run up to it are the same with blocks.
 #[test]
-fn issue_11_fault_in_the_middle_of_a_block() {
+fn fault_in_the_middle_of_a_block() {
     let text = "v_lshlrev_b32 v9, 2, v0
 s_mov_b32 s6, 0
 v_mov_b32 v5, 0
@@ -195,7 +195,7 @@ s_endpgm
 /// written-back address and the instructions after it the loaded value. 100 + 1 + 1 + 2 +
 /// 2 + 3 + 3 + 4 = 116 in every lane.
 #[test]
-fn issue_11_scalar_load_into_a_cached_sgpr() {
+fn scalar_load_into_a_cached_sgpr() {
     let text = "v_lshlrev_b32 v9, 2, v0
 s_mov_b64 s[2:3], s[0:1]
 s_mov_b32 s6, 4
@@ -253,7 +253,7 @@ fn row_configs() -> Vec<(&'static str, Dispatcher)> {
 /// that are not rows (reversed lanes, a store with holes in EXEC) — every engine gives the
 /// pseudocode's memory.
 #[test]
-fn issue_11_row_loads_and_stores_match_lane_by_lane() {
+fn row_loads_and_stores_match_lane_by_lane() {
     let text = "v_lshlrev_b32 v1, 2, v0
 v_lshlrev_b32 v2, 4, v0
 v_sub_nc_u32 v3, 0xfc, v1
@@ -350,7 +350,7 @@ s_endpgm
 /// A row store whose last lanes leave the mapped buffer faults at the first byte outside
 /// it, naming the instruction, and stores nothing, as lane by lane.
 #[test]
-fn issue_11_row_store_past_the_buffer_faults() {
+fn row_store_past_the_buffer_faults() {
     let text = "v_lshlrev_b32 v1, 2, v0
 v_add_nc_u32 v1, 0x1c0, v1
 global_store_b32 v1, v0, s[0:1]

@@ -1,4 +1,4 @@
-//! SIMD lanes in blocks (issue 14): in-place instructions whose IR is straight-line 32-bit
+//! SIMD lanes in blocks: in-place instructions whose IR is straight-line 32-bit
 //! lane arithmetic run four lanes at a time. They must give the bits the scalar lane loop and
 //! the interpreter give: NaN payloads and the default NaN, signed zeros, f32 denormals flushed
 //! on input and output, partial EXEC groups (inactive lanes keep their old values).
@@ -48,7 +48,7 @@ fn run(
 }
 
 #[test]
-fn issue_14_simd_bench_loop() {
+fn simd_bench_loop() {
     for wave in [32, 64] {
         let init = WaveState::new(Arch::Rdna3, wave);
         let (w, st) = run(Arch::Rdna3, BENCH_LOOP, &init, Engine::Jit, true);
@@ -167,28 +167,28 @@ fn simd_mix_agrees(arch: Arch, wave_size: u32, mode: &str, simd: u64, seeds: u64
 }
 
 #[test]
-fn issue_14_simd_mix_rdna3_wave32() {
+fn simd_mix_rdna3_wave32() {
     simd_mix_agrees(Arch::Rdna3, 32, "", SIMD_MIX_VALU, 8);
 }
 
 #[test]
-fn issue_14_simd_mix_rdna3_wave64() {
+fn simd_mix_rdna3_wave64() {
     simd_mix_agrees(Arch::Rdna3, 64, "", SIMD_MIX_VALU, 6);
 }
 
 #[test]
-fn issue_14_simd_mix_rdna4_wave32() {
+fn simd_mix_rdna4_wave32() {
     simd_mix_agrees(Arch::Rdna4, 32, "", SIMD_MIX_VALU, 4);
 }
 
 #[test]
-fn issue_14_simd_mix_cdna_wave64() {
+fn simd_mix_cdna_wave64() {
     simd_mix_agrees(Arch::Cdna, 64, "", SIMD_MIX_VALU, 4);
 }
 
 /// With f32 denormals kept (MODE.FP_DENORM all on): no input or output flush.
 #[test]
-fn issue_14_simd_mix_denormals_on() {
+fn simd_mix_denormals_on() {
     let mode = "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), 0xf";
     simd_mix_agrees(Arch::Rdna3, 32, mode, SIMD_MIX_VALU, 4);
     simd_mix_agrees(Arch::Rdna3, 64, mode, SIMD_MIX_VALU, 3);
@@ -198,7 +198,7 @@ fn issue_14_simd_mix_denormals_on() {
 /// 0-2 of the first group, lane 3 off: a merged store; lanes 4-7 whole; the rest skipped),
 /// and in wave64 the same lanes mirrored into the top group.
 #[test]
-fn issue_14_simd_nan_denormal_partial_exec() {
+fn simd_nan_denormal_partial_exec() {
     let text = "
 s_mov_b32 s0, 3
 loop:
@@ -324,7 +324,7 @@ s_endpgm
 /// per-instruction JIT's final state, and the SIMD lanes are reached. (`amdpcode fuzz`'s
 /// `jit-block` uses threshold 1 and one run per program, where no block is compiled.)
 #[test]
-fn issue_14_simd_fuzzer_programs() {
+fn simd_fuzzer_programs() {
     use amdpcode::fuzz::{self, Generator};
     use amdpcode::isa::Isa;
     let mut simd = 0;
@@ -385,7 +385,7 @@ fn issue_14_simd_fuzzer_programs() {
     assert!(simd >= 20, "{simd} of {in_place}");
 }
 
-/// Carry chains and lane masks (issue 14): a carry out into VCC read back in the same block
+/// Carry chains and lane masks: a carry out into VCC read back in the same block
 /// (`v_add_co_ci_u32`, `v_cndmask_b32`), a compare into VCC, a borrow into an SGPR mask and a
 /// carry-in from it. `VCC`/`SDST` are the wave's VCC and an SGPR mask.
 const MASK_CHAIN: &str = "
@@ -418,7 +418,7 @@ fn mask_chain() -> String {
 /// also the top group whole and the groups between off (their VCC bits cleared, the SGPR
 /// mask's cleared too).
 #[test]
-fn issue_14_simd_carry_chain_values() {
+fn simd_carry_chain_values() {
     let v1: [u32; 8] = [
         0xffff_ffff,
         0x8000_0000,
@@ -497,7 +497,7 @@ fn issue_14_simd_carry_chain_values() {
 /// [`MASK_CHAIN`] from random states, VCC and SGPR masks, and EXEC random, all ones, one
 /// lane, one partial group and zero: blocks agree with JIT steps and the interpreter.
 #[test]
-fn issue_14_simd_carry_chain_random() {
+fn simd_carry_chain_random() {
     for wave in [32u32, 64] {
         let text = mask_chain();
         for seed in 0..6u64 {
@@ -531,7 +531,7 @@ fn issue_14_simd_carry_chain_random() {
 /// left out) in a loop: all of them, the 64-bit shift of a register pair too, run four lanes
 /// at a time, with the interpreter's results.
 #[test]
-fn issue_14_simd_vadd_main_block() {
+fn simd_vadd_main_block() {
     let text = "
 s_mov_b32 s20, 2
 loop:
@@ -624,7 +624,7 @@ s_endpgm
 ";
 
 #[test]
-fn issue_14_simd_vadd_first_block() {
+fn simd_vadd_first_block() {
     let mut rng = Rng::new(0x5eed_0014);
     let configs = [
         (32u32, 0xffff_ffffu64),
@@ -730,7 +730,7 @@ s_endpgm
 ";
 
 #[test]
-fn issue_14_simd_shifts() {
+fn simd_blocks_agree_with_steps_on_shifts() {
     let mut rng = Rng::new(0x5eed_5417);
     let configs = [
         (Arch::Rdna3, 32u32, 0xffff_ffffu64),

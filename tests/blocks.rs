@@ -1,4 +1,4 @@
-//! Block compilation (issue 14): programs run with hot straight-line runs compiled into
+//! Block compilation: programs run with hot straight-line runs compiled into
 //! blocks give the same final state, bit for bit, as per-instruction JIT steps and as the
 //! interpreter, from random initial states (denormals, random EXEC), in wave32 and wave64.
 
@@ -143,7 +143,7 @@ fn agree(arch: Arch, wave_size: u32, text: &str, seeds: u64) {
 }
 
 #[test]
-fn issue_14_blocks_agree_rdna3_wave32() {
+fn blocks_agree_rdna3_wave32() {
     let text = RDNA_MIX
         .replace("EXEC_AND", "s_and_b32 exec_lo, exec_lo, s11")
         .replace("EXEC_OR", "s_or_b32 exec_lo, exec_lo, s14");
@@ -152,7 +152,7 @@ fn issue_14_blocks_agree_rdna3_wave32() {
 }
 
 #[test]
-fn issue_14_blocks_agree_rdna3_wave64() {
+fn blocks_agree_rdna3_wave64() {
     let text = RDNA_MIX
         .replace("EXEC_AND", "s_and_b64 exec, exec, s[12:13]")
         .replace("EXEC_OR", "s_or_b64 exec, exec, s[14:15]");
@@ -161,7 +161,7 @@ fn issue_14_blocks_agree_rdna3_wave64() {
 }
 
 #[test]
-fn issue_14_blocks_agree_rdna4_wave32() {
+fn blocks_agree_rdna4_wave32() {
     let text = RDNA_MIX
         .replace("EXEC_AND", "s_and_b32 exec_lo, exec_lo, s11")
         .replace("EXEC_OR", "s_or_b32 exec_lo, exec_lo, s14");
@@ -169,14 +169,14 @@ fn issue_14_blocks_agree_rdna4_wave32() {
 }
 
 #[test]
-fn issue_14_blocks_agree_cdna_wave64() {
+fn blocks_agree_cdna_wave64() {
     agree(Arch::Cdna, 64, CDNA_MIX, 4);
 }
 
 /// The bench loop compiles into one block (four instructions, ending at the branch), which
 /// runs once per iteration after the threshold.
 #[test]
-fn issue_14_loop_is_one_block() {
+fn loop_is_one_block() {
     let db = common::spec().db(Arch::Rdna3);
     let mut ex = Executor::new(db, Engine::Jit).unwrap();
     ex.block_threshold = 2;
@@ -191,7 +191,7 @@ fn issue_14_loop_is_one_block() {
 
 /// The step budget still stops a runaway loop at exactly the budget, blocks or not.
 #[test]
-fn issue_14_step_budget_is_exact_with_blocks() {
+fn step_budget_is_exact_with_blocks() {
     let db = common::spec().db(Arch::Rdna3);
     let mut ex = Executor::new(db, Engine::Jit).unwrap();
     ex.block_threshold = 1;
@@ -209,7 +209,7 @@ fn issue_14_step_budget_is_exact_with_blocks() {
 /// A state whose register files were cut short through the public fields runs by steps (no
 /// panic in the block's buffer check), with the same result as without blocks.
 #[test]
-fn issue_14_short_register_file_steps_instead() {
+fn short_register_file_steps_instead() {
     let db = common::spec().db(Arch::Rdna3);
     let program_text =
         "loop:\ns_add_u32 s1, s1, 1\ns_cmp_lg_u32 s1, 40\ns_cbranch_scc1 loop\ns_endpgm";
@@ -229,7 +229,7 @@ fn issue_14_short_register_file_steps_instead() {
 }
 
 #[test]
-fn issue_14_tiering_interprets_cold_instructions_first() {
+fn tiering_interprets_cold_instructions_first() {
     // Two instructions run once, the loop's four run 50 times.
     let text = "v_mov_b32 v3, 5\n".to_string() + BENCH_LOOP;
     let db = common::spec().db(Arch::Rdna3);
@@ -258,7 +258,7 @@ fn issue_14_tiering_interprets_cold_instructions_first() {
 }
 
 #[test]
-fn issue_14_wave_level_instructions_compile_at_first_use() {
+fn wave_level_instructions_compile_at_first_use() {
     // Instructions that address the VGPR file themselves (matrix, cross-lane) cost more to
     // interpret once than to compile: they skip the tiering threshold. The plain ones wait.
     let text = "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]\n\
@@ -279,7 +279,7 @@ fn issue_14_wave_level_instructions_compile_at_first_use() {
     assert_eq!(ex.jit_kernels_compiled(), 2);
 }
 
-/// Lane masks inside blocks (issue 11): carry chains through VCC and SGPR pairs
+/// Lane masks inside blocks: carry chains through VCC and SGPR pairs
 /// (`v_add_co_u32`, `v_add_co_ci_u32`, `v_sub_co_*`, `v_mad_u64_u32`), `v_cndmask_b32` reading
 /// VCC or a pair, VOPC results, EXEC written by `s_and_saveexec`, `v_cmpx` and `s_or` in the
 /// middle of a block, and `s_cbranch_execz`/`s_cbranch_vccz`. Vector operands name masks as
@@ -457,39 +457,39 @@ fn masks_agree(arch: Arch, wave_size: u32, text: &str, seeds: u64) {
 }
 
 #[test]
-fn issue_11_lane_masks_in_blocks_rdna3_wave32() {
+fn lane_masks_in_blocks_rdna3_wave32() {
     masks_agree(Arch::Rdna3, 32, &rdna_masks(Arch::Rdna3, 32), 6);
 }
 
 #[test]
-fn issue_11_lane_masks_in_blocks_rdna3_wave64() {
+fn lane_masks_in_blocks_rdna3_wave64() {
     masks_agree(Arch::Rdna3, 64, &rdna_masks(Arch::Rdna3, 64), 4);
 }
 
 #[test]
-fn issue_11_lane_masks_in_blocks_rdna4_wave32() {
+fn lane_masks_in_blocks_rdna4_wave32() {
     masks_agree(Arch::Rdna4, 32, &rdna_masks(Arch::Rdna4, 32), 3);
 }
 
 #[test]
-fn issue_11_lane_masks_in_blocks_cdna_wave64() {
+fn lane_masks_in_blocks_cdna_wave64() {
     masks_agree(Arch::Cdna, 64, CDNA_MASKS, 4);
 }
 
 #[test]
-fn issue_14_inplace_aliasing_halves_pairs_denormals() {
+fn inplace_aliasing_halves_pairs_denormals() {
     agree(Arch::Rdna3, 32, INPLACE_ALIAS, 6);
     agree(Arch::Rdna3, 64, INPLACE_ALIAS, 4);
     agree(Arch::Rdna4, 32, INPLACE_ALIAS, 3);
 }
 
-/// A kernel-shaped program (issue 11): it starts with `s_clause` and ends with `s_endpgm`,
+/// A kernel-shaped program: it starts with `s_clause` and ends with `s_endpgm`,
 /// and the block that starts at its entry takes both, so a hot wave runs it in one block
 /// entry. `run_until` (dispatch's path) reports the end, the step count and the lane
 /// operations that stepping reports, and the final state (PC at `s_endpgm`) is the
 /// interpreter's.
 #[test]
-fn issue_11_wave_ends_in_block() {
+fn wave_ends_in_block() {
     let text = "
 s_clause 0x1
 s_mov_b32 s0, 5
@@ -557,7 +557,7 @@ s_endpgm
 /// not write the SGPR unconditionally. The fuzzer's program 2889 of seed 1411 (rdna4 wave64,
 /// EXEC zero after a `v_cmpx`), regenerated here, wrote 0 over `s1 = 0xf03b` in blocks.
 #[test]
-fn issue_14_valu_sgpr_result_with_no_lane_active() {
+fn valu_sgpr_result_with_no_lane_active() {
     use amdpcode::fuzz::{self, Generator};
     let (arch, wave) = (Arch::Rdna4, 64u32);
     let db = common::spec().db(arch);
@@ -635,7 +635,7 @@ s_endpgm
 ";
 
 #[test]
-fn issue_14_forward_branches_are_side_exits() {
+fn forward_branches_are_side_exits() {
     agree(Arch::Rdna3, 32, FORWARD_BRANCHES, 8);
     let db = common::spec().db(Arch::Rdna3);
     let mut ex = Executor::new(db, Engine::Jit).unwrap();
@@ -686,7 +686,7 @@ fn lane_ops_of(arch: Arch, text: &str, init: &WaveState, blocks: bool) -> (u64, 
 /// A taken forward branch whose target lies past the program (a side exit in the middle of
 /// a block) is the error stepping reports, with the same state (PC at the branch).
 #[test]
-fn issue_14_side_exit_out_of_the_program() {
+fn side_exit_out_of_the_program() {
     let text = "
 s_add_u32 s1, s1, 1
 s_cmp_gt_u32 s1, 2

@@ -1,4 +1,4 @@
-//! The C ABI (issue 13): `examples/c/dispatch.c` compiled against `include/amdpcode.h` with
+//! The C ABI: `examples/c/dispatch.c` compiled against `include/amdpcode.h` with
 //! the system C compiler and linked to the cdylib, dispatching OpenCL kernels that clang-22
 //! compiles here: a vector add on the host's own arrays, and a kernel writing outside the
 //! declared memory (a fault naming the address; the host's memory unchanged, the process
@@ -119,7 +119,7 @@ fn spec_env(cmd: &mut Command) -> &mut Command {
 }
 
 #[test]
-fn issue_13_c_program_adds_vectors_in_host_memory() {
+fn c_program_adds_vectors_in_host_memory() {
     let Some((exe, co)) = build() else { return };
     let out = run(spec_env(Command::new(&exe).arg(&co).arg("vadd")));
     assert!(
@@ -129,7 +129,7 @@ fn issue_13_c_program_adds_vectors_in_host_memory() {
 }
 
 #[test]
-fn issue_13_c_program_write_outside_declared_memory_faults() {
+fn c_program_write_outside_declared_memory_faults() {
     let Some((exe, co)) = build() else { return };
     let out = run(spec_env(Command::new(&exe).arg(&co).arg("poke")));
     assert!(

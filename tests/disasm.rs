@@ -1,4 +1,4 @@
-//! Issue 12 (fidelity), the text side: the disassembler round trip over the hardware vectors
+//! the text side: the disassembler round trip over the hardware vectors
 //! and LLVM MC vectors, and instruction forms whose text must match llvm-mc-22's bytes
 //! (LDSDIR/VDSDIR, VINTERP, `v_cndmask` source modifiers).
 
@@ -37,11 +37,11 @@ fn round_trip_failures(isa: &amdpcode::isa::Isa, words: &[Vec<u8>]) -> Vec<Strin
     out
 }
 
-/// Issue 12: for every word of `../shared/hw-vectors/sample.jsonl` that LLVM 22 decodes
+/// for every word of `../shared/hw-vectors/sample.jsonl` that LLVM 22 decodes
 /// (`program_llvm` not null) and every valid row of the LLVM MC vectors, `disasm` text
 /// re-assembles to the same bytes.
 #[test]
-fn issue_12_disasm_round_trip() {
+fn disasm_round_trip() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
     let mut words: std::collections::BTreeMap<Arch, Vec<Vec<u8>>> = Default::default();
     let unhex = |s: &str| -> Vec<u8> {
@@ -170,10 +170,10 @@ fn llvm_round_trip(failure: &str) -> Option<Result<(), String>> {
     })
 }
 
-/// Issue 12: LDSDIR/VDSDIR and VINTERP text assembles to llvm-mc-22's bytes (recorded from
+/// LDSDIR/VDSDIR and VINTERP text assembles to llvm-mc-22's bytes (recorded from
 /// `llvm-mc-22 -show-encoding`, -mcpu gfx1100 / gfx1200) and prints back the same text.
 #[test]
-fn issue_12_ldsdir_vinterp_text() {
+fn ldsdir_vinterp_text() {
     let cases: [(Arch, &str, &[u8]); 8] = [
         (
             Arch::Rdna3,

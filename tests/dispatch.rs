@@ -1,4 +1,4 @@
-//! Kernel dispatch (issue 11): raw launches of hand-written programs whose waves exchange
+//! Kernel dispatch: raw launches of hand-written programs whose waves exchange
 //! data through LDS across barriers, the hardware-vector harness's launch, code objects
 //! (the checked-in fixture, and kernels compiled by clang-22 when it is installed), faults,
 //! deadlocks, and a fuzzer of the code-object loader.
@@ -131,32 +131,32 @@ fn exchange_case(arch: Arch, wave: u32, waves: u32) {
 }
 
 #[test]
-fn issue_11_two_waves_exchange_through_lds_rdna3_wave32() {
+fn two_waves_exchange_through_lds_rdna3_wave32() {
     exchange_case(Arch::Rdna3, 32, 2);
 }
 
 #[test]
-fn issue_11_four_waves_exchange_through_lds_rdna3_wave32() {
+fn four_waves_exchange_through_lds_rdna3_wave32() {
     exchange_case(Arch::Rdna3, 32, 4);
 }
 
 #[test]
-fn issue_11_four_waves_exchange_through_lds_rdna3_wave64() {
+fn four_waves_exchange_through_lds_rdna3_wave64() {
     exchange_case(Arch::Rdna3, 64, 4);
 }
 
 #[test]
-fn issue_11_split_barrier_exchange_rdna4() {
+fn split_barrier_exchange_rdna4() {
     exchange_case(Arch::Rdna4, 32, 4);
 }
 
 #[test]
-fn issue_11_four_waves_exchange_through_lds_cdna() {
+fn four_waves_exchange_through_lds_cdna() {
     exchange_case(Arch::Cdna, 64, 4);
 }
 
 #[test]
-fn issue_11_workgroup_ids_and_partial_workgroups() {
+fn workgroup_ids_and_partial_workgroups() {
     // Each work-item stores (wg.x << 16 | wg.y << 8 | tid.x) at its global linear index;
     // the grid is 5 x 2 work-items in workgroups of 4 x 1: the third workgroup in x has one
     // work-item.
@@ -197,7 +197,7 @@ fn issue_11_workgroup_ids_and_partial_workgroups() {
 }
 
 #[test]
-fn issue_11_store_outside_mapped_memory_is_a_fault_naming_the_address() {
+fn store_outside_mapped_memory_is_a_fault_naming_the_address() {
     let text = "v_mov_b32 v1, 0x100\nv_lshlrev_b32 v2, 2, v0\nglobal_store_b32 v2, v1, s[0:1] offset:64\ns_endpgm\n";
     let code = assemble(Arch::Rdna3, text);
     let l = raw_launch(Arch::Rdna3, code, 32, 32, 64);
@@ -238,7 +238,7 @@ fn issue_11_store_outside_mapped_memory_is_a_fault_naming_the_address() {
 }
 
 #[test]
-fn issue_11_lds_access_beyond_the_workgroup_allocation_faults() {
+fn lds_access_beyond_the_workgroup_allocation_faults() {
     let text = "v_mov_b32 v1, 0x10000\nds_store_b32 v1, v0\ns_endpgm\n";
     let code = assemble(Arch::Rdna3, text);
     let l = raw_launch(Arch::Rdna3, code, 32, 32, 4);
@@ -260,7 +260,7 @@ fn issue_11_lds_access_beyond_the_workgroup_allocation_faults() {
 }
 
 #[test]
-fn issue_11_barrier_that_cannot_release_is_a_deadlock() {
+fn barrier_that_cannot_release_is_a_deadlock() {
     // RDNA 4: wave 0 waits at the barrier without signalling; wave 1 ends.
     let text = "s_cmp_eq_u32 s2, s2\n\
                 v_cmp_eq_u32 vcc_lo, 0, v0\n\
@@ -293,7 +293,7 @@ fn issue_11_barrier_that_cannot_release_is_a_deadlock() {
 }
 
 #[test]
-fn issue_11_runaway_wave_hits_the_step_budget() {
+fn runaway_wave_hits_the_step_budget() {
     let code = assemble(Arch::Rdna3, "s_branch -1\n");
     let mut l = raw_launch(Arch::Rdna3, code, 32, 32, 4);
     l.step_budget = Some(1000);
@@ -316,7 +316,7 @@ fn fixture() -> Vec<u8> {
 }
 
 #[test]
-fn issue_11_code_object_metadata_and_descriptor() {
+fn code_object_metadata_and_descriptor() {
     let co = CodeObject::parse(&fixture()).expect("parses");
     assert_eq!(co.arch, Arch::Rdna3);
     assert_eq!(co.processor, "gfx1100");
@@ -384,7 +384,7 @@ fn object_launch(
 }
 
 #[test]
-fn issue_11_code_object_vector_add_and_lds_sum() {
+fn code_object_vector_add_and_lds_sum() {
     let n = 300u32;
     let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 17.25).collect();
     let b: Vec<f32> = (0..n).map(|i| 1.0 / (i as f32 + 1.0)).collect();
@@ -438,7 +438,7 @@ fn issue_11_code_object_vector_add_and_lds_sum() {
 }
 
 #[test]
-fn issue_11_short_kernarg_names_the_missing_arguments() {
+fn short_kernarg_names_the_missing_arguments() {
     let l = object_launch("vadd", 1, 32, vec![0; 20], vec![]);
     let e = run(Arch::Rdna3, Engine::Interp, &l).expect_err("short kernarg");
     let msg = e.to_string();
@@ -454,14 +454,14 @@ fn issue_11_short_kernarg_names_the_missing_arguments() {
 }
 
 #[test]
-fn issue_11_code_object_for_another_arch_is_refused() {
+fn code_object_for_another_arch_is_refused() {
     let l = object_launch("vadd", 1, 32, vec![0; 28], vec![]);
     let e = run(Arch::Cdna, Engine::Interp, &l).expect_err("gfx1100 on cdna");
     assert!(e.to_string().contains("gfx1100"), "{e}");
 }
 
 #[test]
-fn issue_11_loader_survives_random_and_mutated_code_objects() {
+fn loader_survives_random_and_mutated_code_objects() {
     let good = fixture();
     let mut rng = amdpcode::exec::Rng::new(11);
     let mut parsed = 0;
@@ -509,7 +509,7 @@ fn issue_11_loader_survives_random_and_mutated_code_objects() {
 }
 
 #[test]
-fn issue_11_launch_json_errors_name_the_key() {
+fn launch_json_errors_name_the_key() {
     let dir = Path::new(".");
     let cases = [
         (r#"{"grid": [1], "block": [1]}"#, "no code"),
@@ -588,7 +588,7 @@ fn hex(b: &[u8]) -> String {
 }
 
 #[test]
-fn issue_11_cli_launch_json_batch_and_short_form() {
+fn cli_launch_json_batch_and_short_form() {
     let fixture_path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dispatch/fixture-gfx1100.hsaco");
     let dir = std::env::temp_dir().join(format!("amdpcode-dispatch-cli-{}", std::process::id()));
@@ -711,7 +711,7 @@ fn issue_11_cli_launch_json_batch_and_short_form() {
 }
 
 #[test]
-fn issue_11_raw_launch_of_compiled_code_as_a_command_processor_sees_it() {
+fn raw_launch_of_compiled_code_as_a_command_processor_sees_it() {
     // What a captured launch holds: the code from the entry point on, the descriptor's
     // RSRC registers (LDS_SIZE filled in by the "CP"), the user SGPRs (the kernarg pointer)
     // and memory: the kernarg segment with its hidden arguments, and the buffers.
@@ -781,7 +781,7 @@ fn issue_11_raw_launch_of_compiled_code_as_a_command_processor_sees_it() {
 /// DS with offsets, under both engines; and a second launch on the same dispatcher (decoded
 /// program and blocks reused) gives the same memory again.
 #[test]
-fn issue_14_memory_fast_path_matches_the_pseudocode() {
+fn memory_fast_path_matches_the_pseudocode() {
     let code = assemble(
         Arch::Rdna3,
         "s_load_b128 s[4:7], s[0:1], 0x10\n\
@@ -882,7 +882,7 @@ fn issue_14_memory_fast_path_matches_the_pseudocode() {
 /// wave wrote, even one past RSRC1's allocation (v200 here, RSRC1 allocates 8), reads zero
 /// in every later wave, wave32 after wave64 on the same dispatcher too.
 #[test]
-fn issue_14_reused_waves_start_with_zeroed_registers() {
+fn reused_waves_start_with_zeroed_registers() {
     let code = assemble(
         Arch::Rdna3,
         "v_lshlrev_b32 v1, 2, v0\n\
@@ -966,7 +966,7 @@ fn loads_fault_by_page_stores_by_byte() {
 /// touching buffers, and buffers that overlap (the later one's bytes win), read and write as
 /// plain bytes, with the fast paths on or off.
 #[test]
-fn issue_11_region_rows_fault_at_the_buffer_end_and_cross_into_pages() {
+fn region_rows_fault_at_the_buffer_end_and_cross_into_pages() {
     let store = assemble(
         Arch::Rdna3,
         "v_lshlrev_b32 v1, 2, v0\nv_add_nc_u32 v2, 0x500, v0\n\
@@ -1041,7 +1041,7 @@ fn issue_11_region_rows_fault_at_the_buffer_end_and_cross_into_pages() {
 /// that left 7 there; the unreachable instruction between names `v41` (left as is: nothing
 /// reads it). Both engines, wave32, three workgroups of two waves.
 #[test]
-fn issue_11_reused_wave_states_zero_the_rows_reached_through_branches() {
+fn reused_wave_states_zero_the_rows_reached_through_branches() {
     let arch = Arch::Rdna3;
     let dirty = assemble(arch, "v_mov_b32 v40, 7\nv_mov_b32 v41, 7\ns_endpgm\n");
     let reads = assemble(
@@ -1075,14 +1075,14 @@ fn issue_11_reused_wave_states_zero_the_rows_reached_through_branches() {
     }
 }
 
-/// Barriers close blocks and forward branches are side exits (issue 14): the fixture's
+/// Barriers close blocks and forward branches are side exits: the fixture's
 /// `lds_sum` (two waves per workgroup, six `s_barrier`s, `s_cbranch_execz` that the second
 /// wave takes and the first falls through) and the LDS exchange programs (RDNA 3 wave32 and
 /// wave64, RDNA 4's split barrier, CDNA) run with blocks compiled at the first arrival give
 /// the interpreter's and per-instruction JIT's memory, instruction count and lane operations;
 /// the LDS sum's block at the kernel entry runs to and through its first barrier.
 #[test]
-fn issue_14_barriers_and_forward_branches_in_blocks() {
+fn barriers_and_forward_branches_in_blocks() {
     let vals: Vec<i32> = (0..512).map(|i| (i * 7919 % 1000) - 500).collect();
     let mut kernarg = Vec::new();
     kernarg.extend(IN.to_le_bytes());

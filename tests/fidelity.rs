@@ -1,4 +1,4 @@
-//! Issue 12 (fidelity): one regression test per class of hardware behaviour, each program run
+//! one regression test per class of hardware behaviour, each program run
 //! under both engines, which must agree bit for bit, and checked against concrete bits.
 //!
 //! Where an expectation is derived from AMD's documentation rather than from a
@@ -37,7 +37,7 @@ const F32_TWO: u32 = 0x4000_0000;
 /// reports it from hardware-validated records; AMD's ISA manual also lists LG as "ordered not
 /// equal" (the O-prefixed IEEE predicate).
 #[test]
-fn issue_12_float_lg_is_ordered() {
+fn float_lg_is_ordered() {
     // Lanes: 0: NaN vs 1, 1: 1 vs NaN, 2: 1 vs 2, 3: 2 vs 2, 4: -0 vs +0, 5: NaN vs NaN.
     let a = [F32_QNAN, F32_ONE, F32_ONE, F32_TWO, 0x8000_0000, F32_QNAN];
     let b = [F32_ONE, F32_QNAN, F32_TWO, F32_TWO, 0, 0xffc0_0000];
@@ -123,7 +123,7 @@ fn issue_12_float_lg_is_ordered() {
 /// lane whose source is shifted out of its row is not written either. Expectations derived
 /// from AMD's RDNA 3 ISA manual (DPP16 section), as the issue reports the hardware does.
 #[test]
-fn issue_12_dpp_row_and_bank_masks() {
+fn dpp_row_and_bank_masks() {
     let init = |w: &mut WaveState| {
         for lane in 0..32 {
             w.set_vgpr(lane, 0, lane);
@@ -206,7 +206,7 @@ fn issue_12_dpp_row_and_bank_masks() {
 /// `v_swaprel_b32` swaps VGPRs relative to M0. A swap of a register with itself leaves it.
 /// Expectations derived from AMD's RDNA 3 ISA manual (the instructions' text).
 #[test]
-fn issue_12_swap_writes_both_operands() {
+fn swap_writes_both_operands() {
     let init = |w: &mut WaveState| {
         for lane in 0..32 {
             w.set_vgpr(lane, 0, lane);
@@ -269,7 +269,7 @@ fn issue_12_swap_writes_both_operands() {
 /// (0.5 is f16 0x3800 there). Expectations derived from AMD's RDNA 3/4 ISA manuals (input
 /// modifiers act on the operand as read, in its type).
 #[test]
-fn issue_12_vop3_modifiers_on_vop1_sources() {
+fn vop3_modifiers_on_vop1_sources() {
     for arch in [Arch::Rdna3, Arch::Rdna4] {
         let w = run_both(
             arch,
@@ -309,7 +309,7 @@ fn issue_12_vop3_modifiers_on_vop1_sources() {
 /// states the hardware records ran with; the flushing and `omod` expectations are derived
 /// from AMD's RDNA 3 ISA manual (MODE register, output modifiers).
 #[test]
-fn issue_12_mode_denormals_omod_and_clamp() {
+fn mode_denormals_omod_and_clamp() {
     use amdpcode::wave::{default_mode, mode_from_rsrc1};
     assert_eq!(default_mode(Arch::Rdna3), 0x3c0);
     assert_eq!(default_mode(Arch::Cdna), 0x3c0);
@@ -383,7 +383,7 @@ fn issue_12_mode_denormals_omod_and_clamp() {
 /// with `d16`/`d16_hi` loads replace one half of the register and keep the other. Derived
 /// from AMD's RDNA 3 ISA manual (scratch: per-thread private memory; D16 loads).
 #[test]
-fn issue_12_memory_scratch_lanes_and_ds_d16() {
+fn memory_scratch_lanes_and_ds_d16() {
     let init = |w: &mut WaveState| {
         for lane in 0..32 {
             w.set_vgpr(lane, 255, lane);
@@ -449,7 +449,7 @@ const FDIV_F32: &str = "v_div_scale_f32 v2, null, v1, v1, v0\nv_rcp_f32 v3, v2\n
 /// documentation of the three instructions and LLVM's AMDGPU fdiv lowering, not a hardware
 /// record). The NaN produced for 0/0 and inf/inf is AMD's default 0xffc00000.
 #[test]
-fn issue_12_div_scale_fixup_edge_cases() {
+fn div_scale_fixup_edge_cases() {
     let values: [u32; 22] = [
         0x0000_0000,
         0x8000_0000,
@@ -514,10 +514,10 @@ fn issue_12_div_scale_fixup_edge_cases() {
 /// `V_DIV_SCALE_F32` as tinygrad's hardware-validated `test/amd/hw/test_vop3.py` records it
 /// (the errata's evidence): a zero numerator gives NaN with VCC set; a tiny numerator (2**-126
 /// over 1.0) is scaled by 2**64 with VCC set. A tiny numerator whose scaled quotient would
-/// reach 2.0 keeps AMD's text (VCC clear; `issue_12_div_scale_fixup_edge_cases` checks that
+/// reach 2.0 keeps AMD's text (VCC clear; `div_scale_fixup_edge_cases` checks that
 /// LLVM's division stays correctly rounded there).
 #[test]
-fn issue_12_div_scale_hardware_records() {
+fn div_scale_hardware_records() {
     for (arch, wave) in [(Arch::Rdna3, 32), (Arch::Rdna4, 32), (Arch::Cdna, 64)] {
         let (vcc, sdst) = if arch == Arch::Cdna {
             ("vcc", "s[8:9]")
@@ -565,7 +565,7 @@ fn issue_12_div_scale_hardware_records() {
 /// row. CDNA (GFX9) broadcasts lane 15 of the previous row and lane 31, and shifts the whole
 /// wave by one lane with `wave_shr:1` (Vega/CDNA 3 ISA DPP_CTRL tables).
 #[test]
-fn issue_12_dpp_row_bcast_and_wave_shifts() {
+fn dpp_row_bcast_and_wave_shifts() {
     let db = common::spec().db(Arch::Rdna3);
     let isa = amdpcode::isa::Isa::new(db);
     // v_cmp_eq_u32_e32 with DPP 0x142, row_mask/bank_mask 0xf, bound_ctrl:1 (tinygrad's bytes).
@@ -614,7 +614,7 @@ fn issue_12_dpp_row_bcast_and_wave_shifts() {
 /// extended or preserved); a VOP2 with a carry-out (`v_add_co_u32_sdwa`) writes its carry to
 /// VCC per lane. Derived from AMD's CDNA ISA manual (SDWA), not a hardware record.
 #[test]
-fn issue_12_cdna_sdwa_selects_and_carry() {
+fn cdna_sdwa_selects_and_carry() {
     let w = run_both(
         Arch::Cdna,
         64,
@@ -654,7 +654,7 @@ fn issue_12_cdna_sdwa_selects_and_carry() {
 /// `spec fidelity`'s library side: every instruction of each arch has one row, and the rows
 /// name how the wave executor runs it (checked on instructions whose treatment is known).
 #[test]
-fn issue_12_fidelity_report_covers_every_instruction() {
+fn fidelity_report_covers_every_instruction() {
     use amdpcode::wave::fidelity::{report, totals, How};
     for arch in [Arch::Rdna3, Arch::Rdna4, Arch::Cdna] {
         let db = common::spec().db(arch);
@@ -696,7 +696,7 @@ fn issue_12_fidelity_report_covers_every_instruction() {
 /// rounds S0 * 2*pi first). Expectations derived from AMD's description of the instructions,
 /// not a hardware record; the model's accuracy is in LANGUAGE.md.
 #[test]
-fn issue_12_sin_cos_large_arguments() {
+fn sin_cos_large_arguments() {
     for arch in [Arch::Rdna3, Arch::Rdna4, Arch::Cdna] {
         let wave = if arch == Arch::Cdna { 64 } else { 32 };
         let w = run_both(
@@ -719,7 +719,7 @@ fn issue_12_sin_cos_large_arguments() {
     }
 }
 
-/// Issue 12: `v_cvt_pk_bf8_f32` / `v_cvt_pk_fp8_f32` (CDNA 4) convert without saturating
+/// `v_cvt_pk_bf8_f32` / `v_cvt_pk_fp8_f32` (CDNA 4) convert without saturating
 /// unless `clamp` is set: a finite value past the largest bf8 (57344) rounds to infinity
 /// (61440 lies half-way to 65536, and even rounds up) and infinities stay infinite, the low
 /// half written and the high half kept — the hardware-validated record (tinygrad's
@@ -727,7 +727,7 @@ fn issue_12_sin_cos_large_arguments() {
 /// saturates to the largest finite value (OCP "satfinite"; derived from AMD's documentation of
 /// the clamp bit, not from a hardware record). fp8 (E4M3, no infinity) overflows to NaN.
 #[test]
-fn issue_12_cvt_pk_bf8_overflow_and_clamp() {
+fn cvt_pk_bf8_overflow_and_clamp() {
     let inputs = [
         0x4770_0000u32,
         0x7f80_0000,
@@ -775,12 +775,12 @@ fn issue_12_cvt_pk_bf8_overflow_and_clamp() {
     }
 }
 
-/// Issue 12: a CDNA VOPC SDWA compare with the extension's `sd` bit writes its lane mask to the
+/// a CDNA VOPC SDWA compare with the extension's `sd` bit writes its lane mask to the
 /// SGPR pair the extension names (`v_cmp_lt_i32_sdwa s[0:1], ...`), leaving VCC alone; without
 /// it, to VCC. (The GFX9 SDWA layout in AMD's documentation; clang-22 emits this form for
 /// 8-bit signed remainders on gfx950, and tinygrad's `int8 % int8` failed through it.)
 #[test]
-fn issue_12_cdna_vopc_sdwa_sdst() {
+fn cdna_vopc_sdwa_sdst() {
     let w = run_both(
         Arch::Cdna,
         64,
@@ -878,12 +878,12 @@ fn cdna_sdwa_on_16_bit_operations() {
     }
 }
 
-/// CDNA accumulation registers (issue 11): `v_accvgpr_write/read/mov` (no pseudocode text;
+/// CDNA accumulation registers: `v_accvgpr_write/read/mov` (no pseudocode text;
 /// modelled natively) move 32-bit values between the files in the lanes EXEC enables; a
 /// memory instruction with its `acc` bit loads into and stores from AGPRs; an MFMA with
 /// `acc_cd` reads C from and writes D to AGPRs. Per AMD's CDNA 3 ISA manual (AccVGPRs).
 #[test]
-fn issue_11_cdna_agprs() {
+fn cdna_agprs_move_load_store_and_feed_mfma() {
     let w = run_both(
         Arch::Cdna,
         64,
@@ -939,9 +939,9 @@ fn issue_11_cdna_agprs() {
 
 /// GFX9 (CDNA) FLAT-segment instructions ignore `saddr`: LLVM encodes 0 there, which to a
 /// GLOBAL instruction would mean `s[0:1]` (kernel suite: every gfx950 -O0 private access
-/// went to global memory at the kernarg pointer plus the private address). Issue 11.
+/// went to global memory at the kernarg pointer plus the private address).
 #[test]
-fn issue_11_cdna_flat_ignores_saddr() {
+fn cdna_flat_ignores_saddr() {
     let w = run_both(
         Arch::Cdna,
         64,
@@ -964,9 +964,9 @@ fn issue_11_cdna_flat_ignores_saddr() {
 
 /// CDNA SDWA on a 16-bit operation: the select reads the word of the 32-bit register
 /// (`src0_sel:WORD_1` is the high word) and `dst_sel` places the 16-bit result. The kernel
-/// suite's gfx950 -O2 `private_lookup` computes `i % 48` this way. Issue 11.
+/// suite's gfx950 -O2 `private_lookup` computes `i % 48` this way.
 #[test]
-fn issue_11_cdna_sdwa_16bit_operands() {
+fn cdna_sdwa_16bit_operands() {
     let w = run_both(
         Arch::Cdna,
         64,
@@ -991,9 +991,9 @@ fn issue_11_cdna_sdwa_16bit_operands() {
 /// A CDNA VOP3 compare writes zeros for lanes inactive at issue, also when the same
 /// instruction ran before with more lanes (AMD's CDNA table types its SGPR destination as a
 /// plain B64, not a mask; the cached plan then kept the earlier run's bits). The kernel
-/// suite's gfx950 -O0 `ballot_bits` takes a ballot inside a branch this way. Issue 11.
+/// suite's gfx950 -O0 `ballot_bits` takes a ballot inside a branch this way.
 #[test]
-fn issue_11_cdna_vop3_compare_masks_inactive_lanes() {
+fn cdna_vop3_compare_masks_inactive_lanes() {
     let w = run_both(
         Arch::Cdna,
         64,
@@ -1013,9 +1013,9 @@ fn issue_11_cdna_vop3_compare_masks_inactive_lanes() {
 /// CDNA VGPR indexing mode: between `s_set_gpr_idx_on` and `s_set_gpr_idx_off` a VALU
 /// instruction's VGPR operands enabled in M0[15:12] are offset by M0[7:0] (AMD's CDNA ISA
 /// manual, "VGPR Indexing"). gfx950 -O2 indexes `private_sort`'s private array this way.
-/// Issue 11.
+///
 #[test]
-fn issue_11_cdna_gpr_index_mode() {
+fn cdna_gpr_index_mode() {
     let w = run_both(
         Arch::Cdna,
         64,

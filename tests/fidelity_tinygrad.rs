@@ -1,5 +1,5 @@
-//! Classes of wrong behaviour found by running tinygrad's test suite on amdpcode (issues 11
-//! and 13): each program runs under both engines, which must agree bit for bit, and is checked
+//! Classes of wrong behaviour found by running tinygrad's test suite on amdpcode:
+//! each program runs under both engines, which must agree bit for bit, and is checked
 //! against concrete bits.
 
 mod common;

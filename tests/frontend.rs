@@ -9,7 +9,7 @@ use amdpcode::spec::Arch;
 use proptest::prelude::*;
 
 #[test]
-fn issue_2_coverage_per_arch() {
+fn coverage_per_arch() {
     for arch in Arch::ALL {
         let s = frontend::arch_stats(common::spec().db(arch));
         let c = &s.counts;
@@ -39,7 +39,7 @@ fn issue_2_coverage_per_arch() {
 }
 
 #[test]
-fn issue_2_pcode_entry_counts() {
+fn pcode_entry_counts() {
     let counts: Vec<usize> = Arch::ALL
         .iter()
         .map(|a| common::spec().db(*a).with_pcode().count())

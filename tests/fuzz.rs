@@ -1,4 +1,4 @@
-//! The program fuzzer (issue 14): random programs under the interpreter and the JIT agree on
+//! The program fuzzer: random programs under the interpreter and the JIT agree on
 //! the final state; the generator is deterministic and exercises the operand kinds it claims.
 
 mod common;
@@ -23,7 +23,7 @@ fn run(seed: u64, programs: u64) -> Report {
 
 /// The CI run: a bounded number of programs over every configuration, 0 mismatches.
 #[test]
-fn issue_14_fuzz_interp_jit_agree() {
+fn fuzz_interp_jit_agree() {
     let r = run(14, 2_000);
     println!("{}", report(&r));
     assert!(r.mismatches.is_empty(), "{}", report(&r));
@@ -42,7 +42,7 @@ fn issue_14_fuzz_interp_jit_agree() {
 /// (`AMDPCODE_FUZZ_PROGRAMS`, default 100,000; `AMDPCODE_FUZZ_SEED`, default 1).
 #[test]
 #[ignore = "long (minutes): cargo test --release --test fuzz -- --ignored --nocapture"]
-fn issue_14_fuzz_long() {
+fn fuzz_long_run() {
     let env = |k: &str, d: u64| {
         std::env::var(k)
             .ok()
@@ -66,7 +66,7 @@ fn issue_14_fuzz_long() {
 
 /// The same seed gives the same programs and states; another seed does not.
 #[test]
-fn issue_14_fuzz_deterministic() {
+fn fuzz_deterministic() {
     let isa = Isa::new(common::spec().db(Arch::Rdna3));
     let gen = Generator::new(&isa, &|_| true).unwrap();
     let draw = |seed| {
@@ -83,7 +83,7 @@ fn issue_14_fuzz_deterministic() {
 /// VGPR, inline and literal sources, VOP3 modifiers, VCC and EXEC destinations, DPP, loops,
 /// skips, global and LDS memory.
 #[test]
-fn issue_14_fuzz_covers_operand_kinds() {
+fn fuzz_covers_operand_kinds() {
     for arch in [Arch::Rdna3, Arch::Rdna4, Arch::Cdna] {
         let isa = Isa::new(common::spec().db(arch));
         let gen = Generator::new(&isa, &|_| true).unwrap();
@@ -139,7 +139,7 @@ fn issue_14_fuzz_covers_operand_kinds() {
 /// zero wrote 0 under the interpreter and the previous call's value under the JIT (a stale
 /// slot); with no lane active it now leaves the SGPR as it was, under both engines.
 #[test]
-fn issue_14_v_s_trans_with_exec_zero_keeps_the_sgpr() {
+fn v_s_trans_with_exec_zero_keeps_the_sgpr() {
     use amdpcode::wave::{Engine, Executor, Program};
     let db = common::spec().db(Arch::Rdna4);
     let text = "s_mov_b32 s20, 2\n\

@@ -36,7 +36,7 @@ fn run(arch: Arch, inst: &str, wave: u32, set: &[(&str, u64)]) -> HashMap<String
 }
 
 #[test]
-fn issue_3_known_answers_from_amd_notes() {
+fn known_answers_from_amd_notes() {
     let d0 = |inst: &str, s0: u64| run(Arch::Rdna3, inst, 32, &[("S0", s0)])["D0"];
     let ctz = [
         (0xaaaa_aaaa, 1),
@@ -90,7 +90,7 @@ fn wqm_reference(x: u64) -> u64 {
 }
 
 #[test]
-fn issue_3_seed_instructions_on_all_arches() {
+fn seed_instructions_on_all_arches() {
     let mut rng = Rng::new(3);
     let mut values: Vec<u64> = vec![0, u64::MAX, 1, 1 << 63, 0x8000_0000, 0x0100_0000_0000_0010];
     values.extend((0..200).map(|_| rng.edge_value(64).low_u64()));
@@ -379,7 +379,7 @@ fn scalar_refs() -> Vec<(&'static str, ScalarRef)> {
 }
 
 #[test]
-fn issue_3_scalar_instructions_match_rust_references() {
+fn scalar_instructions_match_rust_references() {
     let mut rng = Rng::new(7);
     let refs = scalar_refs();
     for (inst, reference) in &refs {
@@ -406,7 +406,7 @@ fn issue_3_scalar_instructions_match_rust_references() {
 }
 
 #[test]
-fn issue_3_sopk_sign_extends_simm16() {
+fn sopk_sign_extends_simm16() {
     for simm in [0u64, 1, 0x7fff, 0x8000, 0xffff, 0x1234] {
         let s = simm as u16 as i16 as i32;
         let out = run(Arch::Rdna3, "S_MOVK_I32", 32, &[("SIMM16", simm)]);
@@ -679,7 +679,7 @@ fn run_vector(inst: &str, s: [&Vec<u64>; 3]) -> Vec<u64> {
 }
 
 #[test]
-fn issue_3_vector_instructions_match_rust_references() {
+fn vector_instructions_match_rust_references() {
     let mut rng = Rng::new(11);
     let refs = vector_refs();
     for (inst, fmt, reference) in &refs {
@@ -721,7 +721,7 @@ fn issue_3_vector_instructions_match_rust_references() {
 }
 
 #[test]
-fn issue_3_vopc_compares_write_lane_masks() {
+fn vopc_compares_write_lane_masks() {
     let mut rng = Rng::new(5);
     type Reference = fn(u64, u64) -> bool;
     let cases: [(&str, Reference); 5] = [
@@ -773,7 +773,7 @@ fn issue_3_vopc_compares_write_lane_masks() {
 }
 
 #[test]
-fn issue_3_min_max_f32_nan_and_signed_zero() {
+fn min_max_f32_nan_and_signed_zero() {
     let r = |inst: &str, a: u32, b: u32| {
         let out = run_vector(
             inst,

@@ -1,7 +1,7 @@
 //! The interpreter's prepared form (`interp::compiled`) against the tree walk it replaces on
 //! the wave executor's hot path: every entry of every arch that compiles, on edge-biased
 //! random registers and EXEC masks, compared register by register and lane by lane
-//! (issue 14). The lane-vectorized form (`Compiled::run_wave`) is compared the same way.
+//!. The lane-vectorized form (`Compiled::run_wave`) is compared the same way.
 
 mod common;
 
@@ -162,7 +162,7 @@ fn compare_arch(arch: Arch, cases: u32) -> Counts {
 }
 
 #[test]
-fn issue_14_compiled_matches_tree_walk_on_every_entry() {
+fn compiled_matches_tree_walk_on_every_entry() {
     for arch in [Arch::Rdna3, Arch::Rdna4, Arch::Cdna] {
         let Counts {
             compiled,

@@ -1,4 +1,4 @@
-//! Code that changes under the executors (issue 14): a kernel storing a new instruction word
+//! Code that changes under the executors: a kernel storing a new instruction word
 //! over a later instruction runs the new instruction, a relaunch after the embedder rewrote
 //! the code bytes runs the new code, and `s_setpc` to a computed address and
 //! `s_getpc`-relative loads of code words stay correct, under the interpreter, the
@@ -103,7 +103,7 @@ fn patch_loop(store: bool) -> Vec<u8> {
 }
 
 #[test]
-fn issue_14_store_over_a_later_instruction_runs_the_new_one() {
+fn store_over_a_later_instruction_runs_the_new_one() {
     let l = launch(patch_loop(true));
     for (name, engine, blocks, tier) in CONFIGS {
         let mut d = dispatcher(engine, blocks, tier);
@@ -121,7 +121,7 @@ fn issue_14_store_over_a_later_instruction_runs_the_new_one() {
 }
 
 #[test]
-fn issue_14_relaunch_after_rewriting_the_code_runs_the_new_code() {
+fn relaunch_after_rewriting_the_code_runs_the_new_code() {
     let old = patch_loop(false);
     let (from, to) = (word("v_mov_b32 v0, 1"), word("v_mov_b32 v0, 2"));
     let at = old
@@ -169,7 +169,7 @@ s_endpgm
 ";
 
 #[test]
-fn issue_14_setpc_to_computed_address_and_getpc_relative_loads() {
+fn setpc_to_computed_address_and_getpc_relative_loads() {
     let zero = SETPC_LOOP.replace("SKIP", "0");
     let skip = offset_of(&zero, "after:") - offset_of(&zero, "s_addk_i32");
     let text = SETPC_LOOP

@@ -99,7 +99,7 @@ fn differential(arch: Arch, cases: u32) -> (usize, usize, Vec<String>) {
 }
 
 #[test]
-fn issue_4_jit_agrees_with_interpreter_on_every_compiled_alu_entry() {
+fn jit_agrees_with_interpreter_on_every_compiled_alu_entry() {
     let n = cases();
     for arch in Arch::ALL {
         let (executes, compiled, bad) = differential(arch, n);
@@ -120,7 +120,7 @@ fn issue_4_jit_agrees_with_interpreter_on_every_compiled_alu_entry() {
 }
 
 #[test]
-fn issue_4_known_answers_through_the_jit() {
+fn known_answers_through_the_jit() {
     let spec = common::spec();
     let jit = Jit::new().expect("jit");
     let run = |inst: &str, s0: u64| {
@@ -151,7 +151,7 @@ fn issue_4_known_answers_through_the_jit() {
 }
 
 #[test]
-fn issue_4_optimised_ir_agrees_with_unoptimised_ir() {
+fn optimised_ir_agrees_with_unoptimised_ir() {
     use amdpcode::ir::opt;
     let mut checked = 0;
     for arch in Arch::ALL {
@@ -238,7 +238,7 @@ fn run_text_both(
 }
 
 #[test]
-fn issue_4_out_of_range_indices_are_errors_not_crashes() {
+fn out_of_range_indices_are_errors_not_crashes() {
     use amdpcode::interp::ExecErrorKind as K;
     let array = "declare a : 32'U[4];\na[S0.u32] = 7U;\nD0.u32 = a[S1.u32]";
     let vgpr = "D0.u32 = VGPR[S0.u32][S1.u32].u32";
@@ -277,7 +277,7 @@ fn issue_4_out_of_range_indices_are_errors_not_crashes() {
 /// Lane loop edges of an inline-float kernel: EXEC patterns (none, one lane, the top lane),
 /// zero lanes, and the NaN rule (first NaN operand quietened, default NaN otherwise).
 #[test]
-fn issue_4_lane_loop_edges_and_float_nan_rule() {
+fn lane_loop_edges_and_float_nan_rule() {
     use amdpcode::interp::RegValue;
     use amdpcode::value::Bits;
     let spec = common::spec();
@@ -343,7 +343,7 @@ fn issue_4_lane_loop_edges_and_float_nan_rule() {
 /// x86-64; see src/jit/memory.rs).
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 #[test]
-fn issue_4_kernels_are_placed_near_the_crate_code() {
+fn kernels_are_placed_near_the_crate_code() {
     let spec = common::spec();
     let jit = Jit::new().expect("jit");
     let i = spec.db(Arch::Rdna3).get("S_ADD_U32").expect("exists");
@@ -361,7 +361,7 @@ fn issue_4_kernels_are_placed_near_the_crate_code() {
 /// `bind_slots` checks the buffer once and then runs like `bind`: same bytes out; a buffer
 /// smaller than the layout is an error, not a crash.
 #[test]
-fn issue_4_bound_slots_check_once_and_agree_with_bound_runs() {
+fn bound_slots_check_once_and_agree_with_bound_runs() {
     use amdpcode::interp::RegValue;
     use amdpcode::value::Bits;
     let spec = common::spec();

@@ -1,4 +1,4 @@
-//! The compiled kernel suite (issue 11): the OpenCL C kernels in `tests/kernels/` compiled by
+//! The compiled kernel suite: the OpenCL C kernels in `tests/kernels/` compiled by
 //! clang-22 for gfx1100 (wave32 and wave64), gfx1200 and gfx950 at -O2 and -O0, dispatched by
 //! `amdpcode dispatch --batch` under the interpreter and the JIT, and compared with a Rust
 //! reference of the same computation on random inputs (fixed seeds). The engines must agree on
@@ -13,6 +13,8 @@ mod atomics;
 #[path = "kernels/calls.rs"]
 mod calls;
 mod common;
+#[path = "kernels/dma.rs"]
+mod dma;
 #[path = "kernels/float_arith.rs"]
 mod float_arith;
 #[path = "kernels/harness.rs"]
@@ -100,6 +102,18 @@ fn lds() {
 #[ignore = "known amdpcode gaps (GAPS in tests/kernels.rs); cargo test --release --test kernels -- --ignored lds_known_gaps"]
 fn lds_known_gaps() {
     lds::lds_suite(Mode::KnownGaps);
+}
+
+#[test]
+fn dma() {
+    dma::dma_suite(Mode::Regular);
+}
+
+/// The cases of `dma` that fail on a known amdpcode gap (`GAPS`); they assert the right answer.
+#[test]
+#[ignore = "known amdpcode gaps (GAPS in tests/kernels.rs); cargo test --release --test kernels -- --ignored dma_known_gaps"]
+fn dma_known_gaps() {
+    dma::dma_suite(Mode::KnownGaps);
 }
 
 #[test]

@@ -157,7 +157,7 @@ fn cases() -> Vec<Case> {
 }
 
 #[test]
-fn catalogue_kernels_give_exactly_their_planted_findings() {
+fn sanitizer_catalogue_kernels_report_their_bug() {
     let spec = common::spec();
     let cases = cases();
     assert!(cases.len() >= 20, "only {} kernels", cases.len());
@@ -241,7 +241,7 @@ fn cli(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-fn cli_exit_status_and_json_findings() {
+fn cli_exit_status_and_json() {
     let dir = std::env::temp_dir().join(format!("amdpcode-san-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
     let case =
@@ -275,7 +275,7 @@ fn cli_exit_status_and_json_findings() {
 /// clang-22-compiled kernels (-O0 and -O2; gfx1100, gfx1200, gfx950) run clean under
 /// `--check`. Without clang-22 the test says so and passes, except under CI=true.
 #[test]
-fn compiler_output_runs_clean() {
+fn compiler_output_is_clean() {
     let have = |tool: &str| {
         std::process::Command::new(tool)
             .arg("--version")

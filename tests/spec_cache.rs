@@ -1,4 +1,4 @@
-//! The prepared-database cache (issue 14, start-up): a hit gives the same databases as
+//! The prepared-database cache (start-up): a hit gives the same databases as
 //! parsing the wheel; a damaged, stale or foreign file is never trusted, only rebuilt.
 
 mod common;
@@ -40,7 +40,7 @@ fn assert_same(a: &Spec, b: &Spec) {
 }
 
 #[test]
-fn issue_14_cache_hit_equals_parse() {
+fn cache_hit_equals_parse() {
     let wheel = common::spec().path().to_path_buf();
     let dir = scratch("hit");
     let parsed = Spec::load_uncached(&wheel).unwrap();
@@ -58,7 +58,7 @@ fn issue_14_cache_hit_equals_parse() {
 }
 
 #[test]
-fn issue_14_cache_damaged_or_stale_is_rebuilt() {
+fn cache_damaged_or_stale_is_rebuilt() {
     let wheel = common::spec().path().to_path_buf();
     let dir = scratch("damaged");
     let parsed = Spec::load_uncached(&wheel).unwrap();
@@ -94,7 +94,7 @@ fn issue_14_cache_damaged_or_stale_is_rebuilt() {
 }
 
 #[test]
-fn issue_14_cache_wheel_touched_is_rehashed() {
+fn cache_wheel_touched_is_rehashed() {
     let dir = scratch("touched");
     let wheel = dir.join(spec::WHEEL_FILE);
     std::fs::copy(common::spec().path(), &wheel).unwrap();
@@ -135,7 +135,7 @@ fn load_checked(wheel: &std::path::Path, dir: &std::path::Path, parsed: &Spec) -
 }
 
 #[test]
-fn issue_14_cache_header_damage_stale_key_and_length_are_rebuilt() {
+fn cache_header_damage_stale_key_and_length_are_rebuilt() {
     let wheel = common::spec().path().to_path_buf();
     let dir = scratch("header");
     let parsed = Spec::load_uncached(&wheel).unwrap();
@@ -184,7 +184,7 @@ fn issue_14_cache_header_damage_stale_key_and_length_are_rebuilt() {
 }
 
 #[test]
-fn issue_14_cache_damaged_first_section_falls_back_and_rebuilds() {
+fn cache_damaged_first_section_falls_back_and_rebuilds() {
     let wheel = common::spec().path().to_path_buf();
     let dir = scratch("section");
     let parsed = Spec::load_uncached(&wheel).unwrap();
@@ -208,7 +208,7 @@ fn issue_14_cache_damaged_first_section_falls_back_and_rebuilds() {
 }
 
 #[test]
-fn issue_14_cache_two_wheel_paths_share_one_file() {
+fn cache_two_wheel_paths_share_one_file() {
     // Two copies of the wheel with different modification times (as when the checkout's
     // copy and the user cache's copy are both used): once each stamp is recorded, neither
     // process rewrites the file.
@@ -257,7 +257,7 @@ fn crc32(bytes: &[u8]) -> u32 {
 
 /// The CLI's output with the cache off, rebuilding it, hitting it, and after damage.
 #[test]
-fn issue_14_cli_same_output_with_and_without_cache() {
+fn cli_same_output_with_and_without_cache() {
     let dir = scratch("cli");
     let program = dir.join("p.s");
     std::fs::write(

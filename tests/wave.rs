@@ -1,4 +1,4 @@
-//! Wave execution (issue 6): the waterfall seed, the hardware-validated sample of
+//! Wave execution: the waterfall seed, the hardware-validated sample of
 //! `../shared/hw-vectors`, and interpreter/JIT agreement on whole programs.
 
 mod common;
@@ -135,29 +135,29 @@ fn waterfall_case(arch: Arch, wave_size: u32, engine: Engine) {
 }
 
 #[test]
-fn issue_6_waterfall_forms_agree_cdna_wave64() {
+fn waterfall_forms_agree_cdna_wave64() {
     waterfall_case(Arch::Cdna, 64, Engine::Interp);
 }
 
 #[test]
-fn issue_6_waterfall_forms_agree_rdna3_wave32() {
+fn waterfall_forms_agree_rdna3_wave32() {
     waterfall_case(Arch::Rdna3, 32, Engine::Interp);
 }
 
 #[test]
-fn issue_6_waterfall_forms_agree_rdna3_wave64() {
+fn waterfall_forms_agree_rdna3_wave64() {
     waterfall_case(Arch::Rdna3, 64, Engine::Interp);
 }
 
 #[test]
-fn issue_6_waterfall_forms_agree_under_the_jit() {
+fn waterfall_forms_agree_under_the_jit() {
     for (arch, wave) in [(Arch::Cdna, 64), (Arch::Rdna3, 32), (Arch::Rdna3, 64)] {
         waterfall_case(arch, wave, Engine::Jit);
     }
 }
 
 #[test]
-fn issue_6_runaway_program_hits_the_step_budget() {
+fn runaway_program_hits_the_step_budget() {
     let db = common::spec().db(Arch::Rdna3);
     let mut ex = Executor::new(db, Engine::Interp).unwrap();
     ex.step_budget = 1000;
@@ -171,7 +171,7 @@ fn issue_6_runaway_program_hits_the_step_budget() {
 }
 
 #[test]
-fn issue_6_jump_outside_the_program_names_the_address() {
+fn jump_outside_the_program_names_the_address() {
     let db = common::spec().db(Arch::Rdna3);
     let mut ex = Executor::new(db, Engine::Interp).unwrap();
     // s_nop 0; s_branch 5.
@@ -208,7 +208,7 @@ fn run_both(program: &str, hex: bool, init: &dyn Fn(&mut WaveState)) -> WaveStat
 }
 
 #[test]
-fn issue_6_vop3_integer_clamp_saturates() {
+fn vop3_integer_clamp_saturates() {
     let w = run_both(
         "v_add_nc_u32_e64 v2, v0, v1 clamp\nv_sub_nc_i32 v3, v4, v1 clamp\nv_add_nc_u32_e64 v5, v0, v1",
         false,
@@ -226,7 +226,7 @@ fn issue_6_vop3_integer_clamp_saturates() {
 }
 
 #[test]
-fn issue_6_vopd_halves_read_the_state_before_the_instruction() {
+fn vopd_halves_read_the_state_before_the_instruction() {
     // v_dual_mov_b32 v2, 0 :: v_dual_add_nc_u32 v1, v2, v0
     let w = run_both(&hex_words(&[0xca200080, 0x02000102]), true, &|w| {
         for lane in 0..32 {
@@ -239,7 +239,7 @@ fn issue_6_vopd_halves_read_the_state_before_the_instruction() {
 }
 
 #[test]
-fn issue_6_ds_bpermute_reads_the_addressed_lane() {
+fn ds_bpermute_reads_the_addressed_lane() {
     let w = run_both("ds_bpermute_b32 v2, v0, v1", false, &|w| {
         for lane in 0..32 {
             // Each lane reads lane (31 - lane).
@@ -256,7 +256,7 @@ fn issue_6_ds_bpermute_reads_the_addressed_lane() {
 /// read the last lane's store), and a FLAT access in the private aperture reaches the same
 /// per-lane bytes.
 #[test]
-fn issue_11_scratch_is_private_per_lane() {
+fn scratch_is_private_per_lane() {
     let aperture_hi = (amdpcode::wave::PRIVATE_APERTURE >> 32) as u32;
     let program = format!(
         "s_mov_b32 s33, 32
@@ -325,7 +325,7 @@ fn run_both_on(
 /// `ds_swizzle_b32` moves VGPR data between lanes (its text addresses the VGPR file by the
 /// register numbers of the encoding; the VGPR contents were once taken as the register number).
 #[test]
-fn issue_11_ds_swizzle_permutes_lanes() {
+fn ds_swizzle_permutes_lanes() {
     for (arch, wave) in [(Arch::Rdna3, 32), (Arch::Rdna3, 64), (Arch::Cdna, 64)] {
         let w = run_both_on(
             arch,
@@ -356,7 +356,7 @@ fn issue_11_ds_swizzle_permutes_lanes() {
 /// CDNA's `ds_bpermute_b32` reaches all 64 lanes (its text: `(addr + offset) / 4U % 64U`); RDNA's
 /// text takes the lane modulo 32 whatever the wave size.
 #[test]
-fn issue_11_ds_bpermute_lane_modulus_per_arch() {
+fn ds_bpermute_lane_modulus_per_arch() {
     for (arch, modulus) in [(Arch::Cdna, 64), (Arch::Rdna3, 32)] {
         let w = run_both_on(
             arch,
@@ -382,7 +382,7 @@ fn issue_11_ds_bpermute_lane_modulus_per_arch() {
 
 /// CDNA's `v_trunc_f64_e64` runs the VOP1 form's text (AMD's VOP3 entry has none).
 #[test]
-fn issue_11_cdna_v_trunc_f64_e64() {
+fn cdna_v_trunc_f64_e64() {
     let w = run_both_on(Arch::Cdna, 64, "v_trunc_f64_e64 v[2:3], -v[0:1]", &|w| {
         for lane in 0..64 {
             let x = (lane as f64 - 31.5) * 1.75;
@@ -400,7 +400,7 @@ fn issue_11_cdna_v_trunc_f64_e64() {
 /// A DPP16 lane whose source is out of its row with BOUND_CTRL = 0, or whose row or bank is
 /// masked off, is not written (it once took its own lane's source); BOUND_CTRL = 1 reads 0.
 #[test]
-fn issue_11_dpp_disabled_lanes_keep_their_value() {
+fn dpp_disabled_lanes_keep_their_value() {
     let w = run_both(
         "v_mov_b32_dpp v1, v0 row_shr:3 row_mask:0xf bank_mask:0xf
 v_mov_b32_dpp v2, v0 row_shr:3 row_mask:0xf bank_mask:0xf bound_ctrl:1
@@ -440,7 +440,7 @@ v_add_nc_u32_dpp v4, v0, v0 row_shl:1 row_mask:0xf bank_mask:0xf",
 /// offsets 0 and 4 once hit the same word), and lanes addressing the same word update it one
 /// after the other (a returning min gives each lane the minimum of the lanes before it).
 #[test]
-fn issue_11_ds_atomics_offset_and_lane_order() {
+fn ds_atomics_offset_and_lane_order() {
     let w = run_both(
         "v_mov_b32 v5, 0
 ds_store_b32 v5, v6
@@ -489,7 +489,7 @@ s_waitcnt lgkmcnt(0)",
 /// ABS/NEG apply to sources the spec lists as `vsrc0` (VOP1 entries in their VOP3 form, and
 /// RDNA 4's VOP3 entries): `v_log_f32_e64 v1, |v0|` once took the log of a negative number.
 #[test]
-fn issue_11_vop3_modifiers_on_vsrc0_operands() {
+fn vop3_modifiers_on_vsrc0_operands() {
     let program = "v_log_f32_e64 v1, |v0|
 v_sqrt_f32_e64 v2, -v0
 v_rcp_f32_e64 v3, |v0|
@@ -514,7 +514,7 @@ v_mul_f32_e64 v6, -v0, v5";
 /// `s_sendmsg` (which gfx11 kernels issue as `sendmsg(MSG_DEALLOC_VGPRS)` before `s_endpgm`)
 /// runs and changes no modelled state (AMD has no text for it).
 #[test]
-fn issue_11_s_sendmsg_changes_no_state() {
+fn s_sendmsg_changes_no_state() {
     for (arch, msg) in [
         (Arch::Rdna3, "MSG_DEALLOC_VGPRS"),
         (Arch::Rdna4, "MSG_DEALLOC_VGPRS"),
@@ -529,7 +529,7 @@ fn issue_11_s_sendmsg_changes_no_state() {
 /// `v_cndmask_b32_e64` applies ABS/NEG to its sources as sign-bit operations (clang selects
 /// `fabs` of a select into it at -O0: `v_cndmask_b32_e64 v1, |v0|, v2, s0`).
 #[test]
-fn issue_11_v_cndmask_source_modifiers() {
+fn v_cndmask_source_modifiers() {
     // v_cndmask_b32_e64 v1, |v0|, v2, s0 ; v_cndmask_b32_e64 v3, -v0, v2, s0
     let w = run_both(
         "01 01 01 d5 00 05 02 00 03 00 01 d5 00 05 02 20",
@@ -833,7 +833,7 @@ fn category(rec: &Value) -> String {
 const HW_REGISTER_ONLY_FLOOR: usize = 153;
 
 #[test]
-fn issue_6_hw_vectors_sample() {
+fn hw_vectors_sample() {
     let Some(records) = sample() else {
         eprintln!("skipped: ../shared/hw-vectors/sample.jsonl is not present");
         return;
@@ -905,10 +905,10 @@ fn issue_6_hw_vectors_sample() {
     );
 }
 
-/// Issue 5: a VOP3 DPP word (12 bytes on RDNA) reads `src0` through its DPP control like the
+/// a VOP3 DPP word (12 bytes on RDNA) reads `src0` through its DPP control like the
 /// 32-bit DPP form does.
 #[test]
-fn issue_5_vop3_dpp_matches_the_32_bit_dpp_form() {
+fn vop3_dpp_matches_the_32_bit_dpp_form() {
     for (arch, engine) in [
         (Arch::Rdna3, Engine::Interp),
         (Arch::Rdna4, Engine::Interp),
@@ -940,7 +940,7 @@ fn issue_5_vop3_dpp_matches_the_32_bit_dpp_form() {
 }
 
 #[test]
-fn issue_11_atomics_without_return_keep_vdst() {
+fn atomics_without_return_keep_vdst() {
     // global_atomic_max_i32 without glc must not write its vdst field's VGPR (v0 here: the
     // field is 0), which compilers keep using; with glc it returns the pre-op value.
     let spec = common::spec();
@@ -964,7 +964,7 @@ fn issue_11_atomics_without_return_keep_vdst() {
 }
 
 #[test]
-fn issue_11_cdna_vop3_forms_without_text_run_their_e32_twin() {
+fn cdna_vop3_forms_without_text_run_their_e32_twin() {
     // AMD's CDNA tables have no text for V_LOG_F32_E64; it runs V_LOG_F32_E32's with the
     // VOP3 modifiers: log2(|-4.0|) = 2.0.
     let spec = common::spec();
@@ -980,7 +980,7 @@ fn issue_11_cdna_vop3_forms_without_text_run_their_e32_twin() {
 }
 
 #[test]
-fn issue_11_rdna4_sopk_immediates() {
+fn rdna4_sopk_immediates() {
     // RDNA 4's SOPK texts read the 16-bit immediate as S0 (`signext(S0.i16)`): found by a
     // compiled loop whose `s_addk_co_i32 s11, 0x100` never advanced.
     let spec = common::spec();
@@ -1001,7 +1001,7 @@ fn issue_11_rdna4_sopk_immediates() {
 }
 
 #[test]
-fn issue_11_cdna_sopk_immediates_and_compares() {
+fn cdna_sopk_immediates_and_compares() {
     // CDNA's S_ADDK_I32 reads the immediate as S0 (the SGPR is D0); its S_CMPK_* compare
     // the SGPR S0 with the immediate S1.
     let spec = common::spec();

@@ -1,4 +1,4 @@
-"""Tests of the Python package (issue 13): eval, run and dispatch on NumPy buffers, and the
+"""Tests of the Python package: eval, run and dispatch on NumPy buffers, and the
 errors (bad arch, bad launch, memory fault), each a Python exception with the message."""
 import ctypes
 import pathlib
@@ -118,7 +118,7 @@ def test_tinygrad_remu_runs_raw_code_on_host_memory():
 
 
 @pytest.mark.parametrize("engine", ["jit", "interp"])
-def test_issue_13_cndmask_applies_float_source_modifiers(engine):
+def test_cndmask_applies_float_source_modifiers(engine):
   # llvm-mc-22 -mcpu=gfx1100: v_mov_b32 v1, 2.0; s_mov_b32 vcc_lo, 0;
   # v_cndmask_b32_e64 v2, -v1, v1, vcc_lo; v_cndmask_b32_e64 v3, |v4|, v1, vcc_lo; s_endpgm.
   # LLVM negates a select's operand this way (tinygrad's sin/cos sign): the hardware applies
@@ -130,7 +130,7 @@ def test_issue_13_cndmask_applies_float_source_modifiers(engine):
 
 
 @pytest.mark.parametrize("engine", ["jit", "interp"])
-def test_issue_13_fma_mixhi_writes_the_high_half(engine):
+def test_fma_mixhi_writes_the_high_half(engine):
   # llvm-mc-22 -mcpu=gfx1100: v_mov_b32 v2, 1.5; s_mov_b32 s7, 2.0; v_mov_b32 v0, 0x5555;
   # v_fma_mixhi_f16 v0, v2, s7, 0; s_endpgm. The f16 result 3.0 (0x4200) lands in bits 31:16,
   # the low half is kept (tinygrad's float16 sin uses it).

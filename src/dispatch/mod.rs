@@ -350,7 +350,7 @@ impl Dispatcher {
         let mut p = self.prepare(launch, memory, extra_ranges, buffers)?;
         let lane_ops_before = self.executor.lane_ops;
         let mut global = std::mem::take(&mut p.memory);
-        // A store over the program's own code is seen: the code is decoded again (issue 14).
+        // A store over the program's own code is seen: the code is decoded again.
         global.watch_writes(p.program.base, p.program.size);
         let mut written = BTreeMap::new();
         let mut out = Outcome::default();

@@ -6,7 +6,7 @@
 //! the correctly rounded sum even for fma's 106-bit products.
 
 use super::core::{bit_len, invalid, propagate_nan, round_pack, unpack, Spec, Unrounded, Val};
-use super::{Flags, Format, Round};
+use super::format::{Flags, Format, Round};
 
 /// `a + b`, correctly rounded.
 ///

@@ -4,7 +4,7 @@
 use super::core::{
     bit_len, propagate_nan, round_pack, round_up, split, unpack, Spec, Unrounded, Val,
 };
-use super::{Flags, Format, Round, SpecialKind, F64};
+use super::format::{Flags, Format, Round, SpecialKind, F64};
 
 /// Converts `bits` from format `from` to format `to`, correctly rounded.
 ///

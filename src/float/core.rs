@@ -5,7 +5,7 @@
 //! That function applies the rounding mode, subnormal and overflow rules of the target format
 //! and raises the IEEE flags, so no operation duplicates that logic.
 
-use super::{Flags, Format, Round, SpecialKind};
+use super::format::{Flags, Format, Round, SpecialKind};
 
 /// A format's parameters, clamped to the supported range, with derived constants.
 #[derive(Clone, Copy, Debug)]

@@ -31,8 +31,7 @@ use crate::value::{mask64, Bits};
 
 use super::lanes::LaneForm;
 
-/// Slots of a per-lane register: one per lane of the widest wave.
-pub const LANE_SLOTS: usize = 64;
+pub use super::LANE_SLOTS;
 
 /// Why a run stopped early.
 #[derive(Debug)]

@@ -1,6 +1,6 @@
 //! The interpreter's lane-vectorized form: one entry's IR compiled into closures that each
 //! process every active lane of the wave, so closure dispatch is paid once per node and
-//! instruction, not once per node and lane (issue 14).
+//! instruction, not once per node and lane.
 //!
 //! `compiled.rs` runs the whole entry for one lane, then the next, over closures returning
 //! one `u64`. Here each IR node owns a row of 64 temporary slots (one slot when its operands
@@ -26,7 +26,7 @@ use crate::ir::{
 };
 use crate::value::{mask64, Bits};
 
-use super::compiled::LANE_SLOTS;
+use super::LANE_SLOTS;
 
 /// A run stopped: a fault, or a built-in result of another width than its type. Nothing the
 /// caller can use was computed; it runs the instruction on the tree walk.

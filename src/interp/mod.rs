@@ -8,6 +8,9 @@
 pub mod compiled;
 mod lanes;
 
+/// Slots of a per-lane register in the prepared forms: one per lane of the widest wave.
+pub const LANE_SLOTS: usize = 64;
+
 use std::cmp::Ordering;
 
 use crate::builtins::{self, FpEnv};

@@ -26,203 +26,25 @@
 
 use std::sync::{Arc, Mutex};
 
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, Type, Value};
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, Value};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{Linkage, Module};
 
 mod mask;
+pub(crate) mod plan;
 mod raw;
+pub use plan::{
+    BlockInst, BlockSpec, Input, KernelIr, Output, Src, SGPR_WORDS, SIDE_EXIT, VGPR_WORDS,
+};
+use plan::{Regs, EXEC_HI, EXEC_LO};
 pub use raw::status_error;
 
 use super::runtime::Ctx;
 use super::{block_inplace, status, translate, Inner, Jit, JitError};
 use crate::interp::ExecError;
 
-/// Words the scalar file must have (operand codes 0..=127).
-pub const SGPR_WORDS: usize = 128;
-/// Words the VGPR file must have (256 registers of 64 lanes).
-pub const VGPR_WORDS: usize = 256 * 64;
-/// The status of a side exit ([`BlockSpec::exits`]): the instruction branched away from the
-/// block (not a fault; the wave goes on at the branch's target).
-pub const SIDE_EXIT: u32 = 0x4a58_0001;
 /// Bytes per slot (as the kernels lay them out).
 const SLOT: i32 = 16;
-/// The operand codes of EXEC.
-const EXEC_LO: u32 = 126;
-const EXEC_HI: u32 = 127;
-
-/// A 32-bit scalar source of an input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Src {
-    /// Reads zero (`null`, or no high half).
-    Zero,
-    /// The scalar register at this operand code.
-    Sgpr(u32),
-    /// SCC (0 or 1).
-    Scc,
-}
-
-/// What goes into a kernel's slots before it runs (the low 8 bytes of each slot).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Input {
-    /// Lanes `0..n` of VGPR `row` (with `row + 1` above it when `pair`), shifted right by
-    /// `shift` and masked; `ftz` flushes a denormal f32 in `row` first.
-    Vgpr {
-        /// The register.
-        row: u32,
-        /// Whether `row + 1` supplies bits 63:32.
-        pair: bool,
-        /// Right shift of the 64-bit value.
-        shift: u32,
-        /// Mask after the shift.
-        mask: u64,
-        /// Flush f32 denormals of `row`.
-        ftz: bool,
-        /// Arena byte offset of lane 0's slot.
-        off: u32,
-        /// Lanes copied (1 for a uniform register).
-        n: u32,
-    },
-    /// `lo | hi << 32`, masked, into `n` slots.
-    Scalar {
-        /// Bits 31:0.
-        lo: Src,
-        /// Bits 63:32.
-        hi: Src,
-        /// Mask.
-        mask: u64,
-        /// Arena byte offset.
-        off: u32,
-        /// Slots written (the lane count for a per-lane register).
-        n: u32,
-    },
-    /// `1` when `(lo | hi << 32) & mask` is zero, else `0` (`EXECZ`, `VCCZ`), into `n` slots.
-    IsZero {
-        /// Bits 31:0.
-        lo: Src,
-        /// Bits 63:32.
-        hi: Src,
-        /// Mask (the wave's lanes).
-        mask: u64,
-        /// Arena byte offset.
-        off: u32,
-        /// Slots written.
-        n: u32,
-    },
-    /// A constant the kernel overwrites, so it is stored again before each run.
-    Const {
-        /// The value.
-        value: u64,
-        /// Arena byte offset.
-        off: u32,
-        /// Slots written.
-        n: u32,
-    },
-}
-
-/// What goes back into the register files after a kernel ran.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Output {
-    /// Bits `shift + 31 : shift` of each lane's slot into VGPR `row`, lanes whose EXEC bit was
-    /// set at issue only; `ftz` flushes a denormal f32 result.
-    Vgpr {
-        /// The register.
-        row: u32,
-        /// Right shift of the slot's low word.
-        shift: u32,
-        /// Flush f32 denormals.
-        ftz: bool,
-        /// Arena byte offset of lane 0's slot.
-        off: u32,
-    },
-    /// Bits `shift + 31 : shift` of the slot into the scalar register at `code`.
-    Sgpr {
-        /// The operand code.
-        code: u32,
-        /// Right shift.
-        shift: u32,
-        /// Arena byte offset.
-        off: u32,
-    },
-    /// A lane mask or a 64-bit scalar pair: the slot's low 8 bytes masked by `mask` (and by
-    /// EXEC at issue when `by_exec`), bits 31:0 into code `lo`, bits 63:32 into code `hi`
-    /// (each when present), as `write_back` merges VCC, carry-outs, compares and EXEC.
-    Mask {
-        /// The code of bits 31:0.
-        lo: Option<u32>,
-        /// The code of bits 63:32.
-        hi: Option<u32>,
-        /// Mask (the register's width and the wave's lanes).
-        mask: u64,
-        /// Also mask by EXEC at issue.
-        by_exec: bool,
-        /// The mask is bit 0 of each lane's slot (a per-lane 1-bit register such as the
-        /// carry-out `D1` of `v_mad_u64_u32`), not one 64-bit slot.
-        per_lane: bool,
-        /// Arena byte offset.
-        off: u32,
-    },
-    /// Bit 0 of the slot into SCC.
-    Scc {
-        /// Arena byte offset.
-        off: u32,
-    },
-}
-
-/// What translating a kernel's instruction in place needs ([`super::Kernel::block_ir`]).
-#[derive(Clone, Debug)]
-pub struct KernelIr {
-    /// The optimised IR the kernel was translated from.
-    pub function: Arc<crate::ir::Function>,
-    /// The kernel's slot layout (offsets from [`BlockInst::slots`]).
-    pub layout: translate::Layout,
-    /// Whether the kernel loops over lanes.
-    pub lane_loop: bool,
-}
-
-/// One instruction of a block.
-#[derive(Clone, Debug)]
-pub struct BlockInst {
-    /// The kernel's code address (a kernel of the same [`Jit`]).
-    pub code: usize,
-    /// Arena byte offset of the kernel's slot buffer.
-    pub slots: u32,
-    /// Inputs, in order.
-    pub inputs: Vec<Input>,
-    /// Outputs, in order.
-    pub outputs: Vec<Output>,
-    /// Wave-uniform constants the arena already holds at these offsets (not stored again
-    /// before each run), as values for an in-place instruction.
-    pub consts: Vec<(u32, u64)>,
-    /// The kernel's IR, to translate the instruction into the block in place when it can be
-    /// (`None`: the block calls the kernel).
-    pub ir: Option<KernelIr>,
-}
-
-/// A block to compile.
-#[derive(Clone, Debug)]
-pub struct BlockSpec {
-    /// 32 or 64.
-    pub lanes: u32,
-    /// The instructions.
-    pub insts: Vec<BlockInst>,
-    /// Bytes of the arena.
-    pub arena_size: usize,
-    /// When the last instruction branches: the block's first address and the arena offset of
-    /// the branch's PC output, so a taken branch back to the start loops in place.
-    pub loop_to: Option<(u64, u32)>,
-    /// Side exits: `(index, pc_off, fall_through)` for an instruction that may branch
-    /// without ending the block (a forward conditional branch): after it, when its PC output at arena
-    /// offset `pc_off` is not `fall_through`, the function returns `index << 32 |`
-    /// [`SIDE_EXIT`] (the instruction done, the ones after it not; the iterations completed
-    /// stored as for a fault); otherwise the block goes on with the next instruction.
-    pub exits: Vec<(u32, u32, u64)>,
-    /// Lane counting: the arena byte offset of a `u64` into which the function stores, when
-    /// it returns, the sum over the instructions it ran of the active lanes of EXEC at issue
-    /// times the instruction's count (the steps it stands for: itself and the no-ops before
-    /// it), one count per instruction. `None`: nothing counted.
-    pub lane_ops: Option<(u32, Vec<u32>)>,
-}
 
 type RawBlock =
     unsafe extern "C" fn(*mut u32, *mut u32, *mut u8, *mut u8, *mut Ctx<'_>, *mut u64) -> u64;
@@ -422,7 +244,7 @@ pub fn block_stats() -> BlockStats {
 }
 
 /// Builds the block function in `inner.ctx.func` (verified), with instructions in place
-/// where [`block_inplace::plan`] allows unless `mode` is [`Mode::Calls`]; returns how many
+/// where [`plan::plan`] allows unless `mode` is [`Mode::Calls`]; returns how many
 /// were in place.
 fn build(inner: &mut Inner, spec: &BlockSpec, mode: Mode) -> Result<Counts, JitError> {
     let inplace = mode != Mode::Calls;
@@ -492,10 +314,7 @@ fn build(inner: &mut Inner, spec: &BlockSpec, mode: Mode) -> Result<Counts, JitE
             let exec = cache.exec(&mut b, &regs, spec.lanes);
             mask::emit_count_lanes(&mut b, exec, lane_count, count);
         }
-        match inplace
-            .then(|| block_inplace::plan(inst, spec.lanes))
-            .flatten()
-        {
+        match inplace.then(|| plan::plan(inst, spec.lanes)).flatten() {
             Some(plan) => {
                 let (nb, simd) = block_inplace::emit(b, &emit, index, inst, &plan, &mut cache)?;
                 b = nb;
@@ -636,15 +455,6 @@ fn check(spec: &BlockSpec) -> Result<(), JitError> {
         }
     }
     Ok(())
-}
-
-/// The function's buffer pointers.
-pub(super) struct Regs {
-    pub(super) sgpr: Value,
-    pub(super) vgpr: Value,
-    pub(super) scc: Value,
-    pub(super) arena: Value,
-    pub(super) ptr: Type,
 }
 
 fn flags() -> MemFlagsData {

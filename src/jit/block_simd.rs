@@ -51,7 +51,7 @@ mod wide;
 pub(super) use check::supported;
 use check::Check;
 
-use super::block_inplace::Plan;
+use super::block::plan::Plan;
 use super::translate::{int_cc, RegLoc};
 use super::JitError;
 use crate::ir::builtins::Func;

@@ -134,6 +134,12 @@ fn is_alu(i: &Instruction) -> bool {
     ALU_ENCODINGS.contains(&i.encoding.as_str()) && i.pcode.is_some()
 }
 
+/// The instruction of `db` that `i` (of another arch) is compared with: the same name or
+/// alias in the same encoding, with pseudocode.
+pub fn counterpart<'a>(db: &'a SpecDb, i: &Instruction) -> Option<&'a Instruction> {
+    find(db, i)
+}
+
 fn find<'a>(db: &'a SpecDb, i: &Instruction) -> Option<&'a Instruction> {
     let same_enc = |c: &&Instruction| c.encoding == i.encoding && c.pcode.is_some();
     let all = db.get_all(&i.name);
@@ -222,6 +228,19 @@ pub fn compare(
     wave: u32,
     solver: &Solver,
 ) -> Kind {
+    compare_with(fa, a, ta, b, wave, Some(solver))
+}
+
+/// [`compare`] with the solver optional: without it, an instruction whose random inputs
+/// show no difference is [`Kind::Unknown`] ("not proved").
+pub fn compare_with(
+    fa: Arch,
+    a: &Instruction,
+    ta: Arch,
+    b: &Instruction,
+    wave: u32,
+    solver: Option<&Solver>,
+) -> Kind {
     let text = |arch, i| crate::frontend::entry_text(arch, i).map(|t| t.0).ok();
     if text(fa, a).is_some() && text(fa, a) == text(ta, b) {
         return Kind::Identical;
@@ -309,6 +328,11 @@ pub fn compare(
             return k;
         }
     }
+    let Some(solver) = solver else {
+        return Kind::Unknown(format!(
+            "no difference on {RANDOM_INPUTS} random inputs; not proved (the solver was not asked)"
+        ));
+    };
     let mut script = String::new();
     for (n, s) in &vars {
         script.push_str(&format!("(declare-const {n} {})\n", s.smt()));

@@ -19,7 +19,7 @@ fn reads_zero_and_crosses_pages() {
 }
 
 #[test]
-fn issue_13_host_backed_reads_host_and_copies_pages_on_write() {
+fn host_backed_reads_host_and_copies_pages_on_write() {
     // Two host ranges straddling a page boundary, with a gap between them.
     let host: Vec<u8> = (0..3 * PAGE).map(|i| (i % 251) as u8).collect();
     let base = host.as_ptr() as u64;
@@ -41,7 +41,7 @@ fn issue_13_host_backed_reads_host_and_copies_pages_on_write() {
 }
 
 #[test]
-fn issue_14_watched_range_records_overlapping_writes_only() {
+fn watched_range_records_overlapping_writes_only() {
     let mut m = SparseMemory::new();
     m.watch_writes(0x1000, 8);
     m.write(0xff8, &[1; 8]);
@@ -62,7 +62,7 @@ fn issue_14_watched_range_records_overlapping_writes_only() {
 }
 
 #[test]
-fn issue_11_word_rows_read_and_write_as_their_bytes() {
+fn word_rows_read_and_write_as_their_bytes() {
     let words: Vec<u32> = (0..40).map(|i| 0x0101_0101 * i).collect();
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     // In one present page, across a page boundary, in an absent page, over the watch.
@@ -89,7 +89,7 @@ fn issue_11_word_rows_read_and_write_as_their_bytes() {
 }
 
 #[test]
-fn issue_11_word_runs_and_reused_pages_write_as_single_writes() {
+fn word_runs_and_reused_pages_write_as_single_writes() {
     let words = [
         (0x1ff8, 0x0403_0201),
         (0x1ffc, 0x0807_0605),
@@ -150,7 +150,7 @@ fn region_pair() -> (SparseMemory, SparseMemory) {
 }
 
 #[test]
-fn issue_11_region_reads_and_writes_cross_its_edges_into_pages() {
+fn region_reads_and_writes_cross_its_edges_into_pages() {
     let (mut m, mut want) = region_pair();
     assert_eq!(m, want, "a region equals the same bytes in pages");
     assert_eq!(m.read_vec(0x1fe8, 0x58), want.read_vec(0x1fe8, 0x58));
@@ -209,7 +209,7 @@ fn issue_11_region_reads_and_writes_cross_its_edges_into_pages() {
 }
 
 #[test]
-fn issue_11_regions_place_take_and_refuse_overlaps() {
+fn regions_place_take_and_refuse_overlaps() {
     let (mut m, _) = region_pair();
     assert_eq!(
         m.add_region(0x2020, vec![1; 0x20], false),
@@ -258,13 +258,13 @@ fn issue_11_regions_place_take_and_refuse_overlaps() {
 }
 
 #[test]
-fn issue_11_memory_stays_small_to_move() {
+fn memory_stays_small_to_move() {
     // A dispatcher moves the global memory and the LDS into a wave at every resume.
     assert!(std::mem::size_of::<SparseMemory>() <= 64);
 }
 
 #[test]
-fn issue_14_watched_range_inside_a_region_sees_every_writer() {
+fn watched_range_inside_a_region_sees_every_writer() {
     let (mut m, _) = region_pair();
     m.watch_writes(0x2004, 4);
     m.write_u32(0x2000, 1);

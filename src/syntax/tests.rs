@@ -526,7 +526,7 @@ fn sized_forms_are_single_tokens() {
 /// Logos 0.15 called the wrong pattern's callback after backtracking out of a longer literal
 /// pattern (`8'0.U` panicked in decimal decoding); numbers are now scanned by hand.
 #[test]
-fn issue_logos_backtracking_in_numbers() {
+fn logos_backtracking_in_numbers() {
     let cases: &[(&str, &[&str])] = &[
         ("8'0.U", &["8'0", ".U"]),
         ("8'0.", &["8'0", "."]),

@@ -1,4 +1,4 @@
-//! Block execution under the JIT engine (issue 14): straight-line runs of fast-path
+//! Block execution under the JIT engine: straight-line runs of fast-path
 //! instructions compiled into one native function (`jit::block`) that works on the wave's
 //! register files in place, instead of one executor step per instruction.
 //!
@@ -351,7 +351,7 @@ impl Executor {
                     }
                     break;
                 }
-                Class::AgprMove => break,
+                Class::AgprMove | Class::Native(_) => break,
                 Class::Execute => {}
             }
             let (inst, pc_off_here) = match self.plans.get(i) {

@@ -1,4 +1,4 @@
-//! Plain loads and stores inside blocks (issue 11): a block instruction that calls
+//! Plain loads and stores inside blocks: a block instruction that calls
 //! [`access`], an `extern "C"` function with the kernel signature, which runs the access from
 //! its prepared form (`memprep.rs`) on the wave, exactly as a step does.
 //!

@@ -144,8 +144,14 @@ fn row(db: &SpecDb, inst: &Instruction) -> Row {
         how,
         detail,
     };
-    if let Some(what) = native(&inst.name).or_else(|| wave_level(&inst.name)) {
+    if let Some(what) = native(&inst.name)
+        .or_else(|| super::native::describe(&inst.name))
+        .or_else(|| wave_level(&inst.name))
+    {
         return make(How::Native, what.to_string());
+    }
+    if let Some(why) = super::native::refused(&inst.name) {
+        return make(How::NotExecutable, format!("not modelled: {why}"));
     }
     let twin = super::e32_twin(db, inst);
     let prepared = match crate::exec::prepare(arch, twin.as_ref().unwrap_or(inst)) {

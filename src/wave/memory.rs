@@ -254,6 +254,14 @@ pub(super) fn execute(
     if let Some(log) = w.last_access.as_mut() {
         log.clear();
     }
+    // The GDS forms address the device's global data share, which a dispatch of one device's
+    // waves does not model (its contents and allocation belong to the driver).
+    if family == "DS" && field("gds") == 1 {
+        return Err(unsupported(
+            "the GDS form (gds bit set) addresses the global data share, which this model \
+             does not have (only the LDS form is modelled)",
+        ));
+    }
     if family == "DS" && (name == "DS_PERMUTE_B32" || name == "DS_BPERMUTE_B32") {
         permute(w, name == "DS_BPERMUTE_B32", &field);
         return Ok(None);
@@ -312,45 +320,7 @@ pub(super) fn execute(
                 addrs.push((w.vgpr(lane, vaddr) as u64 + offset) & 0xffff_ffff);
             }
         }
-        _ => {
-            let saddr = field("saddr");
-            // GFX9 (CDNA) FLAT-segment instructions ignore `saddr` (LLVM encodes 0 there,
-            // which is `s[0:1]` to GLOBAL/SCRATCH): only GLOBAL and SCRATCH add it.
-            let flat_ignores_saddr = family == "FLAT" && w.arch == crate::spec::Arch::Cdna;
-            let saddr_on = d.inst.field("saddr").is_some()
-                && saddr != null
-                && saddr != 0x7f
-                && !flat_ignores_saddr;
-            let offset = sext(field("offset"), offset_bits(13)) as u64;
-            let vaddr = field("addr") as u32;
-            let scratch = family == "SCRATCH";
-            let sve = field("sve") == 1;
-            let saddr_base = if saddr_on {
-                w.sgpr_pair(saddr as u32)
-            } else {
-                0
-            };
-            for lane in 0..lanes {
-                let a = match () {
-                    _ if scratch => {
-                        let mut a = 0u64;
-                        if saddr_on {
-                            a = w.read_sgpr(saddr as u32) as u64;
-                        }
-                        if sve || !saddr_on && d.inst.field("sve").is_none() {
-                            a = a.wrapping_add(w.vgpr(lane, vaddr) as u64);
-                        }
-                        scratch_key(lane, a.wrapping_add(offset) as u32)
-                    }
-                    _ if saddr_on => saddr_base
-                        .wrapping_add(w.vgpr(lane, vaddr) as u64)
-                        .wrapping_add(offset),
-                    _ => (w.vgpr(lane, vaddr) as u64 | (w.vgpr(lane, vaddr + 1) as u64) << 32)
-                        .wrapping_add(offset),
-                };
-                addrs.push(a);
-            }
-        }
+        _ => addrs = vmem_addresses(d, w, family),
     }
 
     let smem = family == "SMEM";
@@ -470,7 +440,9 @@ pub(super) fn execute(
             "ADDR" if name == "DS_SWIZZLE_B32" => {
                 Some(RegValue::Uniform(Bits::from_u64(width, field("addr"))))
             }
-            "VDST" if name == "DS_SWIZZLE_B32" => {
+            // Texts that write the VGPR file themselves (DS_SWIZZLE_B32, the DS_APPEND and
+            // DS_CONSUME errata: `VGPR[lane][VDST]`) take the register number.
+            "VDST" if name == "DS_SWIZZLE_B32" || e.vgpr_space => {
                 Some(RegValue::Uniform(Bits::from_u64(width, field("vdst"))))
             }
             "ADDR" => Some(if family == "SMEM" {
@@ -530,7 +502,7 @@ pub(super) fn execute(
         .entry("EXEC".to_string())
         .or_insert_with(|| RegValue::Uniform(Bits::from_u64(64, exec)));
     // DS_SWIZZLE_B32 reads and writes the VGPR file itself (`VGPR[lane][ADDR]`, `VDST`).
-    let swizzle = name == "DS_SWIZZLE_B32";
+    let swizzle = name == "DS_SWIZZLE_B32" || e.vgpr_space;
     if swizzle {
         for reg in [field("addr") as u32, field("vdst") as u32] {
             for lane in 0..lanes {
@@ -660,6 +632,51 @@ pub(super) fn execute(
     }
     ex.machine = m;
     Ok(None)
+}
+
+/// The address of each lane of a GLOBAL, FLAT or SCRATCH instruction (`family` in its
+/// RDNA 3 / CDNA spelling): the SGPR base `saddr` (when on) plus the address VGPR (32 bits with
+/// `saddr`, else a 64-bit pair; SCRATCH: 32 bits, by `sve`) plus the signed immediate offset.
+/// SCRATCH addresses are scratch-map keys (lane `l`'s byte `a` at `l * SCRATCH_LANE_SPAN + a`).
+pub(super) fn vmem_addresses(d: &Decoded, w: &WaveState, family: &str) -> Vec<u64> {
+    let in_word = |n: &str| d.inst.field(n).is_some();
+    let field = |n: &str| d.inst.field(field_name(&in_word, n)).unwrap_or(0);
+    let offset_bits = if in_word("ioffset") { 24 } else { 13 };
+    let null = super::state::null_code(w.arch).unwrap_or(u32::MAX) as u64;
+    let saddr = field("saddr");
+    // GFX9 (CDNA) FLAT-segment instructions ignore `saddr` (LLVM encodes 0 there,
+    // which is `s[0:1]` to GLOBAL/SCRATCH): only GLOBAL and SCRATCH add it.
+    let flat_ignores_saddr = family == "FLAT" && w.arch == crate::spec::Arch::Cdna;
+    let saddr_on =
+        d.inst.field("saddr").is_some() && saddr != null && saddr != 0x7f && !flat_ignores_saddr;
+    let offset = sext(field("offset"), offset_bits) as u64;
+    let vaddr = field("addr") as u32;
+    let scratch = family == "SCRATCH";
+    let sve = field("sve") == 1;
+    let saddr_base = if saddr_on {
+        w.sgpr_pair(saddr as u32)
+    } else {
+        0
+    };
+    (0..w.wave_size)
+        .map(|lane| match () {
+            _ if scratch => {
+                let mut a = 0u64;
+                if saddr_on {
+                    a = w.read_sgpr(saddr as u32) as u64;
+                }
+                if sve || !saddr_on && d.inst.field("sve").is_none() {
+                    a = a.wrapping_add(w.vgpr(lane, vaddr) as u64);
+                }
+                scratch_key(lane, a.wrapping_add(offset) as u32)
+            }
+            _ if saddr_on => saddr_base
+                .wrapping_add(w.vgpr(lane, vaddr) as u64)
+                .wrapping_add(offset),
+            _ => (w.vgpr(lane, vaddr) as u64 | (w.vgpr(lane, vaddr + 1) as u64) << 32)
+                .wrapping_add(offset),
+        })
+        .collect()
 }
 
 /// Whether a FLAT/GLOBAL/SCRATCH instruction writes its `vdst`: loads do; an atomic only

@@ -1,4 +1,4 @@
-//! Plain loads and stores resolved once per decoded instruction (issue 14's prepared form,
+//! Plain loads and stores resolved once per decoded instruction (the prepared form,
 //! for the memory path): which access it is (`memfast::Plain`), where each lane's address
 //! comes from (register numbers and the immediate offset already read out of the encoding),
 //! the destination or source register, the width of the text's `ADDR` and the byte extents

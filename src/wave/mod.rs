@@ -43,6 +43,7 @@ pub mod json;
 mod memfast;
 mod memory;
 mod memprep;
+pub mod native;
 mod program;
 pub use block::DEFAULT_BLOCK_THRESHOLD;
 pub use memory::SCRATCH_LANE_SPAN;
@@ -269,6 +270,9 @@ struct Entry {
     sgpr_space: bool,
     /// The text addresses the VGPR file itself (`VGPR[lane][...]`).
     vgpr_space: bool,
+    /// The text reads or writes the hardware registers (`HW_REGISTERS[...]`: s_getreg,
+    /// s_setreg), which the general path binds to MODE and the clock.
+    hwreg_space: bool,
 }
 
 impl Entry {
@@ -391,6 +395,7 @@ pub(crate) fn is_noop(name: &str) -> bool {
                 | "S_DELAY_ALU"
                 | "S_CLAUSE"
                 | "S_SLEEP"
+                | "S_SLEEP_VAR"
                 | "S_SETPRIO"
                 | "S_SET_INST_PREFETCH_DISTANCE"
                 | "S_INST_PREFETCH"
@@ -524,6 +529,9 @@ impl Executor {
     fn build_entry(&self, di: &isa::Inst) -> Result<Rc<Entry>, String> {
         // The decoder joins `v_mfma_ld_scale_b32` with the scaled MFMA word after it; one
         // that reaches here has no such word after it.
+        if let Some(why) = native::refused(&di.name) {
+            return Err(format!("not modelled: {why}"));
+        }
         if di.name == isa::SCALE_LOAD {
             return Err(
                 "v_mfma_ld_scale_b32 is not followed by a scale-capable MFMA word \
@@ -574,6 +582,7 @@ impl Executor {
         let entry = Entry {
             inst: (*inst).clone(),
             sgpr_space: text.contains("SGPR["),
+            hwreg_space: text.contains("HW_REGISTERS["),
             vgpr_space,
             layout: crate::jit::Layout::new(&prepared.per_lane),
             optimized,
@@ -674,6 +683,7 @@ impl Executor {
             }
             if let Some(run) = self.run_block(program, wave, self.step_budget - steps)? {
                 steps += run.steps;
+                wave.retired += run.steps;
                 if run.ended || wave.pc == program.end() {
                     return Ok(steps);
                 }
@@ -710,6 +720,7 @@ impl Executor {
                     // The block counted each instruction's active lanes at issue.
                     self.lane_ops += self.block_lane_ops;
                     steps += run.steps;
+                    wave.retired += run.steps;
                     if run.ended || wave.pc == program.end() {
                         return Ok((Step::Ended, steps));
                     }
@@ -763,6 +774,9 @@ impl Executor {
     pub fn step(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
         let r = self.step_dpp(program, wave);
         startup::note_step();
+        if r.is_ok() {
+            wave.retired += 1;
+        }
         r
     }
 
@@ -831,6 +845,10 @@ impl Executor {
             }
             Class::AgprMove => {
                 agpr::execute(d, wave)?;
+                return self.advance(program, d, None, wave);
+            }
+            Class::Native(kind) => {
+                native::execute(kind, d, wave)?;
                 return self.advance(program, d, None, wave);
             }
             Class::Execute => {}

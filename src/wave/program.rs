@@ -46,6 +46,8 @@ pub enum Class {
     Barrier(Barrier),
     /// A CDNA AGPR move (`v_accvgpr_read/write/mov`), run natively (no pseudocode text).
     AgprMove,
+    /// Modelled by the wave layer itself (`wave::native`).
+    Native(super::native::Native),
 }
 
 impl Class {
@@ -59,6 +61,8 @@ impl Class {
             Class::Barrier(b)
         } else if agpr::is_move(name) {
             Class::AgprMove
+        } else if let Some(k) = super::native::kind(name) {
+            Class::Native(k)
         } else {
             Class::Execute
         }
@@ -230,7 +234,10 @@ impl Program {
             if let Some(slot) = index.get_mut(pos / 4) {
                 *slot = insts.len() as u32 + 1;
             }
-            let class = Class::of(&inst.name);
+            let class = match super::native::by_fields(&inst) {
+                Some(k) => Class::Native(k),
+                None => Class::of(&inst.name),
+            };
             let as_encoded = agpr::rebase(isa, &mut inst);
             insts.push(Decoded {
                 addr,

@@ -1,4 +1,4 @@
-//! Start-up timing (issue 14): with `AMDPCODE_TIME_FIRST` set, the first instruction the
+//! Start-up timing: with `AMDPCODE_TIME_FIRST` set, the first instruction the
 //! process executes prints how long the process took to get there, on stderr:
 //!
 //! `amdpcode: first instruction done: 8.1 ms CPU since exec (1.2 before main), 9.3 ms since

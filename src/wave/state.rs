@@ -213,6 +213,10 @@ pub struct WaveState {
     /// When `Some`, each memory instruction leaves here the accesses it made (for observers
     /// such as `crate::sanitizer`); `None` (the default) records nothing.
     pub last_access: Option<Vec<MemAccess>>,
+    /// The number of instructions the wave has executed: the model's clock, read by
+    /// `s_memtime`, `s_memrealtime`, `MSG_RTN_GET_REALTIME` and the `SHADER_CYCLES` hardware
+    /// registers (one tick per instruction, the same under every engine).
+    pub retired: u64,
 }
 
 /// The memory an instruction accessed.
@@ -267,6 +271,7 @@ impl WaveState {
             track_writes: true,
             bounds: None,
             last_access: None,
+            retired: 0,
         };
         w.set_exec(w.full_mask());
         w
@@ -284,6 +289,7 @@ impl WaveState {
         }
         self.scc = false;
         self.pc = 0;
+        self.retired = 0;
         let full = vgpr_rows(self.arch) * LANE_SLOTS;
         if self.vgpr.len() == full {
             let n = (rows * LANE_SLOTS).min(full);

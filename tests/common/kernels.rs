@@ -1,4 +1,4 @@
-//! The compiled kernel suite's harness (issue 11): compiles `tests/kernels/*.cl` with clang-22 and
+//! The compiled kernel suite's harness: compiles `tests/kernels/*.cl` with clang-22 and
 //! ld.lld-22 for a target, reads the kernel metadata, builds `amdpcode dispatch` launch lines,
 //! runs them in one `--batch` process per engine and parses the output.
 //!
@@ -628,8 +628,8 @@ pub fn run_batch(tag: &str, launches: &[Launch], engine: Engine) -> Vec<Result<O
         text.push('\n');
     }
     std::fs::write(&file, text).expect("writing the batch file");
-    // `AMDPCODE_KERNELS_CHECK=1` runs the interpreter's batch under the sanitizer (issue 16:
-    // compiler output has no findings); the JIT's batch runs as usual.
+    // `AMDPCODE_KERNELS_CHECK=1` runs the interpreter's batch under the sanitizer (compiler
+    // output has no findings); the JIT's batch runs as usual.
     let check =
         engine == Engine::Interp && std::env::var("AMDPCODE_KERNELS_CHECK").as_deref() == Ok("1");
     let out = Command::new(super::bin())

@@ -1,4 +1,4 @@
-//! Lane-mask inputs and outputs of block instructions (issue 11): carry-outs and compare
+//! Lane-mask inputs and outputs of block instructions: carry-outs and compare
 //! results merged into VCC, an SGPR pair or EXEC under the EXEC mask at issue, as
 //! `write_back`'s `write_mask` does, and the `EXECZ`/`VCCZ` flags a conditional branch reads.
 

@@ -8,7 +8,7 @@ use crate::ir::builtins::Func;
 use crate::ir::{
     BinOp, CmpOp, Conv, Expr, ExprKind, Function, Place, RegId, RegRole, Stmt, Ty, UnOp,
 };
-use crate::jit::block_inplace::Plan;
+use crate::jit::block::plan::Plan;
 use crate::jit::translate::{LaneOut, RegLoc};
 
 /// Whether `plan` (with register locations `locs`) can run four lanes at a time.

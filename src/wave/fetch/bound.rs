@@ -4,12 +4,11 @@
 use crate::exec::Machine;
 use crate::interp::RegValue;
 
-use super::mods::apply_mods;
-use super::operands::{bind_named, default_value, fit_value, read_vgpr_lanes};
-use super::plan::{Bind, Out, Plan};
+use super::operands::fit_value;
+use super::plan::{bind_value, Out, Plan};
 use super::writeback::{first, write_back, write_sgpr_d0, write_vgpr_d0, OutValue};
-use super::{slots, uni, Entry, Executor, Inst, WaveError};
-use crate::wave::state::{code, WaveState};
+use super::{slots, Entry, Executor, Inst, WaveError};
+use crate::wave::state::WaveState;
 use crate::wave::Decoded;
 
 /// The executor's scratch machine emptied, as the memory of a fast-path instruction (which
@@ -107,48 +106,4 @@ pub(in crate::wave) fn execute_bound(
         }
     }
     Ok(next)
-}
-
-/// The value a plan's binding gives function register `r`, before it is fitted to the
-/// register's lanes: the fast paths' operand read (the tree walk's and the prepared form's).
-pub(super) fn bind_value(
-    w: &WaveState,
-    ii: &Inst<'_>,
-    dst: crate::wave::decode::Dest,
-    r: &crate::ir::RegInfo,
-    bind: &Bind,
-) -> RegValue {
-    let lanes = w.wave_size;
-    match bind {
-        Bind::Vgpr {
-            reg,
-            hi,
-            width,
-            mods,
-            narrow,
-        } => RegValue::Lanes(
-            (0..lanes)
-                .map(|lane| {
-                    let v = apply_mods(read_vgpr_lanes(w, *reg, *hi, *width, lane), mods);
-                    match narrow {
-                        Some(n) => v.zext(*n),
-                        None => v,
-                    }
-                })
-                .collect(),
-        ),
-        Bind::Const(v) => v.clone(),
-        Bind::Sgpr { code, width } => {
-            let mut x = w.read_sgpr(*code) as u64;
-            if *width > 32 {
-                x |= (w.read_sgpr(code + 1) as u64) << 32;
-            }
-            uni(*width, x & crate::value::mask64(*width))
-        }
-        Bind::Scc => uni(r.width, w.scc as u64),
-        Bind::Exec => uni(r.width, w.sgpr_pair(code::EXEC_LO)),
-        Bind::ByName => bind_named(w, ii, dst, &r.name, r.width, None)
-            .unwrap_or_else(|| RegValue::Uniform(default_value(w, &r.name, r.width))),
-        Bind::Unread => uni(r.width, 0),
-    }
 }

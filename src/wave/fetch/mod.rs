@@ -113,9 +113,6 @@ pub(super) fn execute(
         mode: w.mode,
         src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
     };
-    if ii.family == "VOPD" {
-        return super::vopd::execute(ex, d, w);
-    }
     if super::memory::is_memory(ii.family) {
         return super::memory::execute(ex, e, d, w);
     }
@@ -152,6 +149,15 @@ pub(super) fn execute(
             m.sgpr.insert(c, w.read_sgpr(c));
         }
     }
+    // s_getreg/s_setreg: MODE is the wave's MODE register, the clock registers read the
+    // instruction count (`wave::native`); other hardware registers read as zero and keep
+    // nothing written to them.
+    if e.hwreg_space {
+        m.hwreg.insert(super::native::HW_REG_MODE, w.mode);
+        for (id, v) in super::native::clock_hwregs(w.arch, w.retired) {
+            m.hwreg.insert(id, v);
+        }
+    }
     let result = match e.kernel() {
         Some(k) => k.run(&mut m),
         None => crate::exec::run_interp(p, &mut m),
@@ -178,6 +184,11 @@ pub(super) fn execute(
     if e.sgpr_space {
         for (&c, &v) in &m.sgpr {
             w.write_sgpr(c, v);
+        }
+    }
+    if e.hwreg_space {
+        if let Some(&mode) = m.hwreg.get(&super::native::HW_REG_MODE) {
+            w.mode = mode;
         }
     }
     let outs = outputs

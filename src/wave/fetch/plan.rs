@@ -4,11 +4,12 @@
 
 use crate::interp::RegValue;
 
-use super::operands::{bind_source, source};
+use super::mods::apply_mods;
+use super::operands::{bind_named, bind_source, default_value, read_vgpr_lanes, source};
 use super::{uni, Entry, Inst, Src};
 use crate::wave::decode::{dest, src_mods, Dest, Facts, Mods};
 pub(super) use crate::wave::decode::{write_back_info, WriteBackInfo};
-use crate::wave::state::WaveState;
+use crate::wave::state::{code, WaveState};
 use crate::wave::Decoded;
 
 /// How one function register is filled, resolved once per decoded instruction.
@@ -156,6 +157,7 @@ pub(super) fn outputs(ii: &Inst<'_>, dst: Dest, wb: WriteBackInfo) -> Vec<(usize
 pub(in crate::wave) fn fast_path(e: &Entry, d: &Decoded) -> bool {
     !e.vgpr_space
         && !e.sgpr_space
+        && !e.hwreg_space
         && d.inst.family != "VOPD"
         && !crate::wave::memory::is_memory(&d.inst.family)
 }
@@ -269,5 +271,49 @@ pub(in crate::wave) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
         binds,
         wb,
         outputs: outputs(&ii, dst, wb),
+    }
+}
+
+/// The value a plan's binding gives function register `r`, before it is fitted to the
+/// register's lanes: the fast paths' operand read (the tree walk's and the prepared form's).
+pub(super) fn bind_value(
+    w: &WaveState,
+    ii: &Inst<'_>,
+    dst: crate::wave::decode::Dest,
+    r: &crate::ir::RegInfo,
+    bind: &Bind,
+) -> RegValue {
+    let lanes = w.wave_size;
+    match bind {
+        Bind::Vgpr {
+            reg,
+            hi,
+            width,
+            mods,
+            narrow,
+        } => RegValue::Lanes(
+            (0..lanes)
+                .map(|lane| {
+                    let v = apply_mods(read_vgpr_lanes(w, *reg, *hi, *width, lane), mods);
+                    match narrow {
+                        Some(n) => v.zext(*n),
+                        None => v,
+                    }
+                })
+                .collect(),
+        ),
+        Bind::Const(v) => v.clone(),
+        Bind::Sgpr { code, width } => {
+            let mut x = w.read_sgpr(*code) as u64;
+            if *width > 32 {
+                x |= (w.read_sgpr(code + 1) as u64) << 32;
+            }
+            uni(*width, x & crate::value::mask64(*width))
+        }
+        Bind::Scc => uni(r.width, w.scc as u64),
+        Bind::Exec => uni(r.width, w.sgpr_pair(code::EXEC_LO)),
+        Bind::ByName => bind_named(w, ii, dst, &r.name, r.width, None)
+            .unwrap_or_else(|| RegValue::Uniform(default_value(w, &r.name, r.width))),
+        Bind::Unread => uni(r.width, 0),
     }
 }

@@ -108,7 +108,7 @@ pub(super) fn execute(
                         .any(|&(j, out)| j == i && matches!(out, Out::VgprD0 { .. })) => {}
             Bind::Unread => fill(slots, c, i, per_lane, lanes, 0),
             _ => {
-                let v = super::bound::bind_value(w, ii, plan.dst, r, bind);
+                let v = super::plan::bind_value(w, ii, plan.dst, r, bind);
                 match fit_value(v, per_lane, r.width, lanes) {
                     RegValue::Uniform(b) => fill(slots, c, i, per_lane, lanes, b.low_u64() & m),
                     RegValue::Lanes(l) => {

@@ -203,7 +203,7 @@ pub(super) fn write_back<'o>(
                     }
                 }
                 // A per-lane entry with an SGPR D0 (RDNA 4 `v_s_*`) that issued with no lane
-                // active computed nothing: the SGPR keeps its value (fuzzer, issue 14).
+                // active computed nothing: the SGPR keeps its value (found by the fuzzer).
                 Dest::Sgpr(_) if per_lane_run && exec_at_issue & w.full_mask() == 0 => {}
                 Dest::Sgpr(c) => {
                     let v = value.first();

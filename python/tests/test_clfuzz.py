@@ -1,0 +1,139 @@
+"""The compiler differential campaign (amdpcode.clfuzz): the generator's determinism and
+hygiene, the comparison, a planted difference being caught, and small campaigns on local
+processes and on a local Ray instance that must end with no unexplained failure.
+
+Needs clang-22, ld.lld-22 and PoCL (pyopencl); .ci/run installs them and runs this file in its
+own step. Without them the tests skip, except under CI=true."""
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from amdpcode.clfuzz import __main__ as cli
+from amdpcode.clfuzz import campaign, core, gen, triage
+
+CI = os.environ.get("CI") == "true"
+
+
+def _need_tools():
+  missing = [t for t in (core.CLANG, core.LLD) if not shutil.which(t)]
+  try:
+    import pyopencl  # noqa: F401
+  except ImportError:
+    missing.append("pyopencl")
+  if missing:
+    if CI: pytest.fail(f"missing under CI: {', '.join(missing)}")
+    pytest.skip(f"needs {', '.join(missing)}")
+
+
+def test_kernel_of_a_seed_is_the_same_every_time_and_seeds_differ():
+  a, b = gen.generate(1234), gen.generate(1234)
+  assert a.source == b.source and a.input_words == b.input_words
+  assert (a.block, a.groups) == (b.block, b.groups)
+  assert gen.generate(1235).source != a.source
+  # the header names the seed, the knobs and the generator version
+  assert a.source.startswith(f"/* amdpcode clfuzz generator {gen.GENERATOR_VERSION}, seed 1234, knobs ")
+  assert "float" not in gen.generate(1234, gen.Knobs(floats=False)).source.split("kernel void fuzz")[1]
+
+
+def test_knobs_remove_what_they_name():
+  body = gen.generate(7, gen.Knobs(lds=False, atomics=False, loops=False, switches=False)).source
+  body = body.split("kernel void fuzz")[1]
+  assert "GATOM_" not in body and "LATOM_" not in body and "switch (" not in body
+  assert "while (" not in body and "for (uint i0" not in body
+  assert body.count("BARRIER();") == 1  # only the one after the local atomics' initialization
+
+
+def test_generated_kernels_compile_warning_free_of_undefined_behaviour():
+  _need_tools()
+  from amdpcode.clfuzz import check
+  for seed in range(6):
+    src = gen.generate(seed).source
+    args = core.clang_args("gfx1100", "O2") + ["-fsyntax-only"] + [f"-Werror={w}" for w in check.UB_ERRORS]
+    p = subprocess.run(args + ["-"], input=src, capture_output=True, text=True)
+    assert p.returncode == 0, f"seed {seed}: {p.stderr[-2000:]}"
+
+
+def test_compare_names_buffer_first_index_and_count():
+  ref = [np.array([1, 2, 3], dtype=np.uint64), np.array([5, 6], dtype=np.uint8)]
+  got = [np.array([1, 9, 8], dtype=np.uint64), np.array([5, 6], dtype=np.uint8)]
+  assert core.compare(ref, got) == [("out", 1, 2, 2, 9)]
+  assert core.compare(ref, ref) == []
+
+
+def test_seed_ranges_and_levels_parse_and_bad_ones_are_refused():
+  assert cli.parse_seeds("3..6") == [3, 4, 5, 6]
+  assert cli.parse_seeds("9") == [9]
+  assert cli.parse_levels("0,-O2,o3") == ["O0", "O2", "O3"]
+  with pytest.raises(Exception, match="not one of"):
+    cli.parse_levels("O4")
+  with pytest.raises(Exception, match="empty"):
+    cli.parse_seeds("5..1")
+  with pytest.raises(Exception, match="unknown knob"):
+    cli.parse_knobs("colour=1")
+  assert cli.parse_knobs("floats=0,statements=5") == {"floats": False, "statements": 5}
+
+
+def test_unknown_target_is_refused_with_the_reason():
+  _need_tools()
+  assert core.probe_target("gfx1100") is None
+  assert "gfx1100" in core.supported_targets()
+  assert core.probe_target("gfx7000") is not None
+  assert cli.main(["--seeds", "0", "--targets", "gfx7000", "--quiet"]) == 2
+
+
+def test_a_planted_difference_is_caught_and_left_unexplained():
+  _need_tools()
+  case = gen.generate(3)
+  # The amdgcn side adds one to work-item 5's checksum: the reference does not.
+  planted = case.source.replace("  out[gid] = h;", "#ifdef __AMDGCN__\n  if (gid == 5u) h += 1;\n#endif\n  out[gid] = h;")
+  ref = core.run_reference(case)
+  co = core.compile_kernel(planted, "gfx1100", "O1")
+  got = core.run_amdpcode(case, co)
+  diff = core.compare(ref, got)
+  assert [(d[0], d[1], d[2]) for d in diff] == [("out", 5, 1)]
+  assert diff[0][4] == (diff[0][3] + 1) % (1 << 64)
+  bad = gen.Case(seed=3, source=planted, block=case.block, groups=case.groups, knobs=case.knobs,
+                 input_words=case.input_words)
+  r = {"seed": 3, "target": "gfx1100", "opt": "O1", "status": "mismatch", "diff": diff}
+  t = triage.triage(bad, r, {("gfx1100", "O1"): diff}, "jit")
+  assert t["class"] == "unexplained"
+  assert t["evidence"]["interp_vs_jit"] == []
+
+
+def _campaign(tmp_path, extra):
+  out = tmp_path / "out"
+  code = cli.main(["--targets", "gfx1100,gfx950", "--opt-levels", "O0,O2", "--out", str(out), "--quiet", *extra])
+  import json
+  summary = json.loads((out / "summary.json").read_text())
+  return code, summary
+
+
+def test_campaign_on_local_processes_has_no_unexplained_failure(tmp_path):
+  _need_tools()
+  code, s = _campaign(tmp_path, ["--seeds", "0..24", "--jobs", "2"])
+  assert s["runs"] == 25 * 2 * 2
+  assert s["classes"].get("unexplained", 0) == 0, s["failures"]
+  assert code == 0
+  assert s["stages"]["compile"]["count"] == 100 and s["stages"]["reference"]["count"] == 25
+
+
+def test_campaign_on_a_local_ray_instance_has_no_unexplained_failure(tmp_path):
+  _need_tools()
+  pytest.importorskip("ray") if not CI else None
+  code, s = _campaign(tmp_path, ["--seeds", "25..49", "--ray", "local", "--ray-cpus", "2"])
+  assert s["runner"] == "ray local"
+  assert s["runs"] == 25 * 2 * 2
+  assert s["classes"].get("unexplained", 0) == 0, s["failures"]
+  assert code == 0
+
+
+def test_batches_give_the_same_results_whatever_the_split():
+  _need_tools()
+  one = campaign.run_batch([11, 12], ["gfx1100"], ["O1"])["results"]
+  two = campaign.run_batch([12], ["gfx1100"], ["O1"])["results"] + campaign.run_batch([11], ["gfx1100"], ["O1"])["results"]
+  key = lambda r: (r["seed"], r["status"], str(r.get("diff")))  # noqa: E731
+  assert sorted(map(key, one)) == sorted(map(key, two))
+  assert {r["seed"] for r in one} == {11, 12}
