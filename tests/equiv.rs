@@ -228,3 +228,181 @@ fn cli_exit_codes_json_and_replay() {
     assert!(err.contains("no SMT solver"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn options(wave: u32, outputs: &str, arch: Arch, mode: Mode, solver: Option<Solver>) -> Options {
+    Options {
+        wave,
+        outputs: Some(equiv::parse_outputs(outputs, arch).unwrap()),
+        ignore: vec![],
+        mode,
+        samples: 1000,
+        unroll: 70,
+        solver,
+        seed: 7,
+    }
+}
+
+fn programs(arch: Arch, a: &str, b: &str) -> (Program, Program) {
+    let isa = amdpcode::isa::Isa::new(common::spec().db(arch));
+    (
+        Program::assemble(&isa, a).unwrap(),
+        Program::assemble(&isa, b).unwrap(),
+    )
+}
+
+/// `--outputs`/`--ignore` take every register name the assembler takes: the halves of VCC
+/// and EXEC, M0, trap temporaries, ranges, and CDNA's named pairs; constants and `null` are
+/// refused by name.
+#[test]
+fn output_names_are_the_assemblers_register_names() {
+    let names = |list: &str, arch: Arch| -> Vec<String> {
+        equiv::parse_outputs(list, arch)
+            .unwrap_or_else(|e| panic!("{list}: {e}"))
+            .iter()
+            .map(|o| o.name())
+            .collect()
+    };
+    assert_eq!(
+        names(
+            "exec_lo, exec_hi, vcc_lo, VCC_HI, m0, ttmp3, ttmp[4:5], s[2:3], v[4:5], vcc, exec, scc",
+            Arch::Rdna3
+        ),
+        [
+            "exec_lo", "exec_hi", "vcc_lo", "vcc_hi", "m0", "ttmp3", "ttmp4", "ttmp5", "s2", "s3",
+            "v4", "v5", "vcc", "exec", "scc"
+        ]
+    );
+    assert_eq!(names("vcc_hi,m0", Arch::Rdna4), ["vcc_hi", "m0"]);
+    assert_eq!(
+        names("flat_scratch, xnack_mask_hi, exec_lo", Arch::Cdna),
+        [
+            "flat_scratch_lo",
+            "flat_scratch_hi",
+            "xnack_mask_hi",
+            "exec_lo"
+        ]
+    );
+    for bad in [
+        "null",
+        "src_scc",
+        "exec_mid",
+        "ttmp16",
+        "s106",
+        "v256",
+        "flat_scratch",
+    ] {
+        let e = equiv::parse_outputs(bad, Arch::Rdna3).unwrap_err();
+        assert!(e.contains(&format!("`{bad}`")), "{bad}: {e}");
+    }
+}
+
+/// A half of VCC is an output of its own: programs that differ only in `vcc_hi` are equal on
+/// `vcc_lo` and differ on `vcc_hi` (random pass; no solver needed).
+#[test]
+fn half_register_outputs_compare_only_that_half() {
+    let arch = Arch::Rdna3;
+    let db = common::spec().db(arch);
+    let (a, b) = programs(
+        arch,
+        "s_mov_b32 vcc_hi, 1\ns_mov_b32 vcc_lo, 5\n",
+        "s_mov_b32 vcc_hi, 2\ns_mov_b32 vcc_lo, 5\n",
+    );
+    let r = equiv::check(db, &a, &b, &options(32, "vcc_lo", arch, Mode::Random, None));
+    assert_eq!(r.verdict, Verdict::Equivalent, "{}", r.reason);
+    let r = equiv::check(db, &a, &b, &options(32, "vcc_hi", arch, Mode::Random, None));
+    assert_eq!(r.verdict, Verdict::Different, "{}", r.reason);
+    let d = &r.differences["vcc_hi"];
+    assert_eq!((d.0.as_str(), d.1.as_str()), (Some("0x1"), Some("0x2")));
+}
+
+/// A counterexample lists the registers the two programs read and write (and EXEC), not the
+/// whole register file, and the listed state alone replays the difference.
+#[test]
+fn counterexample_lists_only_the_state_the_programs_touch() {
+    let arch = Arch::Rdna3;
+    let db = common::spec().db(arch);
+    let (a, b) = programs(
+        arch,
+        "v_fma_f32 v2, v0, v1, v3\n",
+        "v_mul_f32_e32 v2, v0, v1\nv_add_f32_e32 v2, v2, v3\n",
+    );
+    let r = equiv::check(db, &a, &b, &options(32, "v2", arch, Mode::Random, None));
+    assert_eq!(r.verdict, Verdict::Different, "{}", r.reason);
+    let json = r.counterexample_json().expect("counterexample");
+    let keys = |k: &str| -> Vec<String> {
+        json[k]
+            .as_object()
+            .unwrap_or_else(|| panic!("{json}"))
+            .keys()
+            .cloned()
+            .collect()
+    };
+    assert_eq!(keys("sgpr"), ["exec"]);
+    assert_eq!(keys("vgpr"), ["v0", "v1", "v2", "v3"]);
+    // The listed state, everything else zero, gives the difference under the interpreter.
+    let mut finals = Vec::new();
+    for p in [&a, &b] {
+        let mut ex = amdpcode::wave::Executor::new(db, amdpcode::wave::Engine::Interp).unwrap();
+        let mut w = ex.new_wave(32);
+        amdpcode::wave::json::apply(&mut w, &json.to_string()).unwrap();
+        ex.run(p, &mut w).unwrap();
+        finals.push((0..32).map(|l| w.vgpr(l, 2)).collect::<Vec<u32>>());
+    }
+    assert_ne!(finals[0], finals[1]);
+    let shown: Vec<String> = (0..32).map(|l| format!("0x{:x}", finals[0][l])).collect();
+    assert_eq!(r.differences["v2"].0, serde_json::json!(shown));
+}
+
+/// `--mode prove`: when the solver gives up, random and edge-case states are searched for a
+/// witness before the answer is "unknown", and the report says which way it was found. The
+/// solver here is a stand-in that answers `unknown` to everything, so the outcome does not
+/// depend on the machine's speed.
+#[cfg(unix)]
+#[test]
+fn prove_mode_searches_for_a_witness_when_the_solver_gives_up() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("amdpcode-equiv-unknown-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("solver.sh");
+    std::fs::write(&path, "#!/bin/sh\ncat > /dev/null\necho unknown\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let solver = Solver::find(Some(&path)).unwrap();
+    let arch = Arch::Rdna3;
+    let db = common::spec().db(arch);
+    let (a, b) = programs(
+        arch,
+        "v_fma_f32 v2, v0, v1, v3\n",
+        "v_mul_f32_e32 v2, v0, v1\nv_add_f32_e32 v2, v2, v3\n",
+    );
+    let opts = options(32, "v2", arch, Mode::Prove, Some(solver.clone()));
+    let r = equiv::check(db, &a, &b, &opts);
+    assert_eq!(r.verdict, Verdict::Different, "{}", r.reason);
+    assert_eq!(r.method, "search");
+    assert!(
+        r.reason.contains("after the solver gave up"),
+        "{}",
+        r.reason
+    );
+    assert!(r.random_states.0 >= 1 && r.random_states.0 <= 1000);
+    assert!(!r.differences.is_empty());
+    // Equal programs: still unknown, saying that the search found nothing either.
+    let (a, b) = programs(
+        arch,
+        "v_lshlrev_b32_e32 v0, 4, v1\n",
+        "v_mul_lo_u32 v0, v1, 16\n",
+    );
+    let r = equiv::check(
+        db,
+        &a,
+        &b,
+        &options(32, "v0", arch, Mode::Prove, Some(solver)),
+    );
+    assert_eq!(r.verdict, Verdict::Unknown, "{}", r.reason);
+    assert!(
+        r.reason
+            .contains("no witness among 1000 random and edge-case states"),
+        "{}",
+        r.reason
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -195,6 +195,11 @@ pub fn sreg_text(arch: Arch, code: u32, count: u32) -> Option<String> {
     }
 }
 
+/// The 32-bit name of special scalar code `code` (`vcc_lo`, `exec_hi`, `m0`, ...).
+pub fn special_name(arch: Arch, code: u32) -> Option<&'static str> {
+    specials(arch).iter().find(|s| s.0 == code).map(|s| s.1)
+}
+
 /// The code of a named special register (`vcc`, `exec_lo`, `m0`, `null`, `src_scc`...)
 /// and its register count.
 pub fn special_code(arch: Arch, name: &str) -> Option<(u32, u32)> {

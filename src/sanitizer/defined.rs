@@ -41,8 +41,11 @@ pub(super) struct Implicit {
 /// What the checker needs of an instruction besides its decoded operands.
 #[derive(Clone, Debug, Default)]
 pub(super) struct InstInfo {
-    /// Operand field → (size in bits, lane-mask format).
+    /// Operand field → (size in bits, lane mask).
     pub ops: HashMap<String, (u32, bool)>,
+    /// Operand field → the registers it occupies in the wave (`wave::decode::operand_regs`:
+    /// a lane mask is one SGPR in wave32).
+    pub regs: HashMap<String, u32>,
     pub implicit: Implicit,
     /// A transcendental VALU (see `is_trans`).
     pub trans: bool,

@@ -204,7 +204,8 @@ fn mask_write(track: &mut WaveTrack, s: &Step, now: &Past, found: &mut Vec<Findi
 
 /// RDNA 3 and RDNA 4: a WMMA reads, as its A or B matrix (`src0`, `src1`), the result of the
 /// previous WMMA with no VALU between (LLVM `fixWMMAHazards` inserts a `v_nop`; `s_nop`
-/// does not help).
+/// does not help). RDNA 4's SWMMAC also may not read it as its sparsity index (`src2`; its
+/// C matrix may overlap: the hardware stalls for that).
 pub(super) fn wmma_overlap(track: &WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding>) {
     if !now.wmma {
         return;
@@ -215,10 +216,17 @@ pub(super) fn wmma_overlap(track: &WaveTrack, s: &Step, now: &Past, found: &mut 
     if !p.wmma {
         return;
     }
+    let swmmac = s.d.inst.name.starts_with("V_SWMMAC");
     let ab: Vec<Regs> = s
         .ops
         .iter()
         .filter(|o| o.read && matches!(o.field.as_str(), "src0" | "src1"))
+        .map(|o| o.r)
+        .collect();
+    let index: Vec<Regs> = s
+        .ops
+        .iter()
+        .filter(|o| swmmac && o.read && o.field == "src2")
         .map(|o| o.r)
         .collect();
     if let Some(at) = written(p, &ab) {
@@ -227,6 +235,16 @@ pub(super) fn wmma_overlap(track: &WaveTrack, s: &Step, now: &Past, found: &mut 
                 (p.pc, &p.text),
                 reg_name('v', at),
                 "a WMMA reads the previous WMMA's result as matrix A or B with no VALU between"
+                    .to_string(),
+            ),
+        );
+    } else if let Some(at) = written(p, &index) {
+        found.push(
+            s.finding(
+                (p.pc, &p.text),
+                reg_name('v', at),
+                "an SWMMAC reads the previous WMMA's result as its sparsity index with no VALU \
+                 between"
                     .to_string(),
             ),
         );

@@ -24,11 +24,16 @@ use std::rc::Rc;
 pub use defined::Initial;
 
 use crate::isa::Isa;
+<<<<<<< HEAD
 use crate::spec::{Arch, SpecDb, Wheel};
 use crate::wave::{Barrier, Class, Decoded, MemAccess, MemSpace, WaveState};
+=======
+use crate::spec::{Arch, SpecDb};
+use crate::wave::{decode, Barrier, Class, Decoded, MemAccess, MemSpace, WaveState};
+>>>>>>> check
 use operands::{
     implicit_regs, is_memory_family, is_scalar_kind, memory_event, operand_file_regs, operand_list,
-    operand_regs, value_regs, Opnd,
+    value_regs, Opnd,
 };
 
 /// What a finding is about.
@@ -205,7 +210,10 @@ impl Regs {
 }
 
 fn reg_name(file: char, r: u32) -> String {
-    format!("{file}{r}")
+    match file {
+        't' => format!("ttmp{r}"),
+        _ => format!("{file}{r}"),
+    }
 }
 
 /// An operation issued and not yet known to be complete.
@@ -327,7 +335,7 @@ impl Sanitizer {
 
     /// Operand sizes and formats (from the spec's operand table) and the implicit operands
     /// (from the pseudocode's wave-state registers) of `d`.
-    fn inst_info(&mut self, d: &Decoded) -> Rc<defined::InstInfo> {
+    fn inst_info(&mut self, d: &Decoded, wave_size: u32) -> Rc<defined::InstInfo> {
         // By address: one checker sees one program, so an address is one instruction.
         let key = d.addr;
         if let Some(i) = self.info.get(&key) {
@@ -342,8 +350,10 @@ impl Sanitizer {
         info.set_name_flags(&d.inst.name);
         if let Some(inst) = inst {
             for o in &inst.operands {
-                let mask = o.format.contains("_M64") || o.format.contains("_M32");
+                let mask = decode::is_lane_mask(self.arch, &inst.name, o);
                 info.ops.insert(o.field.clone(), (o.bits, mask));
+                let regs = decode::operand_regs(self.arch, &inst.name, o, wave_size);
+                info.regs.insert(o.field.clone(), regs);
             }
             if let Ok(c) = crate::frontend::compile_instruction(self.arch, inst) {
                 let imp = &mut info.implicit;
@@ -373,28 +383,74 @@ impl Sanitizer {
         info
     }
 
+    /// The registers the instructions `insts` read and write in a wave of `wave_size` lanes,
+    /// as the checker sizes them (explicit operands from the decoded operand table, implicit
+    /// ones from the pseudocode: VCC, EXEC, M0): scalar codes (SGPRs, VCC, EXEC, M0, trap
+    /// temporaries), VGPRs, and whether SCC is read or written.
+    pub fn registers_used<'a>(
+        &mut self,
+        insts: impl IntoIterator<Item = &'a Decoded>,
+        wave_size: u32,
+    ) -> (Vec<u32>, Vec<u32>, bool) {
+        let (mut sgpr, mut vgpr, mut scc) = (Vec::new(), Vec::new(), false);
+        for d in insts {
+            let p = self.prepared(d, wave_size);
+            for r in p.wait_reads.iter().chain(p.wait_writes.iter()) {
+                let (list, base) = match r.file {
+                    's' => (&mut sgpr, 0),
+                    't' => (&mut sgpr, crate::wave::code::TTMP0),
+                    'v' => (&mut vgpr, 0),
+                    _ => continue,
+                };
+                list.extend((r.first..r.first + r.count).map(|x| base + x));
+            }
+            let imp = &p.info.implicit;
+            scc |= imp.reads_scc || imp.writes_scc;
+        }
+        for l in [&mut sgpr, &mut vgpr] {
+            l.sort_unstable();
+            l.dedup();
+        }
+        (sgpr, vgpr, scc)
+    }
+
     /// The findings so far, in the order found.
     pub fn findings(&self) -> &[Finding] {
         &self.findings
     }
 
     /// What the checker derives from `d` alone, computed once per address.
-    fn prepared(&mut self, d: &Decoded) -> Rc<Prepared> {
+    fn prepared(&mut self, d: &Decoded, wave_size: u32) -> Rc<Prepared> {
         if let Some(p) = self.prepared.get(&d.addr) {
             return p.clone();
         }
         let text = self.text(d);
         let scalar = self.scalar_fields(d);
-        let info = self.inst_info(d);
+        let info = self.inst_info(d, wave_size);
         let mut ops = operand_list(d, &scalar);
         for o in &mut ops {
             (o.bits, o.mask) = info.ops.get(&o.field).copied().unwrap_or((32, false));
+            // The decoded operand table sizes a lane mask by the spec's 64 bits; in the wave
+            // it is one SGPR per 32 lanes, as the wave layer reads and writes it.
+            if o.mask && o.r.file != 'v' && o.r.file != 'a' {
+                if let Some(&n) = info.regs.get(&o.field) {
+                    o.r.count = n;
+                }
+            }
         }
-        let (reads, writes) = operand_regs(d, &scalar);
+        let reads: Vec<Regs> = ops.iter().filter(|o| o.read).map(|o| o.r).collect();
+        let writes: Vec<Regs> = ops.iter().filter(|o| o.written).map(|o| o.r).collect();
         // The wait model also sees the implicit operands (VCC, EXEC, M0); hazards only the
         // explicit ones, as the manual's tables list them (and the rules that name them).
         let (mut wait_reads, mut wait_writes) = (reads.clone(), writes.clone());
-        implicit_regs(self.arch, d, &info, &mut wait_reads, &mut wait_writes);
+        implicit_regs(
+            self.arch,
+            wave_size,
+            d,
+            &info,
+            &mut wait_reads,
+            &mut wait_writes,
+        );
         let p = Rc::new(Prepared {
             text,
             ops,
@@ -444,7 +500,17 @@ impl Sanitizer {
         v
     }
 
-    fn report(&mut self, f: Finding) {
+    fn report(&mut self, mut f: Finding) {
+        // Scalar codes past the numbered SGPRs by their assembler names (`vcc_hi`, `m0`).
+        let code = f
+            .location
+            .strip_prefix('s')
+            .and_then(|n| n.parse::<u32>().ok());
+        if let Some(c) = code.filter(|&c| c >= crate::isa::operands::sgpr_limit(self.arch)) {
+            if let Some(t) = crate::isa::operands::sreg_text(self.arch, c, 1) {
+                f.location = t;
+            }
+        }
         if self.findings.len() < MAX_FINDINGS && !self.findings.contains(&f) {
             self.findings.push(f);
         }
@@ -463,7 +529,7 @@ impl Sanitizer {
         after: &WaveState,
     ) {
         self.instructions += 1;
-        let prep = self.prepared(d);
+        let prep = self.prepared(d, after.wave_size);
         let text = prep.text.clone();
         let (ops, info) = (&prep.ops, &prep.info);
         let (reads, writes) = (&prep.reads, &prep.writes);

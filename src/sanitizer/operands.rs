@@ -160,15 +160,6 @@ pub(super) struct Opnd {
     pub(super) mask: bool,
 }
 
-/// The registers `d` reads and writes, from its operand table (`scalar`: fields the spec
-/// types as SGPRs).
-pub(super) fn operand_regs(d: &Decoded, scalar: &[String]) -> (Vec<Regs>, Vec<Regs>) {
-    let ops = operand_list(d, scalar);
-    let reads = ops.iter().filter(|o| o.read).map(|o| o.r).collect();
-    let writes = ops.iter().filter(|o| o.written).map(|o| o.r).collect();
-    (reads, writes)
-}
-
 /// The register operands of `d`, each with its field and whether it is read or written.
 pub(super) fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
     let mut out = Vec::new();
@@ -264,9 +255,11 @@ pub(super) fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
 
 /// Adds the registers `d` reads and writes implicitly (from its pseudocode: VCC, EXEC, M0;
 /// every vector instruction reads EXEC; CDNA LDS instructions read M0, their limit) to
-/// `reads` and `writes`.
+/// `reads` and `writes`. VCC and EXEC are lane masks: `vcc_lo` and `exec_lo` alone in wave32
+/// (LLVM allocates `vcc_hi` as an ordinary SGPR there).
 pub(super) fn implicit_regs(
     arch: Arch,
+    wave_size: u32,
     d: &Decoded,
     info: &defined::InstInfo,
     reads: &mut Vec<Regs>,
@@ -277,7 +270,7 @@ pub(super) fn implicit_regs(
     let pair = |first: u32| Regs {
         file: 's',
         first,
-        count: 2,
+        count: wave_size.div_ceil(32),
     };
     let vector = family.starts_with("VOP")
         || family == "VINTERP"

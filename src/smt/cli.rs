@@ -150,6 +150,9 @@ pub fn equiv(spec: &Spec, args: &EquivArgs) -> CliResult {
                 "equivalent on {} random states (not proved)",
                 r.random_states.0
             ),
+            Verdict::Different if r.method == "search" => {
+                "different (witness found by random search after the solver gave up)".to_string()
+            }
             Verdict::Different => format!("different ({})", r.method),
             Verdict::Unknown => "unknown".to_string(),
         };
@@ -168,11 +171,13 @@ pub fn equiv(spec: &Spec, args: &EquivArgs) -> CliResult {
         for (k, (x, y)) in &r.differences {
             s.push_str(&format!("  {k}: A {x}  B {y}\n"));
         }
-        if let Some(c) = &r.counterexample {
-            s.push_str("counterexample (STATE.json; replay with `amdpcode run --state`):\n");
-            s.push_str(
-                &serde_json::to_string_pretty(&super::memdiff::state_json(c)).unwrap_or_default(),
-            );
+        if let Some(c) = r.counterexample_json() {
+            s.push_str(if r.state_regs.is_some() {
+                "counterexample (the registers the programs read and write, the rest zero; STATE.json, replay with `amdpcode run --state`):\n"
+            } else {
+                "counterexample (STATE.json; replay with `amdpcode run --state`):\n"
+            });
+            s.push_str(&serde_json::to_string_pretty(&c).unwrap_or_default());
             s.push('\n');
         }
         s

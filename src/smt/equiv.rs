@@ -22,6 +22,10 @@ use super::wave::{sgpr_var, vgpr_var, Paths, SymExec, SymWave, SCC_VAR};
 pub enum Out {
     /// SGPR `s<n>`.
     S(u32),
+    /// A named scalar register by its code (`vcc_lo`, `exec_hi`, `flat_scratch_lo`, ...).
+    Sreg(u32, &'static str),
+    /// Trap temporary `ttmp<n>`.
+    Ttmp(u32),
     /// VCC (masked to the wave).
     Vcc,
     /// EXEC (masked to the wave).
@@ -41,6 +45,8 @@ impl Out {
     pub fn name(self) -> String {
         match self {
             Out::S(n) => format!("s{n}"),
+            Out::Sreg(_, name) => name.to_string(),
+            Out::Ttmp(n) => format!("ttmp{n}"),
             Out::Vcc => "vcc".into(),
             Out::Exec => "exec".into(),
             Out::M0 => "m0".into(),
@@ -51,7 +57,10 @@ impl Out {
     }
 }
 
-/// Parses an output list (`v1,exec,s[2:3]`).
+/// Parses an output list (`v1,exec,s[2:3]`): every register name the assembler accepts for
+/// the arch (`s<n>`, `s[a:b]`, `v<n>`, `v[a:b]`, `ttmp<n>`, `ttmp[a:b]`, `vcc`, `vcc_lo`,
+/// `vcc_hi`, `exec`, `exec_lo`, `exec_hi`, `m0`, CDNA's `flat_scratch*` and `xnack_mask*`),
+/// `scc` and `memory`.
 ///
 /// # Errors
 /// The first name that is not a register.
@@ -75,19 +84,39 @@ pub fn parse_outputs(list: &str, arch: Arch) -> Result<Vec<Out>, String> {
             "scc" => out.push(Out::Scc),
             "memory" | "mem" => out.push(Out::Memory),
             _ => {
-                if let Some((a, b)) = range("s").filter(|&(_, b)| b < n_sgprs(arch)) {
+                if let Some((a, b)) = range("ttmp").filter(|&(_, b)| b < 16) {
+                    out.extend((a..=b).map(Out::Ttmp));
+                } else if let Some((a, b)) = range("s").filter(|&(_, b)| b < n_sgprs(arch)) {
                     out.extend((a..=b).map(Out::S));
                 } else if let Some((a, b)) = range("v").filter(|&(_, b)| b < 256) {
                     out.extend((a..=b).map(Out::V));
+                } else if let Some(regs) = named_sreg(arch, &n) {
+                    out.extend(regs);
                 } else {
                     return Err(format!(
-                        "`{raw}` is not a register (s<n>, s[a:b], v<n>, v[a:b], vcc, exec, m0, scc, memory)"
+                        "`{raw}` is not a register (s<n>, s[a:b], v<n>, v[a:b], ttmp<n>, vcc, vcc_lo, vcc_hi, exec, exec_lo, exec_hi, m0, scc, memory)"
                     ));
                 }
             }
         }
     }
     Ok(out)
+}
+
+/// A named scalar register of the arch (`vcc_lo`, `exec_hi`, `flat_scratch`, ...) as the
+/// outputs it stands for: the assembler's names (`isa::operands`), registers only (not
+/// `null` or the constant sources).
+fn named_sreg(arch: Arch, name: &str) -> Option<Vec<Out>> {
+    let (code, count) = crate::isa::operands::special_code(arch, name)?;
+    if code >= 128 || Some(code) == crate::wave::null_code(arch) {
+        return None;
+    }
+    (code..code + count)
+        .map(|c| {
+            let text = crate::isa::operands::special_name(arch, c)?;
+            Some(Out::Sreg(c, text))
+        })
+        .collect()
 }
 
 /// How to check.
@@ -137,7 +166,8 @@ pub enum Verdict {
 pub struct Report {
     /// The verdict.
     pub verdict: Verdict,
-    /// `proof` or `random`.
+    /// How the verdict was found: `proof`, `random` (the random pass), or `search` (random
+    /// and edge-case states tried after the solver gave up in `--mode prove`).
     pub method: &'static str,
     /// The outputs compared.
     pub outputs: Vec<Out>,
@@ -153,6 +183,22 @@ pub struct Report {
     pub random_states: (u64, f64),
     /// The time the proof took (seconds).
     pub proof_seconds: f64,
+    /// The registers the programs read or write (scalar codes, VGPRs, SCC): what a
+    /// counterexample shows; `None` shows the whole register file.
+    pub state_regs: Option<StateRegs>,
+    /// The solver answered unknown or ran out of time on the outputs (not the unwinding check).
+    pub solver_gave_up: bool,
+}
+
+/// The part of the register file a counterexample shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StateRegs {
+    /// Scalar codes (SGPRs, VCC, EXEC, M0, trap temporaries).
+    pub sgpr: BTreeSet<u32>,
+    /// VGPRs.
+    pub vgpr: BTreeSet<u32>,
+    /// SCC.
+    pub scc: bool,
 }
 
 impl Report {
@@ -172,10 +218,63 @@ impl Report {
             "verdict": verdict,
             "method": self.method,
             "outputs": self.outputs.iter().map(|o| o.name()).collect::<Vec<_>>(),
-            "counterexample": self.counterexample.as_ref().map(super::memdiff::state_json),
+            "counterexample": self.counterexample_json(),
             "differences": diffs,
             "reason": self.reason,
         })
+    }
+}
+
+impl Report {
+    /// The counterexample as a STATE.json (`amdpcode run --state`): the registers the two
+    /// programs read or write (EXEC always: a state file without it runs every lane), and the
+    /// initial memory bytes. Registers left out start as zero when the file is replayed,
+    /// which the check confirmed gives the same difference.
+    pub fn counterexample_json(&self) -> Option<Value> {
+        let w = self.counterexample.as_ref()?;
+        let mut v = super::memdiff::state_json(w);
+        let Some(keep) = &self.state_regs else {
+            return Some(v);
+        };
+        let arch = w.arch;
+        let mut sgpr = serde_json::Map::new();
+        let mask = w.full_mask();
+        let mut codes = keep.sgpr.iter().copied().peekable();
+        while let Some(c) = codes.next() {
+            let (name, value) = match c {
+                code::VCC_LO | code::VCC_HI if w.wave_size == 64 => {
+                    codes.next_if_eq(&(code::VCC_HI));
+                    ("vcc".to_string(), w.vcc() & mask)
+                }
+                code::EXEC_LO | code::EXEC_HI => continue,
+                // The names a state file takes (`wave::json`): SGPRs, VCC halves, M0, ttmps.
+                c if c < n_sgprs(arch) => (format!("s{c}"), w.read_sgpr(c) as u64),
+                code::VCC_LO => ("vcc_lo".to_string(), w.read_sgpr(c) as u64),
+                code::VCC_HI => ("vcc_hi".to_string(), w.read_sgpr(c) as u64),
+                c if c == m0_code(arch) => ("m0".to_string(), w.read_sgpr(c) as u64),
+                c if (code::TTMP0..code::TTMP0 + 16).contains(&c) => {
+                    (format!("ttmp{}", c - code::TTMP0), w.read_sgpr(c) as u64)
+                }
+                _ => continue,
+            };
+            sgpr.insert(name, hexv(value));
+        }
+        sgpr.insert("exec".into(), hexv(w.exec() & mask));
+        if keep.scc {
+            sgpr.insert("scc".into(), json!(w.scc as u8));
+        }
+        let mut vgpr = serde_json::Map::new();
+        for &r in &keep.vgpr {
+            let vals: Vec<Value> = (0..w.wave_size)
+                .map(|l| hexv(w.vgpr(l, r) as u64))
+                .collect();
+            vgpr.insert(format!("v{r}"), Value::Array(vals));
+        }
+        if let Some(o) = v.as_object_mut() {
+            o.insert("sgpr".into(), Value::Object(sgpr));
+            o.insert("vgpr".into(), Value::Object(vgpr));
+        }
+        Some(v)
     }
 }
 
@@ -187,7 +286,8 @@ fn hexv(v: u64) -> Value {
 pub fn observe(w: &WaveState, o: Out) -> Value {
     let mask = w.full_mask();
     match o {
-        Out::S(n) => hexv(w.read_sgpr(n) as u64),
+        Out::S(n) | Out::Sreg(n, _) => hexv(w.read_sgpr(n) as u64),
+        Out::Ttmp(n) => hexv(w.read_sgpr(code::TTMP0 + n) as u64),
         Out::Vcc => hexv(w.vcc() & mask),
         Out::Exec => hexv(w.exec()),
         Out::M0 => hexv(w.m0() as u64),
@@ -305,7 +405,8 @@ fn run(ex: &mut Executor, p: &Program, init: &WaveState) -> Result<WaveState, St
 fn same_outputs(a: &WaveState, b: &WaveState, outs: &[Out]) -> bool {
     let mask = a.full_mask();
     outs.iter().all(|&o| match o {
-        Out::S(n) => a.read_sgpr(n) == b.read_sgpr(n),
+        Out::S(n) | Out::Sreg(n, _) => a.read_sgpr(n) == b.read_sgpr(n),
+        Out::Ttmp(n) => a.read_sgpr(code::TTMP0 + n) == b.read_sgpr(code::TTMP0 + n),
         Out::Vcc => a.vcc() & mask == b.vcc() & mask,
         Out::Exec => a.exec() == b.exec(),
         Out::M0 => a.m0() == b.m0(),
@@ -362,6 +463,8 @@ pub fn check(db: &SpecDb, a: &Program, b: &Program, opts: &Options) -> Report {
         translation_bug: false,
         random_states: (0, 0.0),
         proof_seconds: 0.0,
+        state_regs: None,
+        solver_gave_up: false,
     };
     // Registers written, from one random run of each (refined by the symbolic runs below).
     let mut vgprs = vgprs_named(a);
@@ -415,31 +518,29 @@ pub fn check(db: &SpecDb, a: &Program, b: &Program, opts: &Options) -> Report {
     // The random pass.
     if opts.mode != Mode::Prove {
         let t = Instant::now();
-        let mut template = WaveState::new(arch, opts.wave);
-        // Two run buffers, refilled from the template each time (no allocation per state).
-        let (mut x, mut y) = (template.clone(), template.clone());
-        for i in 0..opts.samples {
-            randomize(&mut template, &vgprs, &mut rng);
-            x.clone_from(&template);
-            y.clone_from(&template);
-            let ra = ea.run_fast(a, &mut x).map_err(|e| e.to_string());
-            let rb = eb.run_fast(b, &mut y).map_err(|e| e.to_string());
-            report.random_states.0 = i as u64 + 1;
-            match (ra, rb) {
-                (Ok(_), Ok(_)) => {
-                    if !same_outputs(&x, &y, &outs) {
-                        report.random_states.1 = t.elapsed().as_secs_f64();
-                        return replay(db, a, b, template, &outs, report, "random");
-                    }
-                }
-                (Err(e), _) | (_, Err(e)) => {
-                    report.reason = format!("a program faults on a random state: {e}");
-                    report.counterexample = Some(template);
-                    return report;
-                }
-            }
-        }
+        let found = random_search(
+            arch,
+            (&mut ea, &mut eb),
+            (a, b),
+            &outs,
+            &vgprs,
+            &mut rng,
+            opts,
+        );
         report.random_states.1 = t.elapsed().as_secs_f64();
+        match found {
+            Search::Differ(init, n) => {
+                report.random_states.0 = n;
+                return replay(db, a, b, init, &outs, report, "random");
+            }
+            Search::Fault(init, e, n) => {
+                report.random_states.0 = n;
+                report.reason = format!("a program faults on a random state: {e}");
+                report.counterexample = Some(init);
+                return report;
+            }
+            Search::Equal(n) => report.random_states.0 = n,
+        }
         if opts.mode == Mode::Random {
             report.verdict = Verdict::Equivalent;
             report.reason = format!(
@@ -467,7 +568,84 @@ pub fn check(db: &SpecDb, a: &Program, b: &Program, opts: &Options) -> Report {
     let r = prove(db, a, b, &pa, &pb, &outs, solver, opts, report);
     let mut r = r;
     r.proof_seconds = t.elapsed().as_secs_f64();
+    // The solver gave up: before answering unknown, look for a witness among random and
+    // edge-case states (the random pass of `--mode both`, skipped by `--mode prove`).
+    if r.verdict == Verdict::Unknown && r.solver_gave_up && opts.mode == Mode::Prove {
+        let t = Instant::now();
+        let found = random_search(
+            arch,
+            (&mut ea, &mut eb),
+            (a, b),
+            &outs,
+            &vgprs,
+            &mut rng,
+            opts,
+        );
+        r.random_states.1 = t.elapsed().as_secs_f64();
+        let gave_up = r.reason.clone();
+        match found {
+            Search::Differ(init, n) => {
+                r.random_states.0 = n;
+                let mut w = replay(db, a, b, init, &outs, r, "search");
+                if w.verdict == Verdict::Different {
+                    w.reason = format!(
+                        "{}; found by a search of {n} random and edge-case states after the solver gave up ({gave_up})",
+                        w.reason
+                    );
+                }
+                return w;
+            }
+            Search::Fault(_, _, n) | Search::Equal(n) => {
+                r.random_states.0 = n;
+                r.reason =
+                    format!("{gave_up}; no witness among {n} random and edge-case states either");
+            }
+        }
+    }
     r
+}
+
+/// What a random search found.
+enum Search {
+    /// An initial state where the outputs differ, after this many states.
+    Differ(WaveState, u64),
+    /// A state where a program faults, the error, and the states run.
+    Fault(WaveState, String, u64),
+    /// Equal on every state run.
+    Equal(u64),
+}
+
+/// Runs `opts.samples` edge-biased random states (all SGPRs, VCC, EXEC, M0, SCC, the
+/// named VGPRs; floats' edge cases among the values) through both programs.
+fn random_search(
+    arch: Arch,
+    (ea, eb): (&mut Executor, &mut Executor),
+    (a, b): (&Program, &Program),
+    outs: &[Out],
+    vgprs: &BTreeSet<u32>,
+    rng: &mut Rng,
+    opts: &Options,
+) -> Search {
+    let mut template = WaveState::new(arch, opts.wave);
+    // Two run buffers, refilled from the template each time (no allocation per state).
+    let (mut x, mut y) = (template.clone(), template.clone());
+    for i in 0..opts.samples {
+        randomize(&mut template, vgprs, rng);
+        x.clone_from(&template);
+        y.clone_from(&template);
+        let ra = ea.run_fast(a, &mut x).map_err(|e| e.to_string());
+        let rb = eb.run_fast(b, &mut y).map_err(|e| e.to_string());
+        let n = i as u64 + 1;
+        match (ra, rb) {
+            (Ok(_), Ok(_)) => {
+                if !same_outputs(&x, &y, outs) {
+                    return Search::Differ(template, n);
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => return Search::Fault(template, e, n),
+        }
+    }
+    Search::Equal(opts.samples as u64)
 }
 
 pub(super) fn sym_written(p: &Paths, arch: Arch, into: &mut BTreeSet<Out>) {
@@ -517,7 +695,8 @@ fn out_terms(w: &SymWave, o: Out, arch: Arch) -> Vec<Term> {
         }
     };
     match o {
-        Out::S(n) => vec![w.sgpr[n as usize].term()],
+        Out::S(n) | Out::Sreg(n, _) => vec![w.sgpr[n as usize].term()],
+        Out::Ttmp(n) => vec![w.sgpr[(code::TTMP0 + n) as usize].term()],
         Out::Vcc => vec![mask(w.pair(code::VCC_LO))],
         Out::Exec => vec![mask(w.pair(code::EXEC_LO))],
         Out::M0 => vec![w.sgpr[m0_code(arch) as usize].term()],
@@ -665,6 +844,7 @@ fn prove(
         }
         Err(e) => {
             report.reason = e;
+            report.solver_gave_up = true;
             report
         }
     }
@@ -745,8 +925,86 @@ pub(super) fn sat_with(
         Some(Sexp::Atom(a)) if a == "unknown" => {
             Err("the solver answered unknown (timeout or resource limit)".into())
         }
+        // z3's answer when its own time limit (`-T`) ends the run.
+        Some(Sexp::Atom(a)) if a == "timeout" => Err(format!(
+            "the solver timed out after {} ms",
+            solver.timeout_ms
+        )),
         other => Err(format!("unexpected solver answer {other:?}")),
     }
+}
+
+/// Output → (value after A, value after B).
+type Differences = BTreeMap<String, (Value, Value)>;
+
+/// The registers programs `a` and `b` read or write, with the outputs compared.
+fn state_regs(db: &SpecDb, a: &Program, b: &Program, outs: &[Out], wave: u32) -> StateRegs {
+    let arch = db.arch();
+    let isa = crate::isa::Isa::new(db);
+    let mut keep = StateRegs::default();
+    // One checker per program: it prepares instructions by address.
+    for p in [a, b] {
+        let mut san = crate::sanitizer::Sanitizer::new(db, &isa, Default::default());
+        let (s, v, scc) = san.registers_used(p.insts(), wave);
+        keep.sgpr.extend(s);
+        keep.vgpr.extend(v);
+        keep.scc |= scc;
+    }
+    let pair = if wave == 64 { 2 } else { 1 };
+    for &o in outs {
+        match o {
+            Out::S(n) | Out::Sreg(n, _) => {
+                keep.sgpr.insert(n);
+            }
+            Out::Ttmp(n) => {
+                keep.sgpr.insert(code::TTMP0 + n);
+            }
+            Out::Vcc => keep.sgpr.extend(code::VCC_LO..code::VCC_LO + pair),
+            Out::Exec => keep.sgpr.extend(code::EXEC_LO..code::EXEC_LO + pair),
+            Out::M0 => {
+                keep.sgpr.insert(m0_code(arch));
+            }
+            Out::Scc => keep.scc = true,
+            Out::V(r) => {
+                keep.vgpr.insert(r);
+            }
+            Out::Memory => {}
+        }
+    }
+    keep
+}
+
+/// `init` with every register the programs neither read nor write set to zero (EXEC kept),
+/// its registers, and the differences it gives; `None` when it gives none (a register read
+/// the operand tables do not show, such as an `s_movrels` source).
+fn reduced(
+    db: &SpecDb,
+    a: &Program,
+    b: &Program,
+    init: &WaveState,
+    outs: &[Out],
+    (ia, ib): (&mut Executor, &mut Executor),
+) -> Option<(WaveState, StateRegs, Differences)> {
+    let keep = state_regs(db, a, b, outs, init.wave_size);
+    let mut w = WaveState::new(init.arch, init.wave_size);
+    w.mode = init.mode;
+    w.memory = init.memory.clone();
+    w.lds = init.lds.clone();
+    for &c in &keep.sgpr {
+        w.write_sgpr(c, init.read_sgpr(c));
+    }
+    w.set_exec(init.exec());
+    if keep.scc {
+        w.scc = init.scc;
+    }
+    for &r in &keep.vgpr {
+        for l in 0..init.wave_size {
+            w.set_vgpr(l, r, init.vgpr(l, r));
+        }
+    }
+    let (x, y) = (run(ia, a, &w).ok()?, run(ib, b, &w).ok()?);
+    let d = differences(&x, &y, outs);
+    (!d.is_empty()).then_some((w, keep, d))
 }
 
 /// Replays a counterexample through the interpreter: different → the verdict; equal → a
@@ -775,7 +1033,20 @@ fn replay(
     report.counterexample = Some(init);
     match (ra, rb) {
         (Ok(x), Ok(y)) => {
-            let d = differences(&x, &y, outs);
+            let mut d = differences(&x, &y, outs);
+            // Show only the state the programs read and write, when that alone (everything
+            // else zero, as a state file leaves it) gives a difference too.
+            if !d.is_empty() {
+                if let Some(init) = &report.counterexample {
+                    if let Some((small, keep, dd)) =
+                        reduced(db, a, b, init, outs, (&mut ia, &mut ib))
+                    {
+                        report.counterexample = Some(small);
+                        report.state_regs = Some(keep);
+                        d = dd;
+                    }
+                }
+            }
             if d.is_empty() {
                 report.translation_bug = true;
                 report.reason = format!(

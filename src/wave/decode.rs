@@ -109,6 +109,32 @@ pub(crate) fn is_mask_format(format: &str) -> bool {
     format.contains("_M64") || format.contains("_M32")
 }
 
+/// Whether operand `op` of instruction `name` is a lane mask: the `_M64`/`_M32` formats
+/// (VOPC and VOP3SD carries, `v_cndmask`'s select, compare destinations), and CDNA's VOP3
+/// compare destinations (`v_cmp*_e64`), which its table types as plain 64-bit numbers
+/// (`FMT_NUM_B64`; RDNA's says `FMT_NUM_M64`): bits of lanes inactive at issue are written
+/// as zeros.
+pub(crate) fn is_lane_mask(arch: Arch, name: &str, op: &Operand) -> bool {
+    is_mask_format(&op.format)
+        || arch.is_gfx9()
+            && op.field == "vdst"
+            && op.kind == "OPR_SREG"
+            && name.starts_with("V_CMP")
+}
+
+/// The 32-bit registers operand `op` of instruction `name` occupies in a wave of `wave_size`
+/// lanes: a lane mask takes one SGPR per 32 lanes (the spec types every mask as 64 bits, yet
+/// in wave32 `v_cndmask_b32_e64 v0, 0, 1, s7` reads s7 alone), anything else its size in bits.
+/// Lane masks are read and written at this size (`write_mask`, `WaveState::full_mask`); the
+/// sanitizer sizes operands with it.
+pub(crate) fn operand_regs(arch: Arch, name: &str, op: &Operand, wave_size: u32) -> u32 {
+    if is_lane_mask(arch, name, op) {
+        wave_size.div_ceil(32)
+    } else {
+        op.bits.div_ceil(32).max(1)
+    }
+}
+
 /// Whether an instruction is float arithmetic whose inputs and results MODE's denormal
 /// control flushes: not class tests (they report denormals) and not VOP3P (packed and mixed
 /// sources are not one float of the operand's width).
@@ -139,13 +165,6 @@ pub(crate) enum Dest {
     None,
 }
 
-/// A CDNA VOP3 compare (`v_cmp*_e64`): its SGPR destination is a lane mask, though AMD's CDNA
-/// table types it as a plain 64-bit number (`FMT_NUM_B64`; RDNA's says `FMT_NUM_M64`), so
-/// bits of lanes inactive at issue must be written as zeros.
-fn cdna_vop3_compare(f: &impl Facts, kind: &str) -> bool {
-    f.arch().is_gfx9() && kind == "OPR_SREG" && f.decoded().inst.name.starts_with("V_CMP")
-}
-
 /// Where `D0` (of `width` bits) goes, by encoding and destination operand.
 pub(crate) fn dest(f: &impl Facts, width: u32) -> Dest {
     match f.family() {
@@ -159,7 +178,6 @@ pub(crate) fn dest(f: &impl Facts, width: u32) -> Dest {
         "VOP1" | "VOP2" | "VOP3" | "VOP3SD" | "VOP3P" | "VINTERP" => {
             let op = f.operand("vdst");
             let kind = op.map(|o| o.kind.as_str()).unwrap_or("OPR_VGPR");
-            let format = op.map(|o| o.format.as_str()).unwrap_or("");
             let raw = f.field("vdst");
             if kind == "OPR_EXEC" {
                 Dest::None
@@ -180,7 +198,7 @@ pub(crate) fn dest(f: &impl Facts, width: u32) -> Dest {
                         || f.family() == "VOP3P" && f.decoded().inst.name.contains("_MIXHI_");
                     Dest::Vgpr { reg: raw, hi }
                 }
-            } else if is_mask_format(format) || cdna_vop3_compare(f, kind) {
+            } else if op.is_some_and(|o| is_lane_mask(f.arch(), &f.decoded().inst.name, o)) {
                 Dest::Mask(raw)
             } else {
                 Dest::Sgpr(raw)

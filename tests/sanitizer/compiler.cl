@@ -40,3 +40,13 @@ __kernel void mix(__global const int *a, __global int *out, uint n) {
     out[g] = t;
   }
 }
+
+// 64-bit floats the way tinygrad's generated code uses them: a select between double
+// constants (the high words become `v_cndmask_b32_e64` with a literal and, at -O0, an SGPR
+// lane mask) and a conversion, with the kernel arguments' scalar loads in flight.
+__kernel void f64_where(__global double *out, __global const double *a, __global const int *m) {
+  uint i = __builtin_amdgcn_workgroup_id_x() * __builtin_amdgcn_workgroup_size_x() + __builtin_amdgcn_workitem_id_x();
+  double x = a[i];
+  double y = m[i] != 0 ? 1.0e-5 : 3.5;
+  out[i] = (x < 0.5 ? x * 2.0 : y) + (double)i;
+}
