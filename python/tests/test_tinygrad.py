@@ -1,4 +1,4 @@
-"""tinygrad on amdpcode (issue 13), from the tinygrad snapshot in ``../shared/tinygrad`` (skipped,
+"""tinygrad on amdpcode, from the tinygrad snapshot in ``../shared/tinygrad`` (skipped,
 with the reason, when the snapshot or Debian's libllvm22 is missing): its hardware-validated
 instruction tests (``test/amd/hw``) and, through the mock GPU, ``test/backend/test_dtype_alu.py``
 on RDNA 3 run through the pytest plugin. Failures other than the known ones below fail these
