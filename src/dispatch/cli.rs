@@ -219,14 +219,9 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
         Content::Json => {
             let text = crate::sniff::text_of(bytes, &name, "a LAUNCH.json", false).map_err(err)?;
             let l = Launch::from_json(&text, &dir).map_err(|e| {
-                let launches = text
-                    .lines()
-                    .filter(|l| !l.trim().is_empty())
-                    .take_while(|l| l.trim_start().starts_with('{'))
-                    .count();
-                let hint = if launches > 1
-                    && launches == text.lines().filter(|l| !l.trim().is_empty()).count()
-                {
+                let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+                let objects = lines.clone().count();
+                let hint = if objects > 1 && lines.all(|l| l.trim_start().starts_with('{')) {
                     format!(
                         " (one launch per line: a JSON Lines batch? run it with --batch {name})"
                     )
@@ -353,8 +348,9 @@ fn run_batch(pool: &mut Pool<'_>, path: &Path, opts: &DispatchOptions) -> Result
     };
     // An empty stream is a batch of no launches; an empty file is a mistake.
     let stdin = path == Path::new("-");
+    let elf = crate::sniff::content(&bytes) == Content::Elf;
     let text = crate::sniff::text_of(bytes, &name, what, stdin).map_err(|e| {
-        let hint = if e.contains("an ELF file") {
+        let hint = if elf {
             " (a code object runs as `amdpcode dispatch FILE --kernel NAME ...`)"
         } else {
             ""
