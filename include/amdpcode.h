@@ -57,8 +57,11 @@ amdpcode_status amdpcode_launch_set_grid(amdpcode_launch *launch, const uint32_t
 amdpcode_status amdpcode_launch_set_sizes(amdpcode_launch *launch, uint32_t wave, uint64_t lds_bytes,
                                           uint64_t scratch_bytes);
 /* Declares len bytes at addr (this process's memory) as global memory the kernel may read and
- * write at the same addresses; any other global access is a fault. The memory must stay valid
- * and untouched by other threads during each dispatch. */
+ * write at the same addresses. No other byte of the process is read or written: a store
+ * outside the declared ranges is a fault; a load reads zero for the bytes outside them, and
+ * faults when it touches no declared byte and reaches a 4 KiB page that holds none (see
+ * docs/dispatch.md, "Host memory"). The memory must stay valid and untouched by other threads
+ * during each dispatch. */
 amdpcode_status amdpcode_launch_add_range(amdpcode_launch *launch, void *addr, size_t len);
 void amdpcode_launch_free(amdpcode_launch *launch);
 

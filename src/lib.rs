@@ -22,6 +22,7 @@ pub mod isa;
 pub mod jit;
 pub mod sanitizer;
 pub mod smt;
+pub mod sniff;
 pub mod sparse;
 pub mod spec;
 pub mod syntax;

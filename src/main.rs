@@ -726,9 +726,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
             let prepared = match (&text, &inst) {
                 (Some(file), _) => {
-                    let src = std::fs::read_to_string(file).map_err(|e| {
-                        Failure(format!("error: cannot read {}: {e}", file.display()))
-                    })?;
+                    let src = amdpcode::sniff::read_text(file, "pseudocode text", false)
+                        .map_err(|e| Failure(format!("error: {e}")))?;
                     let origin = file.display().to_string();
                     let c =
                         frontend::compile_text(&origin, "TEXT", &src, &OperandWidths::uniform(32))
@@ -807,9 +806,41 @@ fn eval_batch(spec: &Spec, path: &PathBuf, engine: &str) -> Result<(), Failure> 
     let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        let f = std::fs::File::open(path)
+        let what = "a JSON Lines batch of cases";
+        if path.is_dir() {
+            return Err(Failure(format!(
+                "error: {}: a directory, not {what}",
+                path.display()
+            )));
+        }
+        let mut f = std::fs::File::open(path)
             .map_err(|e| Failure(format!("error: cannot read {}: {e}", path.display())))?;
-        Box::new(std::io::BufReader::new(f))
+        // The first bytes say whether this is text at all (a case per line follows).
+        let mut head = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(&mut f, 256), &mut head)
+            .map_err(|e| Failure(format!("error: cannot read {}: {e}", path.display())))?;
+        // A UTF-8 sequence cut at the end of the head is still text.
+        let sniffed = match std::str::from_utf8(&head) {
+            Err(e) if e.error_len().is_none() => &head[..e.valid_up_to()],
+            _ => &head[..],
+        };
+        let whole = head.len() < 256;
+        let kind = amdpcode::sniff::content(sniffed);
+        if matches!(
+            kind,
+            amdpcode::sniff::Content::Elf | amdpcode::sniff::Content::Binary
+        ) || (whole && kind == amdpcode::sniff::Content::Empty)
+        {
+            let name = path.display().to_string();
+            return Err(Failure(format!(
+                "error: {}",
+                amdpcode::sniff::not_a(&name, what, &head)
+            )));
+        }
+        Box::new(std::io::BufReader::new(std::io::Read::chain(
+            std::io::Cursor::new(head),
+            f,
+        )))
     };
     let mut cache: Cache = HashMap::new();
     let jit = jit::Jit::new().map_err(|e| Failure(format!("error: {e}")))?;
@@ -1208,9 +1239,9 @@ fn render_front_error(e: frontend::FrontError) -> Failure {
     Failure(d.render(color()))
 }
 
-fn check_text(file: &PathBuf) -> Result<(), Failure> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| Failure(format!("error: cannot read {}: {e}", file.display())))?;
+fn check_text(file: &std::path::Path) -> Result<(), Failure> {
+    let text = amdpcode::sniff::read_text(file, "pseudocode text", false)
+        .map_err(|e| Failure(format!("error: {e}")))?;
     let origin = file.display().to_string();
     let c = frontend::compile_text(&origin, "TEXT", &text, &OperandWidths::uniform(32))
         .map_err(render_front_error)?;

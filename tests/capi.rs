@@ -2,7 +2,9 @@
 //! the system C compiler and linked to the cdylib, dispatching OpenCL kernels that clang-22
 //! compiles here: a vector add on the host's own arrays, and a kernel writing outside the
 //! declared memory (a fault naming the address; the host's memory unchanged, the process
-//! going on). Without clang-22 the tests are skipped with a notice, except under `CI=true`.
+//! going on), and the host memory exactly as declared under both engines (a read past a
+//! buffer inside its page sees zeros, a store past it faults at the first such store, memory
+//! unchanged). Without clang-22 the tests are skipped with a notice, except under `CI=true`.
 
 mod common;
 
@@ -139,4 +141,36 @@ fn c_program_write_outside_declared_memory_faults() {
     assert!(out.contains("memory fault"), "{out}");
     // The process went on to run a correct kernel on the same engine.
     assert!(out.contains("vadd: 0 of 1000 elements wrong"), "{out}");
+}
+
+#[test]
+fn c_program_over_read_past_a_buffer_in_its_page_sees_zeros() {
+    let Some((exe, co)) = build() else { return };
+    for engine in ["jit", "interp"] {
+        let out = run(spec_env(
+            Command::new(&exe).arg(&co).arg("overread").arg(engine),
+        ));
+        assert!(
+            out.contains("overread: zeros past the buffers, pages unchanged"),
+            "{engine}: unexpected output:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn c_program_access_past_a_buffer_faults_at_the_first_one_memory_unchanged() {
+    let Some((exe, co)) = build() else { return };
+    for engine in ["jit", "interp"] {
+        let out = run(spec_env(
+            Command::new(&exe).arg(&co).arg("pastend").arg(engine),
+        ));
+        assert!(
+            out.contains("pastend: faults at the first access past the buffers, memory unchanged"),
+            "{engine}: unexpected output:\n{out}"
+        );
+        assert!(
+            out.contains("vadd: 0 of 1000 elements wrong"),
+            "{engine}: {out}"
+        );
+    }
 }

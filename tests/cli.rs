@@ -340,3 +340,334 @@ fn eval_single_instruction_and_its_errors() {
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("D0 = [0x"), "{out}");
 }
+
+/// Writes `bytes` to a file of the test's own folder (the name says which test it is for).
+fn temp_bytes(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("amdpcode-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write temp file");
+    p
+}
+
+/// A folder to pass where a file is expected.
+fn temp_dir(name: &str) -> String {
+    let dir = std::env::temp_dir()
+        .join(format!("amdpcode-cli-{}", std::process::id()))
+        .join(name);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.to_str().expect("utf8").to_string()
+}
+
+/// The first 200 bytes of a real code object: ELF magic, then nothing whole.
+fn truncated_elf() -> Vec<u8> {
+    let co = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/dispatch/fixture-gfx1100.hsaco"),
+    )
+    .expect("fixture");
+    co[..200].to_vec()
+}
+
+/// Runs `args` (`FILE` replaced by `path`) and checks the failure: exit 1 (not a panic's
+/// 101), nothing on standard output, and every `want` in the message.
+fn refused(args: &[&str], path: &str, want: &[&str]) {
+    let args: Vec<&str> = args
+        .iter()
+        .map(|&a| if a == "FILE" { path } else { a })
+        .collect();
+    let (code, out, err) = run(&args);
+    assert_eq!((code, out.as_str()), (1, ""), "{args:?}: {err}");
+    for w in want {
+        assert!(err.contains(w), "{args:?}: expected `{w}` in:\n{err}");
+    }
+}
+
+const SHORT: &[&str] = &[
+    "dispatch", "FILE", "--kernel", "k", "--grid", "1", "--block", "1",
+];
+
+#[test]
+fn dispatch_names_what_a_bad_input_file_is() {
+    let junk = temp_bytes("junk.hsaco", b"junk, not a code object\n");
+    let junk = junk.to_str().expect("utf8");
+    refused(
+        SHORT,
+        junk,
+        &[&format!(
+            "{junk}: not an ELF code object (starts with \"junk, not a code object\")"
+        )],
+    );
+    refused(
+        &["dispatch", "FILE"],
+        junk,
+        &[&format!(
+            "{junk}: not an ELF code object or a LAUNCH.json (starts with \"junk"
+        )],
+    );
+    let bin = temp_bytes("binary.hsaco", b"\x00\x01\x02\xff\xfe");
+    let bin = bin.to_str().expect("utf8");
+    refused(
+        SHORT,
+        bin,
+        &[&format!(
+            "{bin}: not an ELF code object (starts with bytes 00 01 02 ff fe)"
+        )],
+    );
+    let empty = temp_bytes("empty.hsaco", b"");
+    let empty = empty.to_str().expect("utf8");
+    refused(
+        SHORT,
+        empty,
+        &[&format!(
+            "{empty}: not an ELF code object: the file is empty"
+        )],
+    );
+    refused(&["dispatch", "FILE"], empty, &["the file is empty"]);
+    let cut = temp_bytes("cut.hsaco", &truncated_elf());
+    let cut = cut.to_str().expect("utf8");
+    refused(
+        SHORT,
+        cut,
+        &[
+            cut,
+            "a malformed or truncated ELF64 code object (200 bytes)",
+        ],
+    );
+    let dir = temp_dir("a-folder.hsaco");
+    refused(
+        SHORT,
+        &dir,
+        &[&format!(
+            "{dir}: a directory, not a code object or LAUNCH.json"
+        )],
+    );
+    // A LAUNCH.json with the short form's flags, and a batch given as one launch.
+    let launch = temp_bytes("launch.json", b"{\"arch\": \"rdna3\"}\n");
+    let launch = launch.to_str().expect("utf8");
+    refused(
+        SHORT,
+        launch,
+        &[&format!("{launch}: JSON text, not a code object")],
+    );
+    let lines = temp_bytes(
+        "two.jsonl",
+        b"{\"arch\": \"rdna3\"}\n{\"arch\": \"rdna3\"}\n",
+    );
+    let lines = lines.to_str().expect("utf8");
+    refused(
+        &["dispatch", "FILE"],
+        lines,
+        &[&format!("run it with --batch {lines}")],
+    );
+}
+
+#[test]
+fn dispatch_batch_names_what_a_bad_batch_file_is() {
+    let args = &["dispatch", "--batch", "FILE"];
+    let what = "not a JSON Lines batch of launches";
+    let junk = temp_bytes("junk.jsonl", b"\n\nnot json at all\n{}\n");
+    let junk = junk.to_str().expect("utf8");
+    refused(
+        args,
+        junk,
+        &[&format!(
+            "{junk}: {what}: line 3 is not a JSON object (starts with \"not json at all\")"
+        )],
+    );
+    let empty = temp_bytes("empty.jsonl", b"");
+    let empty = empty.to_str().expect("utf8");
+    refused(
+        args,
+        empty,
+        &[&format!("{empty}: {what}: the file is empty")],
+    );
+    let cut = temp_bytes("cut-batch.hsaco", &truncated_elf());
+    let cut = cut.to_str().expect("utf8");
+    refused(
+        args,
+        cut,
+        &[
+            &format!("{cut}: {what}: an ELF file (starts with bytes 7f 45 4c 46"),
+            "--kernel NAME",
+        ],
+    );
+    let bin = temp_bytes("binary.jsonl", b"{\x00\xff");
+    let bin = bin.to_str().expect("utf8");
+    refused(
+        args,
+        bin,
+        &[&format!("{bin}: {what} (starts with bytes 7b 00 ff)")],
+    );
+    let dir = temp_dir("a-folder.jsonl");
+    refused(
+        args,
+        &dir,
+        &[&format!("{dir}: a directory, not a JSON Lines batch")],
+    );
+}
+
+#[test]
+fn run_names_what_a_bad_program_or_state_file_is() {
+    let prog = &["run", "--arch", "rdna3", "FILE"];
+    let cut = temp_bytes("cut-run.hsaco", &truncated_elf());
+    let cut = cut.to_str().expect("utf8");
+    refused(
+        prog,
+        cut,
+        &[
+            &format!(
+                "{cut}: not a program (assembly text): an ELF file (starts with bytes 7f 45 4c 46"
+            ),
+            "amdpcode dispatch",
+        ],
+    );
+    let empty = temp_bytes("empty.s", b"");
+    let empty = empty.to_str().expect("utf8");
+    refused(
+        prog,
+        empty,
+        &[&format!(
+            "{empty}: not a program (assembly text): the file is empty"
+        )],
+    );
+    let state = temp_bytes("state-as-program.json", b"{\"sgpr\": {}}");
+    let state = state.to_str().expect("utf8");
+    refused(
+        prog,
+        state,
+        &["not a program (assembly text): JSON text", "--state FILE"],
+    );
+    let dir = temp_dir("a-folder.s");
+    refused(
+        prog,
+        &dir,
+        &[&format!(
+            "{dir}: a directory, not a program (assembly text)"
+        )],
+    );
+    refused(
+        &["run", "--arch", "rdna3", "--hex", "FILE"],
+        &dir,
+        &["a directory, not a program as hex text"],
+    );
+
+    let with_state = &["run", "--arch", "rdna3", "--state", "FILE", "s_endpgm"];
+    let what = "not a state JSON object";
+    let junk = temp_bytes("junk-state.json", b"sgpr s0 = 1\n");
+    let junk = junk.to_str().expect("utf8");
+    refused(
+        with_state,
+        junk,
+        &[&format!("{junk}: {what} (starts with \"sgpr s0 = 1\")")],
+    );
+    let empty = temp_bytes("empty-state.json", b"  \n");
+    let empty = empty.to_str().expect("utf8");
+    refused(
+        with_state,
+        empty,
+        &[&format!("{empty}: {what}: the file holds only white space")],
+    );
+    refused(
+        with_state,
+        cut,
+        &[&format!(
+            "{cut}: {what}: an ELF file (starts with bytes 7f 45 4c 46"
+        )],
+    );
+    let dir = temp_dir("a-folder-state.json");
+    refused(
+        with_state,
+        &dir,
+        &[&format!("{dir}: a directory, not a state JSON object")],
+    );
+}
+
+#[test]
+fn asm_disasm_and_pseudocode_commands_name_a_bad_input_file() {
+    let cut = temp_bytes("cut-asm.hsaco", &truncated_elf());
+    let cut = cut.to_str().expect("utf8");
+    let dir = temp_dir("a-folder.pcode");
+    let bin = temp_bytes("binary.s", b"\x00\x01\x02\xff\xfe");
+    let bin = bin.to_str().expect("utf8");
+    let asm = &["asm", "--arch", "rdna3", "FILE"];
+    refused(
+        asm,
+        cut,
+        &[&format!(
+            "{cut}: not assembly text: an ELF file (starts with bytes 7f 45 4c 46"
+        )],
+    );
+    refused(
+        asm,
+        bin,
+        &[&format!(
+            "{bin}: not assembly text (starts with bytes 00 01 02 ff fe)"
+        )],
+    );
+    refused(
+        asm,
+        &dir,
+        &[&format!("{dir}: a directory, not assembly text")],
+    );
+    let disasm = &["disasm", "--arch", "rdna3", "FILE"];
+    refused(
+        disasm,
+        cut,
+        &[
+            &format!("{cut}: not raw machine code: an ELF file"),
+            "--only-section=.text",
+        ],
+    );
+    refused(
+        disasm,
+        &dir,
+        &[&format!("{dir}: a directory, not machine code")],
+    );
+    let empty = temp_bytes("empty.pcode", b"");
+    let empty = empty.to_str().expect("utf8");
+    for args in [&["check-text", "FILE"][..], &["eval", "--text", "FILE"][..]] {
+        refused(
+            args,
+            cut,
+            &[&format!("{cut}: not pseudocode text: an ELF file")],
+        );
+        refused(
+            args,
+            bin,
+            &[&format!(
+                "{bin}: not pseudocode text (starts with bytes 00 01"
+            )],
+        );
+        refused(
+            args,
+            empty,
+            &[&format!("{empty}: not pseudocode text: the file is empty")],
+        );
+        refused(
+            args,
+            &dir,
+            &[&format!("{dir}: a directory, not pseudocode text")],
+        );
+    }
+    let batch = &["eval", "--batch", "FILE"];
+    let what = "not a JSON Lines batch of cases";
+    refused(batch, cut, &[&format!("{cut}: {what}: an ELF file")]);
+    refused(
+        batch,
+        bin,
+        &[&format!("{bin}: {what} (starts with bytes 00 01")],
+    );
+    refused(
+        batch,
+        empty,
+        &[&format!("{empty}: {what}: the file is empty")],
+    );
+    refused(
+        batch,
+        &dir,
+        &[&format!(
+            "{dir}: a directory, not a JSON Lines batch of cases"
+        )],
+    );
+}

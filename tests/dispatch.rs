@@ -706,7 +706,10 @@ fn cli_launch_json_batch_and_short_form() {
         None,
     );
     assert_eq!((code, out.as_str()), (1, ""));
-    assert!(err.contains("not an ELF64 code object"), "{err}");
+    assert!(
+        err.contains("malformed or truncated ELF64 code object"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

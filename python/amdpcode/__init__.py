@@ -71,7 +71,12 @@ def dispatch(code_object, kernel, args, grid, block, arch=None, engine_name="jit
   work-items. ``args`` follow the kernel's explicit arguments: a buffer (NumPy array,
   bytearray, bytes) for each global pointer — the kernel sees its address, and may access only
   the buffers passed — and an int, float or NumPy scalar for each value. Returns the buffers
-  after the run, in argument order (writable ones are updated in place)."""
+  after the run, in argument order (writable ones are updated in place).
+
+  No other byte of the process is read or written: a store past a buffer raises ``FaultError``
+  (nothing is written back then); a load past a buffer reads zero there, and raises only when
+  it touches no buffer and reaches a 4 KiB page that holds none (docs/dispatch.md, "Exactly the
+  declared bytes")."""
   if arch is None: arch = code_object_arch(bytes(code_object))
   eng = engine(arch, engine_name)
   spec = [a for a in eng.kernel_args(bytes(code_object), kernel) if not a[1].startswith("hidden_")]

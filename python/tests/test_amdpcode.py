@@ -1,7 +1,9 @@
 """Tests of the Python package: eval, run and dispatch on NumPy buffers, and the
-errors (bad arch, bad launch, memory fault), each a Python exception with the message."""
+errors (bad arch, bad launch, memory fault), each a Python exception with the message; host memory
+exactly as declared (zeros past a buffer in its page, faults at the first store past it)."""
 import ctypes
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -70,21 +72,97 @@ def test_bad_launch_raises():
     amdpcode.dispatch(b"not a code object at all, not at all", "vadd", [], grid=1, block=1, arch="rdna3")
 
 
-def test_memory_fault_names_the_address_and_leaves_memory_unchanged():
-  # vadd with n larger than the buffers: work-item 16 writes c[16], past the 64-byte buffer.
+PAGE = 4096
+
+
+def _pages(n):
+  """n page-aligned pages (a view into a larger NumPy buffer), so buffers can be placed at
+  chosen offsets in them whatever NumPy's allocator does."""
+  raw = np.zeros((n + 1) * PAGE, dtype=np.uint8)
+  off = -raw.ctypes.data % PAGE
+  return raw[off:off + n * PAGE]
+
+
+def _floats(pages, byte_offset, n):
+  return pages[byte_offset:byte_offset + 4 * n].view(np.float32)
+
+
+def _fault(msg):
+  """(instruction, address) of a memory fault's message."""
+  m = re.search(r"(\w+): memory fault: lane \d+ accesses \d+ global byte\(s\) at (0x[0-9a-f]+)", msg)
+  assert m, msg
+  return m.group(1), int(m.group(2), 16)
+
+
+# Where vadd's a, b and c (16 floats each) are placed in six pages, and the fault that
+# vadd with n = 64 must raise there: the instruction and the buffer whose element 16 it names.
+# A load past a buffer faults only when it touches no declared byte and reaches a page that
+# holds none; a store faults at the first undeclared byte.
+LAYOUTS = {
+  # Loads of a[16..63], b[16..63] stay in their pages and read zero; the store of c[16] faults.
+  "page starts": ((0, 2 * PAGE, 4 * PAGE), ("GLOBAL_STORE_B32", 2)),
+  # a ends its page: a[16] is the first byte of a page holding nothing declared.
+  "a at a page end": ((PAGE - 64, 2 * PAGE, 4 * PAGE), ("GLOBAL_LOAD_B32", 0)),
+  # Adjacent: a[16..] is b, b[16..] is c, c[16..] is undeclared bytes of c's page.
+  "adjacent": ((0, 64, 128), ("GLOBAL_STORE_B32", 2)),
+  # In the middle of pages, c's page shared with b.
+  "shared page": ((1000, 2 * PAGE + 512, 2 * PAGE + 2048), ("GLOBAL_STORE_B32", 2)),
+}
+
+
+@pytest.mark.parametrize("engine", ["jit", "interp"])
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_memory_fault_names_the_address_and_leaves_memory_unchanged(engine, layout):
+  # vadd with n larger than the buffers: work-items 16..63 access past the 64-byte buffers.
+  offsets, (inst, which) = LAYOUTS[layout]
+  pages = _pages(6)
+  pages.view(np.float32)[:] = 7.0  # host bytes the kernel is never handed
+  a, b, c = (_floats(pages, o, 16) for o in offsets)
+  a[:], b[:], c[:] = 1.0, 2.0, 0.0
+  before = pages.copy()
+  with pytest.raises(amdpcode.FaultError) as info:
+    amdpcode.dispatch(FIXTURE, "vadd", [a, b, c, 64], grid=1, block=64, engine_name=engine)
+  got_inst, addr = _fault(str(info.value))
+  assert (got_inst, addr) == (inst, (a, b, c)[which].ctypes.data + 64), str(info.value)
+  np.testing.assert_array_equal(pages, before)
+  # The process is unharmed: the buffers are intact and usable.
+  amdpcode.dispatch(FIXTURE, "vadd", [a, b, c, 16], grid=1, block=64, engine_name=engine)
+  np.testing.assert_array_equal(c, np.full(16, 3.0, dtype=np.float32))
+
+
+@pytest.mark.parametrize("engine", ["jit", "interp"])
+def test_memory_fault_on_numpy_arrays_is_outside_every_buffer(engine):
+  # Wherever NumPy placed the arrays: the fault is one of vadd's loads or its store, at an
+  # address outside every buffer, and no buffer changed.
   a = np.ones(16, dtype=np.float32)
   b = np.ones(16, dtype=np.float32)
   c = np.zeros(16, dtype=np.float32)
   with pytest.raises(amdpcode.FaultError) as info:
-    amdpcode.dispatch(FIXTURE, "vadd", [a, b, c, 64], grid=1, block=64)
-  msg = str(info.value)
-  assert "memory fault" in msg
-  # The first access past a buffer: a[16] or b[16] (loads) or c[16] (the store).
-  assert any(f"0x{x.ctypes.data + 64:x}" in msg for x in (a, b, c)), msg
-  # The process is unharmed: the buffers are intact and usable.
+    amdpcode.dispatch(FIXTURE, "vadd", [a, b, c, 64], grid=1, block=64, engine_name=engine)
+  inst, addr = _fault(str(info.value))
+  assert inst in ("GLOBAL_LOAD_B32", "GLOBAL_STORE_B32"), str(info.value)
+  assert all(not x.ctypes.data <= addr < x.ctypes.data + x.nbytes for x in (a, b, c)), str(info.value)
+  np.testing.assert_array_equal(a, np.ones(16, dtype=np.float32))
+  np.testing.assert_array_equal(b, np.ones(16, dtype=np.float32))
   np.testing.assert_array_equal(c, np.zeros(16, dtype=np.float32))
-  amdpcode.dispatch(FIXTURE, "vadd", [a, b, c, 16], grid=1, block=64)
-  np.testing.assert_array_equal(c, np.full(16, 2.0, dtype=np.float32))
+
+
+@pytest.mark.parametrize("engine", ["jit", "interp"])
+@pytest.mark.parametrize("at", [0, PAGE // 2, PAGE - 128])
+def test_over_read_past_a_buffer_in_its_page_reads_zero(engine, at):
+  # vadd with n = 20 on 16-float a and b (views of pages full of 7.0): a[16..19] and
+  # b[16..19] lie in the buffers' pages but were not handed over, so they read 0, not 7.
+  pages = _pages(3)
+  pages.view(np.float32)[:] = 7.0
+  a, b = _floats(pages, at, 16), _floats(pages, PAGE + at, 16)
+  a[:] = np.arange(16, dtype=np.float32)
+  b[:] = 0.5
+  c = np.full(20, -1.0, dtype=np.float32)
+  before = pages.copy()
+  amdpcode.dispatch(FIXTURE, "vadd", [a, b, c, 20], grid=1, block=64, engine_name=engine)
+  want = np.concatenate([np.arange(16, dtype=np.float32) + 0.5, np.zeros(4, dtype=np.float32)])
+  np.testing.assert_array_equal(c, want)
+  np.testing.assert_array_equal(pages, before)
 
 
 def test_assemble():

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::launch::number;
 use super::{Code, CodeObject, DispatchError, Dispatcher, Launch, Outcome};
+use crate::sniff::Content;
 use crate::spec::{Arch, Spec};
 use crate::wave::Engine;
 
@@ -203,28 +204,49 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
         .input
         .as_ref()
         .ok_or_else(|| err("give a LAUNCH.json, a code object with --kernel, or --batch FILE"))?;
-    let bytes =
-        std::fs::read(input).map_err(|e| err(format!("cannot read {}: {e}", input.display())))?;
-    let is_elf = bytes.starts_with(b"\x7fELF");
+    let what = "a code object or LAUNCH.json";
+    let bytes = crate::sniff::read(input, what).map_err(err)?;
     let dir = input.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let (launch, prints) = if is_elf {
-        short_form(&bytes, input, opts)?
-    } else {
-        if opts.kernel.is_some() || opts.grid.is_some() || !opts.args.is_empty() {
+    let name = input.display().to_string();
+    let short = opts.kernel.is_some() || opts.grid.is_some() || !opts.args.is_empty();
+    let (launch, prints) = match crate::sniff::content(&bytes) {
+        Content::Elf => short_form(&bytes, input, opts)?,
+        Content::Json if short => {
             return Err(err(format!(
-                "{}: --kernel/--grid/--block/--arg go with a code object, not a LAUNCH.json",
-                input.display()
-            )));
+                "{name}: JSON text, not a code object: --kernel/--grid/--block/--arg go with \
+                 a code object (a LAUNCH.json names its own kernel)"
+            )))
         }
-        let text = String::from_utf8(bytes).map_err(|_| {
-            err(format!(
-                "{}: neither a code object nor JSON text",
-                input.display()
-            ))
-        })?;
-        let l =
-            Launch::from_json(&text, &dir).map_err(|e| err(format!("{}: {e}", input.display())))?;
-        (l, Vec::new())
+        Content::Json => {
+            let text = crate::sniff::text_of(bytes, &name, "a LAUNCH.json", false).map_err(err)?;
+            let l = Launch::from_json(&text, &dir).map_err(|e| {
+                let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+                let objects = lines.clone().count();
+                let hint = if objects > 1 && lines.all(|l| l.trim_start().starts_with('{')) {
+                    format!(
+                        " (one launch per line: a JSON Lines batch? run it with --batch {name})"
+                    )
+                } else {
+                    String::new()
+                };
+                err(format!("{name}: {e}{hint}"))
+            })?;
+            (l, Vec::new())
+        }
+        _ if short => {
+            return Err(err(crate::sniff::not_a(
+                &name,
+                "an ELF code object",
+                &bytes,
+            )))
+        }
+        _ => {
+            return Err(err(crate::sniff::not_a(
+                &name,
+                "an ELF code object or a LAUNCH.json",
+                &bytes,
+            )))
+        }
     };
     let arch = launch_arch(&launch).map_err(|e| err(format!("{}: {e}", input.display())))?;
     let d = pool.get(arch)?;
@@ -313,15 +335,40 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
 }
 
 fn run_batch(pool: &mut Pool<'_>, path: &Path, opts: &DispatchOptions) -> Result<String, CliError> {
-    let text = if path == Path::new("-") {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+    let what = "a JSON Lines batch of launches";
+    let (bytes, name) = if path == Path::new("-") {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
             .map_err(|e| err(format!("reading standard input: {e}")))?;
-        s
+        (b, "standard input".to_string())
     } else {
-        std::fs::read_to_string(path)
-            .map_err(|e| err(format!("cannot read {}: {e}", path.display())))?
+        (
+            crate::sniff::read(path, what).map_err(err)?,
+            path.display().to_string(),
+        )
     };
+    // An empty stream is a batch of no launches; an empty file is a mistake.
+    let stdin = path == Path::new("-");
+    let elf = crate::sniff::content(&bytes) == Content::Elf;
+    let text = crate::sniff::text_of(bytes, &name, what, stdin).map_err(|e| {
+        let hint = if elf {
+            " (a code object runs as `amdpcode dispatch FILE --kernel NAME ...`)"
+        } else {
+            ""
+        };
+        err(format!("{e}{hint}"))
+    })?;
+    // The first launch shows whether this is a batch at all (later bad lines are reported
+    // line by line).
+    if let Some((i, line)) = text.lines().enumerate().find(|(_, l)| !l.trim().is_empty()) {
+        if !line.trim_start().starts_with('{') {
+            return Err(err(format!(
+                "{name}: not {what}: line {} is not a JSON object ({})",
+                i + 1,
+                crate::sniff::start(line.as_bytes())
+            )));
+        }
+    }
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let stdout = std::io::stdout();
     // Lines go out whole, as each launch ends (a reader can follow the batch).

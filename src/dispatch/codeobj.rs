@@ -187,8 +187,15 @@ impl CodeObject {
     /// unknown processor, segments or symbols outside the file, a bad metadata note.
     pub fn parse(bytes: &[u8]) -> Result<CodeObject, DispatchError> {
         let bad = |m: String| DispatchError::CodeObject(m);
-        let file = ElfFile64::<Endianness>::parse(bytes)
-            .map_err(|e| bad(format!("not an ELF64 code object: {e}")))?;
+        if !bytes.starts_with(b"\x7fELF") {
+            return Err(bad(crate::sniff::why_not("an ELF code object", bytes)));
+        }
+        let file = ElfFile64::<Endianness>::parse(bytes).map_err(|e| {
+            bad(format!(
+                "a malformed or truncated ELF64 code object ({} bytes): {e}",
+                bytes.len()
+            ))
+        })?;
         let header = file.elf_header();
         let endian = file.endian();
         if header.e_machine(endian) != elf::EM_AMDGPU {

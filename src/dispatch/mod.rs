@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use crate::sparse::SparseMemory;
 use crate::spec::{Arch, SpecDb};
-use crate::wave::{Bounds, Engine, Executor, Program, Step, WaveError, WaveState};
+use crate::wave::{Bounds, Engine, Executor, LoadRule, Program, Step, WaveError, WaveState};
 
 pub use codeobj::{CodeObject, KernelArg, KernelDescriptor, KernelInfo};
 pub use launch::{Code, Launch, Unmapped};
@@ -295,7 +295,8 @@ impl Dispatcher {
     ) -> Result<Outcome, DispatchError> {
         let mut memory = SparseMemory::new();
         memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (out, global) = self.run_inner(launch, memory, &[], trace, Vec::new(), true)?;
+        let (out, global) =
+            self.run_inner(launch, memory, &[], trace, Vec::new(), true, LoadRule::Page)?;
         self.spare_pages.reuse_pages_of(global);
         Ok(out)
     }
@@ -313,7 +314,8 @@ impl Dispatcher {
         *out = Outcome::default();
         let mut memory = SparseMemory::new();
         memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (o, global) = self.run_inner(launch, memory, &[], None, buffers, true)?;
+        let (o, global) =
+            self.run_inner(launch, memory, &[], None, buffers, true, LoadRule::Page)?;
         self.spare_pages.reuse_pages_of(global);
         *out = o;
         Ok(())
@@ -321,7 +323,9 @@ impl Dispatcher {
 
     /// Runs a launch on `memory` (for example host-backed, [`SparseMemory::with_host`]),
     /// where `extra_ranges` ((address, length) pairs) are mapped besides the launch's own
-    /// ranges; returns the outcome and the memory after the run.
+    /// ranges; returns the outcome and the memory after the run. Ranges are declared memory
+    /// ([`LoadRule::Declared`]): a load that touches a byte of a mapped range never faults,
+    /// whatever page the range ends in (with [`Unmapped::Fault`]).
     ///
     /// # Errors
     /// As [`Dispatcher::run`].
@@ -331,13 +335,22 @@ impl Dispatcher {
         memory: SparseMemory,
         extra_ranges: &[(u64, u64)],
     ) -> Result<(Outcome, SparseMemory), DispatchError> {
-        self.run_inner(launch, memory, extra_ranges, None, Vec::new(), false)
+        self.run_inner(
+            launch,
+            memory,
+            extra_ranges,
+            None,
+            Vec::new(),
+            false,
+            LoadRule::Declared,
+        )
     }
 
     /// Runs `launch` on `memory`. The launch's buffers are copied into `buffers` (kept from
     /// an earlier outcome, in order) and held as regions of the memory; with `hand_back`
     /// they move from there into the outcome without a copy (the memory returned then lacks
-    /// them), otherwise the outcome gets copies.
+    /// them), otherwise the outcome gets copies. `loads` judges loads past the ranges.
+    #[allow(clippy::too_many_arguments)]
     fn run_inner(
         &mut self,
         launch: &Launch,
@@ -346,8 +359,13 @@ impl Dispatcher {
         mut trace: Option<&mut Trace<'_>>,
         buffers: Vec<(u64, Vec<u8>)>,
         hand_back: bool,
+        loads: LoadRule,
     ) -> Result<(Outcome, SparseMemory), DispatchError> {
         let mut p = self.prepare(launch, memory, extra_ranges, buffers)?;
+        if let Some(b) = &mut p.bounds {
+            // Made just now: no other holder, so no copy.
+            Arc::make_mut(b).loads = loads;
+        }
         let lane_ops_before = self.executor.lane_ops;
         let mut global = std::mem::take(&mut p.memory);
         // A store over the program's own code is seen: the code is decoded again.
@@ -823,6 +841,7 @@ impl Dispatcher {
                     .collect(),
                 lds,
                 scratch,
+                loads: LoadRule::Page,
             })),
             Unmapped::Zero => None,
         };

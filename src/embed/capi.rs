@@ -336,7 +336,8 @@ pub unsafe extern "C" fn amdpcode_launch_set_sizes(
 }
 
 /// Declares `len` bytes of this process's memory at `addr` as global memory the kernel may
-/// read and write (at the same addresses). Any other global access faults.
+/// read and write (at the same addresses). A store outside the declared ranges faults; a
+/// load reads zero outside them (see [`super`] for when it faults).
 ///
 /// # Safety
 /// `launch` is a live launch handle. The range must stay valid for reads and writes, and

@@ -6,12 +6,19 @@
 //! kernarg segment the loader places). The dispatch's global memory is a [`SparseMemory`]
 //! backed by the host ([`SparseMemory::with_host`]: pages not yet written read the host, a
 //! page's first write copies it in), run by [`Dispatcher::run_on_memory`] with
-//! [`Unmapped::Fault`] and the declared ranges mapped (so an access outside them is a
-//! [`DispatchError::Wave`] with a [`crate::wave::WaveError::MemoryFault`] naming the wave,
-//! PC, instruction and address, and never touches the host). After a successful dispatch only
-//! the bytes that changed are written back, so a range the kernel only reads is never
-//! written; a dispatch that
-//! fails writes nothing back.
+//! [`Unmapped::Fault`] and the declared ranges mapped. No byte outside the declared ranges
+//! is ever read from the host or written to it:
+//! - a load reads the declared bytes it covers and zero for every other byte; it faults
+//!   only when it touches no declared byte and reaches a 4 KiB page that holds none
+//!   ([`crate::wave::LoadRule::Declared`]), so an over-read at a buffer's end (a compiler's
+//!   wide load of a short tail) never faults, wherever the host placed the buffer;
+//! - a store or atomic faults unless every byte it writes is declared, at the first such
+//!   instruction, and the dispatch then ends.
+//!
+//! A fault is a [`DispatchError::Wave`] with a [`crate::wave::WaveError::MemoryFault`]
+//! naming the wave, PC, instruction and address. After a successful dispatch only the bytes
+//! that changed are written back, so a range the kernel only reads is never written; a
+//! dispatch that fails writes nothing back.
 
 pub mod capi;
 
@@ -71,8 +78,10 @@ fn check_ranges(ranges: &[HostRange]) -> Result<(), DispatchError> {
 }
 
 /// Runs `launch` on host memory: global memory is this process's memory, restricted to
-/// `ranges` (plus the launch's own ranges, code image and kernarg); every access outside them
-/// is a fault. Reads of the ranges go to the host; a page's first write copies it into the
+/// `ranges` (plus the launch's own ranges, code image and kernarg): a store outside them is
+/// a fault, and a load reads zero for the bytes outside them (it faults when it touches no
+/// declared byte and reaches a page that holds none; see the module's documentation).
+/// Reads of the ranges go to the host; a page's first write copies it into the
 /// dispatch; when the dispatch succeeds, the bytes it changed are written back to the host
 /// (in 64-byte blocks that differ), so a range the kernel only reads is never written.
 ///

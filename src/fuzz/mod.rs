@@ -310,6 +310,7 @@ pub fn initial_state(arch: Arch, wave_size: u32, rng: &mut Rng) -> WaveState {
         global: vec![(GLOBAL_BASE, GLOBAL_BASE + GLOBAL_BYTES)],
         lds: LDS_BYTES,
         scratch: 0,
+        ..Bounds::default()
     }));
     w
 }

@@ -50,10 +50,11 @@ fn load_isa(arch: &str, wheel: &Path) -> Result<Isa, CliError> {
     Isa::from_wheel(wheel, arch).map_err(|e| CliError(format!("error: {e}")))
 }
 
-fn read_input(input: &Option<PathBuf>) -> Result<Vec<u8>, CliError> {
+fn read_input(input: &Option<PathBuf>, what: &str) -> Result<Vec<u8>, CliError> {
     match input {
-        Some(p) if p.as_os_str() != "-" => std::fs::read(p)
-            .map_err(|e| CliError(format!("error: cannot read {}: {e}", p.display()))),
+        Some(p) if p.as_os_str() != "-" => {
+            crate::sniff::read(p, what).map_err(|e| CliError(format!("error: {e}")))
+        }
         _ => {
             let mut buf = Vec::new();
             std::io::stdin()
@@ -77,12 +78,14 @@ pub fn encoding_line(text: &str, bytes: &[u8]) -> String {
 /// A [`CliError`] naming `FILE:line:col` for assembly errors, or the I/O problem.
 pub fn run_asm(opts: &AsmOptions, wheel: &Path) -> Result<String, CliError> {
     let isa = load_isa(&opts.arch, wheel)?;
-    let input = read_input(&opts.input)?;
-    let text = String::from_utf8_lossy(&input);
+    let what = "assembly text";
+    let input = read_input(&opts.input, what)?;
     let name = match &opts.input {
         Some(p) if p.as_os_str() != "-" => p.display().to_string(),
         _ => "<stdin>".to_string(),
     };
+    let text = crate::sniff::text_of(input, &name, what, true)
+        .map_err(|e| CliError(format!("error: {e}")))?;
     let lines = isa.assemble_lines(&text).map_err(|e| {
         let src = text.lines().nth(e.line.saturating_sub(1)).unwrap_or("");
         CliError(format!(
@@ -188,7 +191,21 @@ pub fn run_disasm(opts: &DisasmOptions, wheel: &Path) -> Result<String, CliError
     let isa = load_isa(&opts.arch, wheel)?;
     let bytes = match &opts.hex {
         Some(h) => parse_hex(h)?,
-        None => read_input(&opts.input)?,
+        None => {
+            let bytes = read_input(&opts.input, "machine code")?;
+            if crate::sniff::content(&bytes) == crate::sniff::Content::Elf {
+                let name = opts
+                    .input
+                    .as_ref()
+                    .map_or("<stdin>".into(), |p| p.display().to_string());
+                return Err(CliError(format!(
+                    "error: {} (disasm takes raw machine code: extract a code object's \
+                     instructions with `llvm-objcopy -O binary --only-section=.text`)",
+                    crate::sniff::not_a(&name, "raw machine code", &bytes)
+                )));
+            }
+            bytes
+        }
     };
     let mut out = String::new();
     let mut pos = 0;

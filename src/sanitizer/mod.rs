@@ -24,13 +24,8 @@ use std::rc::Rc;
 pub use defined::Initial;
 
 use crate::isa::Isa;
-<<<<<<< HEAD
 use crate::spec::{Arch, SpecDb, Wheel};
-use crate::wave::{Barrier, Class, Decoded, MemAccess, MemSpace, WaveState};
-=======
-use crate::spec::{Arch, SpecDb};
 use crate::wave::{decode, Barrier, Class, Decoded, MemAccess, MemSpace, WaveState};
->>>>>>> check
 use operands::{
     implicit_regs, is_memory_family, is_scalar_kind, memory_event, operand_file_regs, operand_list,
     value_regs, Opnd,

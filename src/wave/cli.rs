@@ -42,19 +42,38 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-fn read_program(arg: &str) -> Result<String, RunError> {
+fn read_program(arg: &str, hex: bool) -> Result<String, RunError> {
     if arg == "-" {
         let mut s = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
             .map_err(|e| RunError(format!("error: reading standard input: {e}")))?;
         return Ok(s);
     }
+    let what = if hex {
+        "a program as hex text"
+    } else {
+        "a program (assembly text)"
+    };
     let path = std::path::Path::new(arg);
-    if path.is_file() {
-        return std::fs::read_to_string(path)
-            .map_err(|e| RunError(format!("error: cannot read {arg}: {e}")));
+    if path.is_dir() {
+        return Err(RunError(format!("error: {arg}: a directory, not {what}")));
     }
-    Ok(arg.to_string())
+    if !path.is_file() {
+        return Ok(arg.to_string());
+    }
+    use crate::sniff::{self, Content};
+    let bytes = sniff::read(path, what).map_err(|e| RunError(format!("error: {e}")))?;
+    let hint = match sniff::content(&bytes) {
+        Content::Elf => " (a code object runs with `amdpcode dispatch`)",
+        Content::Json => {
+            let e = sniff::not_a(arg, what, &bytes);
+            return Err(RunError(format!(
+                "error: {e} (a state goes with --state FILE)"
+            )));
+        }
+        _ => "",
+    };
+    sniff::text_of(bytes, arg, what, false).map_err(|e| RunError(format!("error: {e}{hint}")))
 }
 
 /// Runs a program and returns the text to print.
@@ -102,7 +121,7 @@ pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), Ru
         .map_err(|e| RunError(format!("error: {e}")))?;
     let mut ex = Executor::new(db, engine).map_err(|e| RunError(format!("error: {e}")))?;
     ex.jit_threshold = super::cli_jit_threshold();
-    let text = read_program(&opts.program)?;
+    let text = read_program(&opts.program, opts.hex)?;
     let program = if opts.hex {
         Program::from_hex(ex.isa(), &text)
     } else {
@@ -111,8 +130,17 @@ pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), Ru
     .map_err(|e| RunError(format!("error: program: {e}")))?;
     let mut wave = WaveState::new(arch, wave_size);
     if let Some(path) = &opts.state {
-        let s = std::fs::read_to_string(path)
-            .map_err(|e| RunError(format!("error: cannot read {}: {e}", path.display())))?;
+        let what = "a state JSON object";
+        let name = path.display().to_string();
+        let bytes = crate::sniff::read(path, what).map_err(|e| RunError(format!("error: {e}")))?;
+        if crate::sniff::content(&bytes) != crate::sniff::Content::Json {
+            return Err(RunError(format!(
+                "error: {}",
+                crate::sniff::not_a(&name, what, &bytes)
+            )));
+        }
+        let s = crate::sniff::text_of(bytes, &name, what, false)
+            .map_err(|e| RunError(format!("error: {e}")))?;
         json::apply(&mut wave, &s)
             .map_err(|e| RunError(format!("error: {}: {e}", path.display())))?;
     }

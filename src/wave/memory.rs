@@ -182,8 +182,9 @@ pub(super) fn is_load_only(name: &str) -> bool {
     name.contains("LOAD") && !name.contains("ATOMIC") && !name.contains("STORE")
 }
 
-/// Checks every active lane's access against the launch's bounds: global loads by page
-/// (`Bounds::global_readable`), stores and atomics byte by byte.
+/// Checks every active lane's access against the launch's bounds: global loads by
+/// `Bounds::global_readable` (by page, or by declared bytes), stores and atomics byte by
+/// byte.
 pub(super) fn check_bounds(
     b: &super::state::Bounds,
     space: Space,

@@ -317,9 +317,9 @@ fn pair_rows(
 }
 
 /// Whether the span from the lowest to the highest byte the active lanes access passes the
-/// global bounds check as a whole: then every lane's access, which lies inside it, passes
-/// too (loads by page, stores byte by byte), and `memory::check_bounds` need not run lane
-/// by lane. False says nothing: the lane-by-lane check then decides (and names the lane).
+/// global bounds check as a whole (`Bounds::global_span_readable` for loads,
+/// `Bounds::global_mapped` for stores): then every lane's access, which lies inside it,
+/// passes too, and `memory::check_bounds` need not run lane by lane. False says nothing: the lane-by-lane check then decides (and names the lane).
 fn global_span_ok(
     b: &super::state::Bounds,
     addrs: &[u64],
@@ -345,7 +345,7 @@ fn global_span_ok(
         return false;
     };
     if op.load_only {
-        b.global_readable(lo, end - lo)
+        b.global_span_readable(lo, end - lo)
     } else {
         b.global_mapped(lo, end - lo)
     }
@@ -563,7 +563,7 @@ fn row(
         let lo = addrs[l0].checked_add(off)?;
         let end = addrs[l1].checked_add(off)?.checked_add(n)?;
         let ok = match space {
-            Space::Global if op.load_only => b.global_readable(lo, end - lo),
+            Space::Global if op.load_only => b.global_span_readable(lo, end - lo),
             Space::Global => b.global_mapped(lo, end - lo),
             Space::Lds => end <= b.lds.min(1 << 32),
             Space::Scratch => false,
@@ -703,7 +703,7 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
         let inside = mapped && first <= lo_b && end_b <= first + len as u64;
         let ok = inside
             || match space {
-                Space::Global if op.load_only => b.global_readable(lo_b, end_b - lo_b),
+                Space::Global if op.load_only => b.global_span_readable(lo_b, end_b - lo_b),
                 Space::Global => b.global_mapped(lo_b, end_b - lo_b),
                 _ => end_b <= b.lds.min(1 << 32),
             };

@@ -66,7 +66,7 @@ use crate::spec::{Arch, Instruction, SpecDb};
 
 pub use state::{
     code, default_mode, m0_code, mode, mode_from_rsrc1, n_sgprs, null_code, sgpr_name, vgpr_rows,
-    Bounds, MemAccess, MemSpace, WaveState, AGPR_ROW, LANE_SLOTS, N_AGPRS, N_VGPRS,
+    Bounds, LoadRule, MemAccess, MemSpace, WaveState, AGPR_ROW, LANE_SLOTS, N_AGPRS, N_VGPRS,
     PRIVATE_APERTURE, SHARED_APERTURE,
 };
 

@@ -117,6 +117,11 @@ pub const PRIVATE_APERTURE: u64 = 0x0002_0000_0000_0000;
 
 /// The memory a launch mapped. A wave that has bounds faults on any access outside them;
 /// a wave without (the single-wave `run`) reads unwritten memory as zero.
+///
+/// This is the one place that decides which global accesses fault: every memory path (the
+/// pseudocode step, the prepared and row paths of `memprep`, blocks) asks
+/// [`Bounds::global_readable`] and [`Bounds::global_mapped`] for one lane's access, or
+/// [`Bounds::global_span_readable`] for a span holding many.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Bounds {
     /// Global ranges `[start, end)`.
@@ -125,23 +130,59 @@ pub struct Bounds {
     pub lds: u64,
     /// Scratch bytes per lane.
     pub scratch: u64,
+    /// How loads that reach past the ranges are judged.
+    pub loads: LoadRule,
 }
 
+/// How a global load that reaches bytes outside every mapped range is judged (stores and
+/// atomics always need every byte mapped). The bytes outside the ranges read as the memory
+/// holds them: zero, since a store outside the ranges faults.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoadRule {
+    /// GPU virtual memory: a load passes when each of its bytes lies in a 4 KiB page that a
+    /// mapped range touches (a raw or LAUNCH.json launch, whose addresses the launch chose).
+    #[default]
+    Page,
+    /// Declared host memory (embedding): a load passes when it touches a byte of a mapped
+    /// range (an over-read at a range's end never faults, wherever the host placed the
+    /// range), or when it passes [`LoadRule::Page`] (a load wholly past a range's end, in a
+    /// page the range touches).
+    Declared,
+}
+
+/// Bytes per page of the page rule.
+const BOUND_PAGE: u64 = 4096;
+
 impl Bounds {
-    /// Whether the `n` global bytes at `addr` may be read: each lies in a 4 KiB page that a
-    /// mapped range touches. GPU virtual memory faults by page, so a load reaching past the
-    /// end of a buffer into the rest of its last page (LLVM's `s_load_b128` of a 12-byte
-    /// argument block does) does not fault; bytes outside every range read as the memory
-    /// holds them (zero unless written).
+    /// Whether one access of the `n` global bytes at `addr` may load (see [`LoadRule`]).
+    /// GPU virtual memory faults by page, so a load reaching past the end of a buffer into
+    /// the rest of its last page (LLVM's `s_load_b128` of a 12-byte argument block does)
+    /// does not fault.
+    #[inline]
     pub fn global_readable(&self, addr: u64, n: u64) -> bool {
-        const PAGE: u64 = 4096;
+        self.in_mapped_pages(addr, n)
+            || (self.loads == LoadRule::Declared && n > 0 && self.touches(addr, n))
+    }
+
+    /// Whether every load inside the `n` bytes at `addr` passes [`Bounds::global_readable`]
+    /// (sufficient, not necessary): a check of the span of many lanes' accesses at once.
+    /// False says nothing; each access is then judged on its own.
+    #[inline]
+    pub fn global_span_readable(&self, addr: u64, n: u64) -> bool {
+        // Each access inside the span lies in pages of the span: when all of them are
+        // touched by a range, every access passes the page rule (and so either rule).
+        self.in_mapped_pages(addr, n)
+    }
+
+    /// Whether each of the `n` bytes at `addr` lies in a page that a mapped range touches.
+    fn in_mapped_pages(&self, addr: u64, n: u64) -> bool {
         let Some(end) = addr.checked_add(n) else {
             return false;
         };
         let mut at = addr;
         while at < end {
-            let page = at & !(PAGE - 1);
-            let page_end = page.saturating_add(PAGE);
+            let page = at & !(BOUND_PAGE - 1);
+            let page_end = page.saturating_add(BOUND_PAGE);
             if !self.global.iter().any(|&(s, e)| s < page_end && e > page) {
                 return false;
             }
@@ -151,6 +192,12 @@ impl Bounds {
             at = page_end;
         }
         true
+    }
+
+    /// Whether one of the `n` bytes at `addr` lies in a mapped range.
+    fn touches(&self, addr: u64, n: u64) -> bool {
+        let end = addr.saturating_add(n);
+        self.global.iter().any(|&(s, e)| s < end && addr < e)
     }
 
     /// Whether the `n` global bytes at `addr` are all mapped (ranges may touch): what a
