@@ -227,6 +227,7 @@ fn lds_dma_outside_the_lds_allocation_faults() {
         global: vec![(0, 0x10000)],
         lds: 0x1000,
         scratch: 0,
+        ..Default::default()
     }));
     let e = ex.run_fast(&p, &mut w).unwrap_err().to_string();
     assert!(
