@@ -14,7 +14,7 @@ pub(super) fn dma_suite(mode: Mode) {
         let src = rng.u32s(n);
         let want: Vec<u32> = (0..n)
             .map(|i| {
-                src[i / 256 * 256 + (i % 256 ^ 1)]
+                src[i / 256 * 256 + ((i % 256) ^ 1)]
                     .wrapping_mul(3)
                     .wrapping_add(1)
             })
