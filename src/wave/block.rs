@@ -196,6 +196,8 @@ impl Executor {
                     };
                     if target != program.end() && program.at(target).is_none() {
                         wave.pc = addr;
+                        // The clock counts what ran before the failing branch, as stepping.
+                        wave.retired += done;
                         return Err(WaveError::PcOutOfProgram { from: addr, target });
                     }
                     self.block_lane_ops = counted;
@@ -231,6 +233,7 @@ impl Executor {
                 }
                 block_mem::FAULT => {
                     wave.pc = addr;
+                    wave.retired += done;
                     let call = b.mem.iter().find(|c| c.d.addr == addr);
                     let e = call.and_then(|c| c.error.borrow_mut().take());
                     return Err(e.unwrap_or_else(|| WaveError::Exec {
@@ -241,6 +244,7 @@ impl Executor {
                 }
                 _ => {
                     wave.pc = addr;
+                    wave.retired += done;
                     return Err(WaveError::Exec {
                         addr,
                         inst,
@@ -276,6 +280,7 @@ impl Executor {
         };
         if target != program.end() && program.at(target).is_none() {
             wave.pc = b.last;
+            wave.retired += (iters * b.steps).saturating_sub(1);
             return Err(WaveError::PcOutOfProgram {
                 from: b.last,
                 target,
