@@ -196,6 +196,7 @@ impl Executor {
                     };
                     if target != program.end() && program.at(target).is_none() {
                         wave.pc = addr;
+                        // The clock counts what ran before the failing branch, as stepping.
                         wave.retired += done;
                         return Err(WaveError::PcOutOfProgram { from: addr, target });
                     }

@@ -396,6 +396,8 @@ pub(crate) fn is_noop(name: &str) -> bool {
                 | "S_CLAUSE"
                 | "S_SLEEP"
                 | "S_SLEEP_VAR"
+                | "DS_NOP"
+                | "BUFFER_INV"
                 | "S_SETPRIO"
                 | "S_SET_INST_PREFETCH_DISTANCE"
                 | "S_INST_PREFETCH"
@@ -772,9 +774,11 @@ impl Executor {
     /// # Errors
     /// [`WaveError::PcOutOfProgram`], [`WaveError::Unsupported`] or [`WaveError::Exec`].
     pub fn step(&mut self, program: &Program, wave: &mut WaveState) -> Result<Step, WaveError> {
+        // The clock counts executed instructions (a step at the program's end executes none).
+        let executes = wave.pc != program.end();
         let r = self.step_dpp(program, wave);
         startup::note_step();
-        if r.is_ok() {
+        if r.is_ok() && executes {
             wave.retired += 1;
         }
         r

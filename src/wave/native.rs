@@ -147,7 +147,7 @@ pub(super) fn execute(kind: Native, d: &Decoded, w: &mut WaveState) -> Result<()
         Native::SetMode => {
             let imm = (field(d, "simm16") & 0xf) as u32;
             let shift = if d.inst.name == "S_ROUND_MODE" { 0 } else { 4 };
-            w.mode = w.mode & !(0xf << shift) | imm << shift;
+            w.mode = (w.mode & !(0xf << shift)) | (imm << shift);
             Ok(())
         }
         Native::SendMsgRtn => send_msg_rtn(d, w),
