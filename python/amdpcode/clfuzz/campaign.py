@@ -19,8 +19,13 @@ def run_batch(seeds, targets, levels, knobs=None, engine="jit", reduce=False, ou
   timer = core.Timer()
   results = []
   for seed in seeds:
-    with timer.time("generate"):
-      case = gen.generate(seed, knobs)
+    try:
+      with timer.time("generate"):
+        case = gen.generate(seed, knobs)
+    except Exception:
+      results.append({"seed": seed, "target": "*", "opt": "*", "status": "generator_error",
+                      "message": traceback.format_exc()[-2000:]})
+      continue
     try:
       with timer.time("reference"):
         ref = core.run_reference(case)
