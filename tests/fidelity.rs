@@ -651,6 +651,46 @@ fn cdna_sdwa_selects_and_carry() {
     assert_eq!(w.vgpr(63, 6), 0, "inactive lane");
 }
 
+/// CDNA SDWA `clamp` (the extension dword's bit 13): an integer add/sub saturates the exact
+/// result to the destination type as the VOP3 form's clamp does (LLVM selects
+/// `v_add_u32_sdwa ... clamp` for a saturating add of a zero-extended word), and a float
+/// result is clamped to [0, 1]. Without `clamp` the sum wraps.
+#[test]
+fn cdna_sdwa_clamp_saturates_like_the_vop3_clamp() {
+    let w = run_both(
+        Arch::Cdna,
+        64,
+        "v_add_u32_sdwa v4, v2, v1 clamp dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_0 src1_sel:DWORD\n\
+         v_add_u32_sdwa v5, v2, v1 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_0 src1_sel:DWORD\n\
+         v_sub_u32_sdwa v6, v2, v1 clamp dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:DWORD\n\
+         v_add_u32_e64 v7, v1, v2 clamp\n\
+         v_add_f32_sdwa v8, v3, v3 clamp dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",
+        &|w| {
+            for lane in 0..64 {
+                // v2: word 0 = 0x20 + lane, high word set (the select drops it).
+                w.set_vgpr(lane, 2, 0xabcd_0020 + lane);
+                w.set_vgpr(lane, 1, 0xffff_fff0);
+                w.set_vgpr(lane, 3, 0x3f40_0000); // 0.75
+            }
+        },
+    );
+    for lane in [0, 5, 63] {
+        assert_eq!(w.vgpr(lane, 4), 0xffff_ffff, "lane {lane}: saturated sum");
+        assert_eq!(
+            w.vgpr(lane, 5),
+            0x10 + lane,
+            "lane {lane}: wrapped sum without clamp"
+        );
+        assert_eq!(w.vgpr(lane, 6), 0, "lane {lane}: saturated difference");
+        assert_eq!(w.vgpr(lane, 7), 0xffff_ffff, "lane {lane}: the VOP3 clamp");
+        assert_eq!(
+            w.vgpr(lane, 8),
+            0x3f80_0000,
+            "lane {lane}: 1.5 clamped to 1.0"
+        );
+    }
+}
+
 /// `spec fidelity`'s library side: every instruction of each arch has one row, and the rows
 /// name how the wave executor runs it (checked on instructions whose treatment is known).
 #[test]

@@ -137,3 +137,25 @@ def test_batches_give_the_same_results_whatever_the_split():
   key = lambda r: (r["seed"], r["status"], str(r.get("diff")))  # noqa: E731
   assert sorted(map(key, one)) == sorted(map(key, two))
   assert {r["seed"] for r in one} == {11, 12}
+
+
+def test_reduction_check_keeps_the_failure_and_rejects_undefined_behaviour(tmp_path):
+  _need_tools()
+  from amdpcode.clfuzz import check, reduce
+  case = gen.generate(3)
+  head, body = reduce.split_source(case.source)
+  assert head.endswith("\n") and body.startswith("kernel void fuzz(")
+  planted = body.replace("  out[gid] = h;", "#ifdef __AMDGCN__\n  if (gid == 5u) h += 1;\n#endif\n  out[gid] = h;")
+  spec = {"seed": 3, "block": case.block, "groups": case.groups, "knobs": case.knobs.__dict__, "target": "gfx1100",
+          "opt": "O1", "buffers": ["out"], "witness": None, "mode": "compiler"}
+  assert check.interesting(spec, head + planted) == (True, "interesting")
+  # the failure gone: not interesting
+  assert check.interesting(spec, head + body) == (False, "the failure is gone")
+  # an uninitialized read (what a careless reduction produces) is rejected before anything runs
+  ub = planted.replace("uint gid = GID();", "uint gid;")
+  ok, why = check.interesting(spec, head + ub)
+  assert not ok and why.startswith("clang rejects it") and "uninitialized" in why
+  # clang does not see an array element read before any write: the check does
+  no_init = planted.replace("  for (uint i = 0; i < 8u; i++) arr[i] = in[(gid * 8u + i) & 255u] ^ i;\n", "")
+  assert no_init != planted
+  assert check.interesting(spec, head + no_init) == (False, "the private array is no longer initialized")

@@ -398,9 +398,9 @@ pub(crate) fn opsel_hi(f: &impl Facts) -> u32 {
 /// How results are modified on their way to the destination.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct WriteBackInfo {
-    /// VOP3 `clamp` (the text does not read it).
+    /// VOP3 or SDWA `clamp` (the text does not read it).
     pub(crate) clamp: bool,
-    /// VOP3 output modifier (0: none; the text does not read it; off in IEEE mode).
+    /// VOP3 or SDWA output modifier (0: none; the text does not read it; off in IEEE mode).
     pub(crate) omod: u32,
     /// The float width of the destination (0: not a float).
     pub(crate) d_fbits: u32,
@@ -417,9 +417,11 @@ pub(crate) fn write_back_info(f: &impl Facts) -> WriteBackInfo {
     let dst_op = f.operand("vdst").or_else(|| f.operand("sdst"));
     let d_fbits = dst_op.map(|o| float_bits(&o.format)).unwrap_or(0);
     let ieee = f.mode() & mode::IEEE != 0;
+    // CDNA's SDWA extension dword carries `clamp` (and `omod`) like a VOP3 encoding does.
+    let modifies = f.is_vop3() || super::sdwa::is_sdwa(f.decoded().ext);
     WriteBackInfo {
-        clamp: f.is_vop3() && f.field("clmp") == 1 && !f.reads("CLAMP"),
-        omod: if f.is_vop3() && !f.reads("OMOD") && !ieee {
+        clamp: modifies && f.field("clmp") == 1 && !f.reads("CLAMP"),
+        omod: if modifies && !f.reads("OMOD") && !ieee {
             f.field("omod")
         } else {
             0

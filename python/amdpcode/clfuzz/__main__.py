@@ -62,7 +62,7 @@ def main(argv=None):
   ap.add_argument("--batch", type=int, default=4, help="seeds per task")
   ap.add_argument("--engine", default="jit", choices=["jit", "interp"])
   ap.add_argument("--knobs", type=parse_knobs, default={}, help="generator knobs k=v,... (see gen.Knobs)")
-  ap.add_argument("--reduce", action="store_true", help="reduce unexplained mismatches with cvise")
+  ap.add_argument("--reduce", action="store_true", help="reduce unexplained failures and reference differences with cvise")
   ap.add_argument("--out", help="folder for summary.json and one folder per failure")
   ap.add_argument("--show", type=int, metavar="SEED", help="print kernel SEED's source and launch, then exit")
   ap.add_argument("--quiet", action="store_true")

@@ -18,9 +18,15 @@ def run_batch(seeds, targets, levels, knobs=None, engine="jit", reduce=False, ou
   knobs = gen.Knobs(**(knobs or {}))
   timer = core.Timer()
   results = []
+  reduced_reference = set()
   for seed in seeds:
-    with timer.time("generate"):
-      case = gen.generate(seed, knobs)
+    try:
+      with timer.time("generate"):
+        case = gen.generate(seed, knobs)
+    except Exception:
+      results.append({"seed": seed, "target": "*", "opt": "*", "status": "generator_error",
+                      "message": traceback.format_exc()[-2000:]})
+      continue
     try:
       with timer.time("reference"):
         ref = core.run_reference(case)
@@ -63,7 +69,11 @@ def run_batch(seeds, targets, levels, knobs=None, engine="jit", reduce=False, ou
             r["triage"] = triage.triage(case, r, runs, engine)
           except Exception:
             r["triage"] = {"class": "unexplained", "why": "triage failed: " + traceback.format_exc()[-1500:]}
-        if reduce and r["triage"].get("class") == "unexplained" and out_dir:
+        cls = r["triage"].get("class")
+        if cls == "reference" and seed in reduced_reference:
+          continue  # one reduction per seed: PoCL's disagreement does not depend on the target
+        if reduce and cls in ("unexplained", "reference") and out_dir:
+          if cls == "reference": reduced_reference.add(seed)
           from . import reduce as reducer
           with timer.time("reduce"):
             try:

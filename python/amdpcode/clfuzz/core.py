@@ -100,7 +100,9 @@ _cl = {}
 
 def _cl_context():
   if "ctx" not in _cl:
+    # Every kernel is new: neither pyopencl's nor PoCL's cache would ever hit, only grow.
     os.environ.setdefault("PYOPENCL_NO_CACHE", "1")
+    os.environ.setdefault("POCL_KERNEL_CACHE", "0")
     import warnings
     import pyopencl as cl
     warnings.filterwarnings("ignore", category=cl.CompilerWarning)

@@ -115,7 +115,7 @@ class Knobs:
   statements: int = 14       # top-level statements
   max_depth: int = 3         # nesting of blocks
   expr_depth: int = 3        # nesting of expressions
-  n_vars: int = 8
+  n_vars: int = 8           # at least 3 (a vector, a scalar integer, a float)
   vectors: bool = True
   floats: bool = True
   loops: bool = True
@@ -515,6 +515,8 @@ class _Gen:
       self.vars["v0"] = self.pick(VEC_TYPES)
     if self.k.floats and "float" not in self.vars.values():
       self.vars[f"v{self.k.n_vars - 1}"] = "float"
+    if not any(t in INT_TYPES for t in self.vars.values()):
+      self.vars["v1"] = self.pick(INT_TYPES)
     body = []
     self.out = body
     for _ in range(self.k.statements):

@@ -6,7 +6,10 @@ after it. The interestingness test (`python -m amdpcode.clfuzz.check`) keeps a c
 - PoCL builds it and gives the same results with and without optimization,
 - the failing configuration still differs from PoCL, in the same buffers, and
 - (compiler mode) a configuration that passed before still passes and amdpcode's two engines
-  still agree, or (engines mode) amdpcode's two engines still disagree."""
+  still agree, or (engines mode) amdpcode's two engines still disagree.
+A failure triaged as a reference difference (PoCL disagrees with itself) is reduced in
+reference mode instead: the candidate must keep PoCL's optimized and unoptimized builds apart
+while passing the same UB checks, which isolates the construct the generator must avoid."""
 import json
 import os
 import shlex
@@ -30,7 +33,7 @@ def reduce_case(case, r, runs, out_dir, timeout=900):
   "lines_after", "mode"} (the reduced kernel is `dir`/kernel.cl)."""
   if not shutil.which(CVISE): return {"error": f"{CVISE} is not installed (apt-get install cvise)"}
   tri = r.get("triage", {})
-  mode = "engines" if tri.get("class") == "amdpcode" else "compiler"
+  mode = {"amdpcode": "engines", "reference": "reference"}.get(tri.get("class"), "compiler")
   d = os.path.join(out_dir, f"reduce-seed{case.seed}-{r['target']}-{r['opt']}")
   os.makedirs(d, exist_ok=True)
   head, body = split_source(case.source)
