@@ -49,7 +49,7 @@ pub fn layout_table(enc: &Encoding, inst: &Instruction) -> String {
             };
             cells.push((hi, lo, f.name.to_ascii_uppercase(), text, class));
         }
-        cells.sort_by(|a, b| b.0.cmp(&a.0));
+        cells.sort_by_key(|c| std::cmp::Reverse(c.0));
         // Bits no field covers.
         let mut filled: Vec<(u32, u32, String, String, &str)> = Vec::new();
         let mut next = hi_bit as i64;
