@@ -398,9 +398,9 @@ fn seed_pages_show_their_proofs_and_layouts() {
     assert!(cdna.contains("href=\"../rdna3/S_AND_NOT1_WREXEC_B64.html\""));
     // The bit layout: the fixed SOP1 bits and the opcode, per generation (29 on RDNA, 7 on CDNA).
     let wqm = read(&dir.join("rdna3/S_WQM_B64.html"));
-    assert!(wqm.contains("<td colspan=\"9\" class=\"fixed\">101111101</td>"));
-    assert!(wqm.contains("<td colspan=\"8\" class=\"op\">00011101</td>"));
-    assert!(wqm.contains("<td colspan=\"8\" class=\"op\">00000111</td>"));
+    assert!(wqm.contains("<td colspan=\"9\" class=\"fixed\" title=\"ENCODING\">101111101</td>"));
+    assert!(wqm.contains("<td colspan=\"8\" class=\"op\" title=\"OP\">00011101</td>"));
+    assert!(wqm.contains("<td colspan=\"8\" class=\"op\" title=\"OP\">00000111</td>"));
     assert!(wqm.contains("<span class=\"badge as_written\">"));
 }
 
@@ -408,7 +408,11 @@ fn seed_pages_show_their_proofs_and_layouts() {
 fn cross_generation_differences_show_a_witness() {
     // S_MOVK_I32 differs between RDNA 3 and RDNA 4 (`spec diff`); the page shows an input.
     let html = read(&site().join("rdna3/S_MOVK_I32.html"));
-    let row = html
+    let section = html
+        .split("id=\"generations\"")
+        .nth(1)
+        .expect("the generations section");
+    let row = section
         .split("<tr>")
         .find(|r| r.contains("../rdna4/"))
         .expect("an rdna4 row");

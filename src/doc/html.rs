@@ -72,7 +72,7 @@ pre { background: var(--panel); border: 1px solid var(--line); border-radius: 4p
 table { border-collapse: collapse; margin: .3rem 0 .8rem; }
 th, td { border: 1px solid var(--line); padding: .2rem .5rem; text-align: left; vertical-align: top; }
 th { background: var(--panel); font-weight: 600; }
-table.bits { table-layout: fixed; }
+table.bits { table-layout: fixed; width: 100%; max-width: 48rem; }
 table.bits td, table.bits th { text-align: center; font-family: ui-monospace, Menlo, Consolas, monospace;
   font-size: 12px; padding: .15rem .25rem; }
 table.bits td.fixed { background: #eef2f8; }

@@ -169,8 +169,9 @@ pub(crate) fn instruction_page(ctx: &Context<'_>, k: usize, idx: usize) -> (Stri
             let _ = writeln!(
                 b,
                 "<pre class=\"asm\">{}    ; encoding: {}</pre>\n<p class=\"sub\">An instruction word with \
-                 this opcode, printed by amdpcode's disassembler; its text assembles back to the \
-                 same bytes (<code>amdpcode asm --arch {a} --show-encoding</code>).</p>",
+                 this opcode, printed by amdpcode's disassembler, and the bytes its text assembles \
+                 to (<code>amdpcode asm --arch {a} --show-encoding</code>), which disassemble to \
+                 the same text.</p>",
                 esc(&text),
                 crate::isa::encoding_text(&bytes)
             );
