@@ -362,6 +362,8 @@ pub struct Executor {
     /// one, by the same key (least recently left first), so launches that alternate between
     /// programs keep them instead of building them again.
     stash: Vec<((u64, usize), ProgramState)>,
+    /// VOPD instructions split into their halves (`vopd.rs`).
+    vopd_halves: vopd::Halves,
     /// Time spent building and compiling blocks.
     block_compile_time: std::time::Duration,
     /// The lane operations of the last block run (`block.rs`).
@@ -496,6 +498,7 @@ impl Executor {
             lane_interp: true,
             blocks: Vec::new(),
             stash: Vec::new(),
+            vopd_halves: Default::default(),
             block_compile_time: std::time::Duration::ZERO,
             block_lane_ops: 0,
         })
