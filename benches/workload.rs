@@ -17,7 +17,8 @@
 //!
 //! At the end it prints a summary measured in the same process (median of a few runs): ns per
 //! wave instruction of each replay, per-launch and first-launch costs, and each as a ratio
-//! against the loop baseline; the two-thread speed-up.
+//! against the loop baseline; the two-thread speed-up. `cargo bench --bench workload --
+//! summary` (a filter no group matches) prints the summary alone.
 //!
 //! The capture is `benches/workload/tinygrad.jsonl.zip` (JSON Lines, raw-code launches as
 //! `amdpcode dispatch --batch` reads them); `AMDPCODE_WORKLOAD=FILE.jsonl` replays another.
