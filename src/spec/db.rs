@@ -474,7 +474,7 @@ impl SpecDb {
 }
 
 /// Turns `ins.py` classes into encodings, merging inherited fields and resolving opcode sets.
-fn build_encodings(
+pub(super) fn build_encodings(
     file: &str,
     classes: &[InsClass<'_>],
     values: &FastMap<(&str, &str), i64>,

@@ -23,6 +23,7 @@ mod codec;
 mod db;
 mod locate;
 mod pyread;
+pub mod targets;
 
 pub use cache::{
     cache_file, load_with as load_with_cache, CacheUse, HEADER_LEN as CACHE_HEADER_LEN,

@@ -1,0 +1,56 @@
+//! The GFX10 (RDNA 1, RDNA 2) databases derived from RDNA 3's and the checked-in tables.
+
+mod common;
+
+use amdpcode::spec::targets::{derive, target_data};
+use amdpcode::spec::Arch;
+
+fn db(target: &str) -> amdpcode::spec::SpecDb {
+    let spec = common::spec();
+    derive(
+        Arch::Rdna3,
+        spec.db(Arch::Rdna3),
+        Some(spec.db(Arch::Cdna)),
+        &target_data(target).unwrap(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn gfx1030_instructions_take_gfx10_opcodes_and_rdna3_text() {
+    let db = db("gfx1030");
+    let mov = db.get("S_MOV_B32").unwrap();
+    assert_eq!((mov.encoding.as_str(), mov.opcode), ("SOP1", 3));
+    assert!(mov.pcode.is_some());
+    let andn2 = db.get("S_ANDN2_B32").unwrap();
+    assert_eq!(andn2.opcode, 20);
+    assert!(andn2.aliases.iter().any(|a| a == "S_AND_NOT1_B32"));
+    let load = db.get("GLOBAL_LOAD_DWORD").unwrap();
+    assert_eq!((load.encoding.as_str(), load.opcode), ("GLOBAL", 12));
+    let mac = db.get("V_MAC_F32_E32");
+    assert!(mac.is_none(), "gfx1030 has no v_mac_f32");
+    let add = db.get("V_ADD_CO_U32").unwrap();
+    assert_eq!((add.encoding.as_str(), add.opcode), ("VOP3SD", 0x30f));
+    let sdwa = db.encoding("VOP1_SDWA").unwrap();
+    assert!(sdwa.opcodes.contains(&1), "v_mov_b32 has an SDWA form");
+    let n = db.instructions().len();
+    let with_text = db.with_pcode().count();
+    eprintln!("gfx1030: {n} instructions, {with_text} with RDNA 3 text");
+    assert!(with_text * 10 > n * 8);
+}
+
+#[test]
+fn gfx1010_instructions_rdna3_lacks_have_no_text() {
+    let db = db("gfx1010");
+    let mac = db.get("V_MAC_F32").unwrap();
+    assert_eq!((mac.encoding.as_str(), mac.opcode), ("VOP2", 31));
+    assert!(mac.pcode.is_none());
+    // Scalar atomics: gone on RDNA 2 and 3, on CDNA too; operands lent by CDNA.
+    let atomic = db.get("S_ATOMIC_ADD").unwrap();
+    assert_eq!((atomic.encoding.as_str(), atomic.opcode), ("SMEM", 0x82));
+    assert!(atomic.pcode.is_none());
+    assert!(!atomic.operands.is_empty(), "operands lent by CDNA");
+    let n = db.instructions().len();
+    let with_text = db.with_pcode().count();
+    eprintln!("gfx1010: {n} instructions, {with_text} with RDNA 3 text");
+}
