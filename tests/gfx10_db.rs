@@ -54,3 +54,50 @@ fn gfx1010_instructions_rdna3_lacks_have_no_text() {
     let with_text = db.with_pcode().count();
     eprintln!("gfx1010: {n} instructions, {with_text} with RDNA 3 text");
 }
+
+#[test]
+fn every_gfx10_instruction_says_where_its_text_comes_from() {
+    let spec = common::spec();
+    for (target, min_text) in [("gfx1030", 1150), ("gfx1010", 1150)] {
+        let (db, report) = amdpcode::spec::targets::derive_report(
+            Arch::Rdna3,
+            spec.db(Arch::Rdna3),
+            Some(spec.db(Arch::Cdna)),
+            &target_data(target).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(report.len(), db.instructions().len());
+        let same = report
+            .iter()
+            .filter(|d| d.base.is_some() && !d.renamed)
+            .count();
+        let renamed = report.iter().filter(|d| d.renamed).count();
+        let none: Vec<&str> = report
+            .iter()
+            .filter(|d| d.base.is_none())
+            .map(|d| d.name.as_str())
+            .collect();
+        eprintln!(
+            "{target}: {} instructions: {same} from RDNA 3 text of the same name, {renamed} from RDNA 3 text under another name, {} without text",
+            report.len(),
+            none.len()
+        );
+        assert!(same + renamed >= min_text);
+        // An instruction has text exactly when it has a base instruction.
+        for (d, i) in report.iter().zip(db.instructions()) {
+            assert_eq!(
+                d.base.is_some(),
+                i.pcode.is_some()
+                    || d.base.as_deref().is_some_and(|b| spec
+                        .db(Arch::Rdna3)
+                        .get(b)
+                        .is_some_and(|x| x.pcode.is_none())),
+                "{}",
+                d.name
+            );
+        }
+        // ds_cmpst (GFX10) is not RDNA 3's ds_cmpstore: llvm-mc-22 has no gfx1100
+        // spelling for it, so it is not derived.
+        assert!(none.contains(&"DS_CMPST_RTN_B32"));
+    }
+}

@@ -174,7 +174,37 @@ def stem(m):
     return m
 
 
+# Probe instructions whose encodings fix the layout's bit positions (`--probe TARGET`).
+PROBES = """s_load_dword s0, s[4:5], 0x10 glc dlc
+s_buffer_load_dword s0, s[4:7], s2
+global_load_dword v1, v[2:3], off offset:-8 glc slc dlc
+global_load_dword v1, v2, s[4:5] offset:16
+flat_load_dword v1, v[2:3] offset:8
+scratch_load_dword v1, v2, off offset:4
+buffer_load_dword v1, v2, s[4:7], s3 offen offset:12 glc slc dlc
+buffer_load_dword v[1:2], v2, s[4:7], s3 idxen offset:12 tfe
+ds_write_b32 v1, v2 offset:16
+ds_read_b32 v1, v2 offset:16 gds
+v_add_co_u32 v1, s5, v2, v3
+v_fma_f32 v1, v2, v3, v4 clamp mul:2
+v_mov_b32_sdwa v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:BYTE_0
+v_add_f32_sdwa v1, v2, v3 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD
+v_cmp_eq_u32_sdwa s5, v1, v2 src0_sel:WORD_1 src1_sel:DWORD
+v_mov_b32_dpp v1, v2 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+v_mov_b32_dpp v1, v2 dpp8:[1,0,3,2,4,5,6,7]
+v_pk_fma_f16 v1, v2, v3, v4 op_sel:[1,0,0]
+v_add_f32_e64 v1, v2, 0x12345678
+s_waitcnt vmcnt(1) expcnt(2) lgkmcnt(3)
+s_mov_b32 s1, m0
+s_mov_b32 s1, null
+"""
+
+
 def main():
+    if sys.argv[1] == "--probe":
+        sys.stdout.write(subprocess.run([MC, "-arch=amdgcn", "-mcpu=" + sys.argv[2], "-show-encoding"],
+                                        input=PROBES, capture_output=True, text=True).stdout)
+        return
     layout, target = sys.argv[1], sys.argv[2]
     classes, order = read_layout(layout)
     rows = []

@@ -129,6 +129,19 @@ fn with_suffix(name: &str, like: &str) -> String {
     upper
 }
 
+/// Where one derived instruction's semantics come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Derivation {
+    /// The derived instruction's name.
+    pub name: String,
+    /// The base instruction whose operands and text it takes, or `None` when the base has
+    /// no instruction for it (llvm-mc-22 gives it no mnemonic on the base's target and no
+    /// base instruction has its name): then it has no text.
+    pub base: Option<String>,
+    /// Whether the base names it differently (LLVM renamed it between the generations).
+    pub renamed: bool,
+}
+
 /// Derives the database of `arch` (a target of `data`) from `base`; `donor` lends operand
 /// tables to instructions `base` lacks.
 ///
@@ -141,6 +154,19 @@ pub fn derive(
     donor: Option<&SpecDb>,
     data: &TargetData<'_>,
 ) -> Result<SpecDb, SpecError> {
+    derive_report(arch, base, donor, data).map(|(db, _)| db)
+}
+
+/// [`derive`], with the derivation of every instruction in database order.
+///
+/// # Errors
+/// As [`derive`].
+pub fn derive_report(
+    arch: Arch,
+    base: &SpecDb,
+    donor: Option<&SpecDb>,
+    data: &TargetData<'_>,
+) -> Result<(SpecDb, Vec<Derivation>), SpecError> {
     let classes = pyread::read_ins(data.layout_file, data.layout)?;
     let mut encodings: Vec<Encoding> =
         build_encodings(data.layout_file, &classes, &FastMap::default())?;
@@ -280,16 +306,31 @@ pub fn derive(
         encodings[ei].opcodes = ops;
     }
 
+    let report = instructions
+        .iter()
+        .zip(&base_names)
+        .map(|(i, b)| Derivation {
+            name: i.name.clone(),
+            base: b.clone(),
+            renamed: b.as_deref().is_some_and(|b| {
+                let stem = |n: &str| {
+                    let u = n.to_ascii_uppercase();
+                    u.trim_end_matches("_E32")
+                        .trim_end_matches("_E64")
+                        .to_string()
+                };
+                stem(b) != stem(&i.name)
+            }),
+        })
+        .collect();
     let pcode_order = instructions
         .iter()
         .enumerate()
         .filter(|(_, i)| i.pcode.is_some())
         .map(|(n, _)| n as u32)
         .collect();
-    Ok(SpecDb::from_parts(
-        arch,
-        instructions,
-        encodings,
-        pcode_order,
+    Ok((
+        SpecDb::from_parts(arch, instructions, encodings, pcode_order),
+        report,
     ))
 }
