@@ -44,7 +44,7 @@ fn bench_decode(c: &mut Criterion) {
         return;
     };
     let mut group = c.benchmark_group("decode");
-    for arch in Arch::ALL {
+    for arch in Arch::WHEEL {
         let Ok(isa) = Isa::from_wheel(&wheel, arch) else {
             continue;
         };

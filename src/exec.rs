@@ -772,7 +772,7 @@ pub fn random_sweep(p: &Prepared, cases: u32, seed: u64) -> Result<(), (u32, Exe
     let mut rng = Rng::new(seed);
     for case in 0..cases {
         // CDNA has only wave64.
-        let wave = if case % 2 == 0 && p.arch != Some(Arch::Cdna) {
+        let wave = if case % 2 == 0 && p.arch.is_none_or(|a| a.supports_wave(32)) {
             32
         } else {
             64

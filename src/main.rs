@@ -36,7 +36,7 @@ struct Cli {
 enum Command {
     /// Prove two programs equivalent, or show a state where they differ (exit 0/1/2 as diff).
     Equiv {
-        /// rdna3, rdna4 or cdna.
+        /// rdna1 .. rdna4, cdna1 .. cdna5 (cdna = cdna4), or a processor name such as gfx942.
         #[arg(long)]
         arch: String,
         /// 32 or 64 (default 32 on RDNA, 64 on CDNA).
@@ -81,7 +81,7 @@ enum Command {
     },
     /// Print an instruction's pseudocode, syntax tree or typed IR.
     Show {
-        /// rdna3, rdna4 or cdna.
+        /// rdna1 .. rdna4, cdna1 .. cdna5 (cdna = cdna4), or a processor name such as gfx942.
         #[arg(long)]
         arch: String,
         /// The instruction, e.g. S_WQM_B64.
@@ -114,7 +114,7 @@ enum Command {
     /// Execute one instruction (or pseudocode text, or a batch of cases) and print every
     /// state element it writes.
     Eval {
-        /// rdna3, rdna4 or cdna (required with an instruction name).
+        /// rdna1 .. rdna4, cdna1 .. cdna5 (cdna = cdna4) or a processor name (required with an instruction name).
         #[arg(long)]
         arch: Option<String>,
         /// The instruction, e.g. S_WQM_B64.
@@ -144,7 +144,7 @@ enum Command {
     },
     /// Compile instructions with the Cranelift JIT: dump one, or pre-compile a whole arch.
     Jit {
-        /// rdna3, rdna4 or cdna.
+        /// rdna1 .. rdna4, cdna1 .. cdna5 (cdna = cdna4), or a processor name such as gfx942.
         #[arg(long)]
         arch: String,
         /// The instruction (omit with --all).
@@ -198,7 +198,7 @@ enum Command {
     },
     /// Run a program of machine instructions on a modelled wavefront.
     Run {
-        /// rdna3, rdna4 or cdna.
+        /// rdna1 .. rdna4, cdna1 .. cdna5 (cdna = cdna4), or a processor name such as gfx942.
         #[arg(long)]
         arch: String,
         /// Wave size, 32 or 64 (default: 32 on RDNA, 64 on CDNA).
@@ -228,7 +228,7 @@ enum Command {
     },
     /// Assemble LLVM-syntax AMDGPU assembly into machine code.
     Asm {
-        /// rdna3, rdna4 or cdna.
+        /// rdna1 .. rdna4, cdna1 .. cdna5 (cdna = cdna4), or a processor name such as gfx942.
         #[arg(long)]
         arch: String,
         /// The input file ('-' or absent: standard input).
@@ -242,7 +242,7 @@ enum Command {
     },
     /// Disassemble machine code into LLVM-syntax assembly.
     Disasm {
-        /// rdna3, rdna4 or cdna.
+        /// rdna1 .. rdna4, cdna1 .. cdna5 (cdna = cdna4), or a processor name such as gfx942.
         #[arg(long)]
         arch: String,
         /// The bytes as hex text, e.g. '00 1d 80 be'.
@@ -289,7 +289,7 @@ enum SpecCommand {
     },
     /// The instruction database of one arch.
     List {
-        /// rdna3, rdna4 or cdna.
+        /// rdna1 .. rdna4, cdna1 .. cdna5 (cdna = cdna4), or a processor name such as gfx942.
         #[arg(long)]
         arch: String,
         /// Print JSON.
@@ -343,9 +343,15 @@ fn main() -> ExitCode {
 fn parse_arch(name: &str) -> Result<Arch, Failure> {
     Arch::from_name(name).ok_or_else(|| {
         Failure(format!(
-            "error: unknown arch `{name}` (expected rdna3, rdna4 or cdna)"
+            "error: unknown arch `{name}` (expected one of {}, or a processor name such as gfx942)",
+            Arch::names()
         ))
     })
+}
+
+/// The database of `arch`, or the error saying it has none yet.
+fn arch_db(spec: &Spec, arch: Arch) -> Result<&amdpcode::spec::SpecDb, Failure> {
+    spec.get(arch).map_err(|e| Failure(format!("error: {e}")))
 }
 
 /// The spec, kept for the rest of the process: the CLI exits after one command, and freeing
@@ -553,11 +559,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     smt,
                 },
         } => {
+            let spec = load_spec(&cli.spec, cli.offline)?;
             let archs = match arch {
                 Some(a) => vec![parse_arch(&a)?],
-                None => Arch::ALL.to_vec(),
+                None => spec.arches(),
             };
-            let spec = load_spec(&cli.spec, cli.offline)?;
             if smt > 0 {
                 let text = amdpcode::smt::cli::smt_stats(spec, &archs, smt, json)
                     .map_err(|e| Failure(format!("error: {e}")))?;
@@ -568,11 +574,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Spec {
             command: SpecCommand::Fidelity { arch, json },
         } => {
+            let spec = load_spec(&cli.spec, cli.offline)?;
             let archs = match arch {
                 Some(a) => vec![parse_arch(&a)?],
-                None => Arch::ALL.to_vec(),
+                None => spec.arches(),
             };
-            let spec = load_spec(&cli.spec, cli.offline)?;
             fidelity(spec, &archs, json)
         }
         Command::Spec {
@@ -726,6 +732,7 @@ fn find_inst<'a>(
     arch: Arch,
     name: &str,
 ) -> Result<&'a amdpcode::spec::Instruction, Failure> {
+    arch_db(spec, arch)?;
     lookup(spec, arch, name).ok_or_else(|| {
         Failure(format!(
             "error: unknown instruction `{name}` for {arch} (see `amdpcode spec list --arch {arch}`)"
@@ -735,7 +742,7 @@ fn find_inst<'a>(
 
 /// An instruction by name, alias, or assembler alias (`S_ADD_U32` is `S_ADD_CO_U32` on rdna4).
 fn lookup<'a>(spec: &'a Spec, arch: Arch, name: &str) -> Option<&'a amdpcode::spec::Instruction> {
-    let db = spec.db(arch);
+    let db = spec.get(arch).ok()?;
     db.get(name)
         .or_else(|| amdpcode::isa::tables::mnemonic_alias(arch, name).and_then(|c| db.get(&c)))
 }
@@ -837,6 +844,7 @@ fn eval_case(
             _ => return Err(format!("\"wave\" must be 32 or 64, not {v}")),
         },
     };
+    spec.get(arch).map_err(|e| e.to_string())?;
     let key = (arch, inst_name.to_ascii_uppercase());
     let entry = cache.entry(key).or_insert_with(|| {
         let inst = lookup(spec, arch, inst_name)
@@ -894,7 +902,7 @@ fn jit_command(
         let start = std::time::Instant::now();
         let (mut ok, mut total, mut bytes) = (0, 0, 0);
         let mut text = String::new();
-        for i in spec.db(arch).with_pcode() {
+        for i in arch_db(spec, arch)?.with_pcode() {
             if !exec::ALU_ENCODINGS.contains(&i.encoding.as_str()) {
                 continue;
             }
@@ -940,8 +948,9 @@ fn stats(spec: &Spec, archs: &[Arch], json: bool, samples: u32) -> Result<(), Fa
     let mut all = serde_json::Map::new();
     let mut text = String::new();
     for &arch in archs {
-        let s = frontend::arch_stats(spec.db(arch));
-        let alu = (samples > 0).then(|| exec::alu_stats(spec.db(arch), samples));
+        let db = arch_db(spec, arch)?;
+        let s = frontend::arch_stats(db);
+        let alu = (samples > 0).then(|| exec::alu_stats(db, samples));
         if json {
             let mut v = serde_json::to_value(&s).map_err(|e| Failure(format!("error: {e}")))?;
             if let (Some(alu), Some(obj)) = (&alu, v.as_object_mut()) {
@@ -949,7 +958,7 @@ fn stats(spec: &Spec, archs: &[Arch], json: bool, samples: u32) -> Result<(), Fa
                 if let Some(a) = a.as_object() {
                     obj.extend(a.clone());
                 }
-                let (n, fails) = jit::coverage(spec.db(arch));
+                let (n, fails) = jit::coverage(db);
                 obj.insert("jit".into(), json!(n));
                 obj.insert(
                     "jit_failures".into(),
@@ -974,7 +983,7 @@ fn stats(spec: &Spec, archs: &[Arch], json: bool, samples: u32) -> Result<(), Fa
             for f in &alu.exec_failures {
                 text.push_str(&format!("  NOEXEC {} {}\n", f.inst, f.error));
             }
-            let (n, fails) = jit::coverage(spec.db(arch));
+            let (n, fails) = jit::coverage(db);
             text.push_str(&format!(
                 "{arch}: the JIT compiles {n} of {} ALU entries\n",
                 alu.alu_total
@@ -1026,7 +1035,7 @@ fn fidelity(spec: &Spec, archs: &[Arch], json: bool) -> Result<(), Failure> {
     let mut text = String::new();
     let mut out = Vec::new();
     for &arch in archs {
-        let rows = fidelity::report(spec.db(arch));
+        let rows = fidelity::report(arch_db(spec, arch)?);
         let totals = fidelity::totals(&rows);
         if json {
             let t: serde_json::Map<String, serde_json::Value> = totals
@@ -1064,7 +1073,7 @@ fn fidelity(spec: &Spec, archs: &[Arch], json: bool) -> Result<(), Failure> {
 }
 
 fn list(spec: &Spec, arch: Arch, json: bool) -> Result<(), Failure> {
-    let db = spec.db(arch);
+    let db = arch_db(spec, arch)?;
     if json {
         let items: Vec<_> = db
             .instructions()

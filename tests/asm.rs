@@ -34,7 +34,7 @@ fn isas() -> Option<&'static [Isa; 3]> {
 
 fn isa(arch: Arch) -> Option<&'static Isa> {
     let all = isas()?;
-    Some(&all[Arch::ALL.iter().position(|a| *a == arch)?])
+    Some(&all[Arch::WHEEL.iter().position(|a| *a == arch)?])
 }
 
 fn hex(bytes: &[u8]) -> String {

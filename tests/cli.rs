@@ -93,6 +93,56 @@ fn unknown_instruction_and_arch() {
     assert!(err.contains("unknown arch"), "{err}");
 }
 
+/// Every arch name the command line accepts either works or, while its database is not
+/// built, says so: the same message from each command, a non-zero exit, never a panic.
+#[test]
+fn every_arch_runs_or_says_its_database_is_missing() {
+    let names = [
+        "rdna1", "gfx1010", "rdna2", "gfx1030", "rdna3", "rdna4", "cdna1", "gfx908", "cdna2",
+        "gfx90a", "cdna3", "gfx942", "cdna", "cdna4", "gfx950", "cdna5", "gfx1250",
+    ];
+    let mut missing = Vec::new();
+    for name in names {
+        let cmds: [&[&str]; 3] = [
+            &["spec", "list", "--arch", name],
+            &["show", "--arch", name, "S_NOP"],
+            &["run", "--arch", name, "s_endpgm"],
+        ];
+        for args in cmds {
+            let (code, out, err) = run(args);
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+            if code == 0 {
+                assert!(!out.is_empty(), "{args:?}: no output");
+                continue;
+            }
+            let canonical = amdpcode_arch_name(name);
+            let want = format!("arch {canonical}: instruction database not available yet");
+            assert!(err.contains(&want), "{args:?}: exit {code}: {err}");
+            missing.push(canonical);
+        }
+    }
+    // The wheel's own arches always have a database.
+    for own in ["rdna3", "rdna4", "cdna"] {
+        assert!(!missing.contains(&own), "{own} has no database");
+    }
+}
+
+/// The canonical name of an arch name in the test above.
+fn amdpcode_arch_name(name: &str) -> &'static str {
+    match name {
+        "rdna1" | "gfx1010" => "rdna1",
+        "rdna2" | "gfx1030" => "rdna2",
+        "rdna3" => "rdna3",
+        "rdna4" => "rdna4",
+        "cdna1" | "gfx908" => "cdna1",
+        "cdna2" | "gfx90a" => "cdna2",
+        "cdna3" | "gfx942" => "cdna3",
+        "cdna" | "cdna4" | "gfx950" => "cdna",
+        "cdna5" | "gfx1250" => "cdna5",
+        other => panic!("no canonical name for {other}"),
+    }
+}
+
 #[test]
 fn spec_stats_json_shape() {
     let (code, out, err) = run(&["spec", "stats", "--json", "--samples", "2"]);

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use amdpcode::dispatch::{Code, CodeObject, DispatchError, Dispatcher, Launch, Unmapped};
 use amdpcode::isa::Isa;
-use amdpcode::spec::Arch;
+use amdpcode::spec::{Arch, Wheel};
 use amdpcode::wave::{Engine, WaveError};
 
 const OUT: u64 = 0x1_0000_0000;
@@ -69,22 +69,22 @@ fn words(b: &[u8]) -> Vec<u32> {
 /// away (tid ^ wave), barrier, add it. Each round doubles the pair's sum, so each work-item
 /// ends with 4 * (a + b); a wave that ran ahead of a barrier would read zeros or stale data.
 fn exchange_program(arch: Arch, wave: u32) -> String {
-    let (barrier, add, store, load, gstore) = match arch {
-        Arch::Rdna4 => (
+    let (barrier, add, store, load, gstore) = match arch.wheel() {
+        Wheel::Rdna4 => (
             "s_barrier_signal -1\ns_barrier_wait -1",
             "v_add_nc_u32",
             "ds_store_b32",
             "ds_load_b32",
             "global_store_b32",
         ),
-        Arch::Rdna3 => (
+        Wheel::Rdna3 => (
             "s_barrier",
             "v_add_nc_u32",
             "ds_store_b32",
             "ds_load_b32",
             "global_store_b32",
         ),
-        Arch::Cdna => (
+        Wheel::Cdna => (
             "s_barrier",
             "v_add_u32",
             "ds_write_b32",

@@ -7,8 +7,13 @@ use amdpcode::spec::Arch;
 
 fn db(target: &str) -> amdpcode::spec::SpecDb {
     let spec = common::spec();
+    let arch = if target == "gfx1030" {
+        Arch::Rdna2
+    } else {
+        Arch::Rdna1
+    };
     derive(
-        Arch::Rdna3,
+        arch,
         spec.db(Arch::Rdna3),
         Some(spec.db(Arch::Cdna)),
         &target_data(target).unwrap(),
@@ -56,11 +61,24 @@ fn gfx1010_instructions_rdna3_lacks_have_no_text() {
 }
 
 #[test]
+fn the_spec_gives_rdna1_and_rdna2_databases() {
+    let spec = common::spec();
+    assert_eq!(spec.db(Arch::Rdna2).get("S_MOV_B32").unwrap().opcode, 3);
+    assert_eq!(spec.db(Arch::Rdna2).arch(), Arch::Rdna2);
+    assert!(spec.db(Arch::Rdna1).get("V_MAC_F32").is_some());
+}
+
+#[test]
 fn every_gfx10_instruction_says_where_its_text_comes_from() {
     let spec = common::spec();
     for (target, min_text) in [("gfx1030", 1150), ("gfx1010", 1150)] {
+        let arch = if target == "gfx1030" {
+            Arch::Rdna2
+        } else {
+            Arch::Rdna1
+        };
         let (db, report) = amdpcode::spec::targets::derive_report(
-            Arch::Rdna3,
+            arch,
             spec.db(Arch::Rdna3),
             Some(spec.db(Arch::Cdna)),
             &target_data(target).unwrap(),

@@ -99,11 +99,7 @@ fn variant(text: &str, bug: bool) -> String {
 }
 
 fn arch_name(a: Arch) -> &'static str {
-    match a {
-        Arch::Rdna3 => "rdna3",
-        Arch::Rdna4 => "rdna4",
-        Arch::Cdna => "cdna",
-    }
+    a.name()
 }
 
 fn run_case(spec: &Spec, case: &Case, wave: u32, bug: bool) -> Vec<Finding> {

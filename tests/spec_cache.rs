@@ -25,7 +25,7 @@ fn pinned_sha() -> [u8; 32] {
 
 /// Every arch's instructions, encodings and pseudocode order agree with a fresh parse.
 fn assert_same(a: &Spec, b: &Spec) {
-    for arch in Arch::ALL {
+    for arch in Arch::WHEEL {
         let (x, y) = (a.db(arch), b.db(arch));
         assert_eq!(x.arch(), arch);
         assert_eq!(x.instructions(), y.instructions(), "{arch}");

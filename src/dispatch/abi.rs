@@ -5,7 +5,7 @@
 //! packed 10/10/10 in v0 (every supported arch packs them), EXEC for the wave's lanes and
 //! MODE from RSRC1.
 
-use crate::spec::Arch;
+use crate::spec::{Arch, Wheel};
 use crate::wave::{code, mode_from_rsrc1, WaveState};
 
 /// COMPUTE_PGM_RSRC2 fields.
@@ -66,7 +66,7 @@ pub struct WaveSetup<'a> {
 pub fn initial_sgpr_codes(arch: Arch, rsrc2: u32, n_user_sgprs: usize) -> Vec<u32> {
     let user = (rsrc2::user_sgpr_count(rsrc2) as usize).max(n_user_sgprs) as u32;
     let mut codes: Vec<u32> = (0..user).collect();
-    if arch == Arch::Rdna4 {
+    if arch.wheel() == Wheel::Rdna4 {
         codes.extend([code::TTMP0 + 7, code::TTMP0 + 9]);
         return codes;
     }
@@ -100,7 +100,7 @@ pub fn init_wave(s: &WaveSetup<'_>, w: &mut WaveState) {
     for (i, &v) in s.user_sgprs.iter().enumerate() {
         w.write_sgpr(i as u32, v);
     }
-    if s.arch == Arch::Rdna4 {
+    if s.arch.wheel() == Wheel::Rdna4 {
         // RDNA 4 delivers workgroup ids in trap temporaries, not SGPRs.
         w.write_sgpr(code::TTMP0 + 9, s.workgroup[0]);
         w.write_sgpr(

@@ -80,7 +80,8 @@ struct Pool<'s> {
 impl Pool<'_> {
     fn get(&mut self, arch: Arch) -> Result<&mut Dispatcher, CliError> {
         if !self.by_arch.contains_key(&arch) {
-            let mut d = Dispatcher::new(self.spec.db(arch), self.engine).map_err(err)?;
+            let db = self.spec.get(arch).map_err(err)?;
+            let mut d = Dispatcher::new(db, self.engine).map_err(err)?;
             d.executor_mut().jit_threshold = crate::wave::cli_jit_threshold();
             self.by_arch.insert(arch, d);
         }

@@ -152,7 +152,26 @@ pub fn arch_of_mach(mach: u32) -> Option<(Arch, &'static str)> {
         0x048 => (Arch::Rdna4, "gfx1200"),
         0x04e => (Arch::Rdna4, "gfx1201"),
         0x059 => (Arch::Rdna4, "gfx12-generic"),
+        0x033 => (Arch::Rdna1, "gfx1010"),
+        0x034 => (Arch::Rdna1, "gfx1011"),
+        0x035 => (Arch::Rdna1, "gfx1012"),
+        0x042 => (Arch::Rdna1, "gfx1013"),
+        0x052 => (Arch::Rdna1, "gfx10-1-generic"),
+        0x036 => (Arch::Rdna2, "gfx1030"),
+        0x037 => (Arch::Rdna2, "gfx1031"),
+        0x038 => (Arch::Rdna2, "gfx1032"),
+        0x039 => (Arch::Rdna2, "gfx1033"),
+        0x03e => (Arch::Rdna2, "gfx1034"),
+        0x03d => (Arch::Rdna2, "gfx1035"),
+        0x045 => (Arch::Rdna2, "gfx1036"),
+        0x053 => (Arch::Rdna2, "gfx10-3-generic"),
+        0x030 => (Arch::Cdna1, "gfx908"),
+        0x03f => (Arch::Cdna2, "gfx90a"),
+        0x04c => (Arch::Cdna3, "gfx942"),
+        0x05f => (Arch::Cdna3, "gfx9-4-generic"),
         0x04f => (Arch::Cdna, "gfx950"),
+        0x049 => (Arch::Cdna5, "gfx1250"),
+        0x05a => (Arch::Cdna5, "gfx1251"),
         _ => return None,
     })
 }
@@ -254,7 +273,7 @@ impl CodeObject {
             let meta = metadata
                 .iter()
                 .find(|m| m.symbol == name || m.name == kname);
-            let wave_size = if arch != Arch::Cdna
+            let wave_size = if arch.supports_wave(32)
                 && descriptor.code_properties & props::WAVEFRONT_SIZE32 != 0
             {
                 32

@@ -200,7 +200,7 @@ impl Launch {
             None => None,
             Some(Value::String(s)) => Some(
                 Arch::from_name(s)
-                    .ok_or_else(|| bad("arch", format!("`{s}` is not rdna3, rdna4 or cdna")))?,
+                    .ok_or_else(|| bad("arch", format!("`{s}` is not one of {}", Arch::names())))?,
             ),
             Some(o) => return Err(bad("arch", format!("expected a string, found {o}"))),
         };

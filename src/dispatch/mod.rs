@@ -648,7 +648,7 @@ impl Dispatcher {
         let items = launch
             .grid_items
             .unwrap_or([0, 1, 2].map(|d| launch.grid[d].saturating_mul(launch.block[d])));
-        let default_wave = if arch == Arch::Cdna { 64 } else { 32 };
+        let default_wave = arch.default_wave();
         let (program, entry, rsrc1, rsrc2, user_sgprs, wave_size, lds, scratch) = match &launch.code
         {
             Code::Raw {
@@ -791,8 +791,12 @@ impl Dispatcher {
                 crate::wave::SCRATCH_LANE_SPAN
             )));
         }
-        if arch == Arch::Cdna && wave_size != 64 {
-            return Err(bad("wave: CDNA runs wave64 only".into()));
+        if !arch.supports_wave(wave_size) {
+            return Err(bad(format!(
+                "wave: {} does not run wave{wave_size} (it runs wave{})",
+                arch.name(),
+                arch.default_wave()
+            )));
         }
         for (d, (&n, (&g, &b))) in items
             .iter()

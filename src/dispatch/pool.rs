@@ -228,7 +228,7 @@ mod tests {
             assert_eq!((w.vgpr(3, 2), w.vgpr(40, 2)), (0, 9));
             w.set_vgpr(40, 2, 0);
             // A state of another arch is replaced.
-            let other = if arch == Arch::Cdna {
+            let other = if arch.is_gfx9() {
                 Arch::Rdna3
             } else {
                 Arch::Cdna

@@ -160,7 +160,8 @@ pub unsafe extern "C" fn amdpcode_engine_new(
         let name = unsafe { text(arch, "arch") }?.ok_or_else(|| arg("arch is null"))?;
         let arch = Arch::from_name(name).ok_or_else(|| {
             arg(format!(
-                "unknown arch `{name}` (expected rdna3, rdna4 or cdna)"
+                "unknown arch `{name}` (expected one of {})",
+                Arch::names()
             ))
         })?;
         // SAFETY: the caller's contract.
@@ -171,7 +172,10 @@ pub unsafe extern "C" fn amdpcode_engine_new(
         } else {
             Engine::Interp
         };
-        let mut dispatcher = Dispatcher::new(spec.db(arch), engine)
+        let db = spec
+            .get(arch)
+            .map_err(|e| Failure(AMDPCODE_ERROR_ARGUMENT, e.to_string()))?;
+        let mut dispatcher = Dispatcher::new(db, engine)
             .map_err(|e| Failure(AMDPCODE_ERROR_ARGUMENT, e.to_string()))?;
         // Tiering as in the CLI (`AMDPCODE_JIT_THRESHOLD`): hot instructions are compiled.
         dispatcher.executor_mut().jit_threshold = crate::wave::cli_jit_threshold();
@@ -266,7 +270,8 @@ pub unsafe extern "C" fn amdpcode_launch_raw(
         let name = unsafe { text(arch, "arch") }?.ok_or_else(|| arg("arch is null"))?;
         let arch = Arch::from_name(name).ok_or_else(|| {
             arg(format!(
-                "unknown arch `{name}` (expected rdna3, rdna4 or cdna)"
+                "unknown arch `{name}` (expected one of {})",
+                Arch::names()
             ))
         })?;
         let bytes = unsafe { slice(code, len, "code") }?.to_vec();

@@ -16,7 +16,7 @@
 use crate::exec::Rng;
 use crate::isa::tables::{Format, InstInfo};
 use crate::isa::Isa;
-use crate::spec::Arch;
+use crate::spec::{Arch, Wheel};
 
 /// The SGPR the loop scaffolding counts in.
 pub const LOOP_SGPR: u32 = 20;
@@ -275,8 +275,8 @@ impl Generator {
         rng: &mut Rng,
     ) -> Vec<u8> {
         let arch = self.arch;
-        let off = match arch {
-            Arch::Cdna => 0x7f,
+        let off = match arch.wheel() {
+            Wheel::Cdna => 0x7f,
             _ => 124,
         };
         let mut bits: u128 = 0;
@@ -308,7 +308,7 @@ impl Generator {
                     }
                 }
                 ("saddr", _) => u64::from(if saddr_on { BASE_SGPR } else { off }),
-                ("soffset", _) => u64::from(if arch == Arch::Cdna { 0 } else { off }),
+                ("soffset", _) => u64::from(if arch.is_gfx9() { 0 } else { off }),
                 ("sdata", _) => [0, 4, 8][(r % 3) as usize],
                 (_, "SGPRField") => u64::from(sdst_code(arch, rng)),
                 (_, "SBaseField") => u64::from(BASE_SGPR / 2),
@@ -411,8 +411,8 @@ fn src_code(arch: Arch, rng: &mut Rng, vgpr: bool, is_dst: bool) -> u32 {
 
 /// A DPP or SDWA selector for `src0` of the arch's vector encodings.
 fn dpp_code(arch: Arch, r: u64) -> u32 {
-    match arch {
-        Arch::Cdna => [249, 250][(r % 2) as usize],
+    match arch.wheel() {
+        Wheel::Cdna => [249, 250][(r % 2) as usize],
         _ => [233, 234, 250][(r % 3) as usize],
     }
 }

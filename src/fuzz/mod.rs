@@ -163,7 +163,7 @@ pub fn run(
     }
     let mut lanes = Vec::new();
     for &(arch, wave_size) in &config.configs {
-        let db = spec.db(arch);
+        let db = spec.get(arch).map_err(|e| FuzzError(e.to_string()))?;
         let isa = Isa::new(db);
         // Instructions without executable pseudocode only end programs early with the
         // same `Unsupported` error under every engine: draw from the others.

@@ -43,7 +43,8 @@ pub struct CliError(pub String);
 fn load_isa(arch: &str, wheel: &Path) -> Result<Isa, CliError> {
     let arch = Arch::from_name(arch).ok_or_else(|| {
         CliError(format!(
-            "error: unknown arch `{arch}` (expected rdna3, rdna4 or cdna)"
+            "error: unknown arch `{arch}` (expected one of {})",
+            Arch::names()
         ))
     })?;
     Isa::from_wheel(wheel, arch).map_err(|e| CliError(format!("error: {e}")))

@@ -12,7 +12,7 @@ use super::encode::Enc;
 use super::syntax::{Expr, Modifier};
 use super::tables::{Format, InstInfo, Tables};
 use super::{AsmError, Inst};
-use crate::spec::Arch;
+use crate::spec::{Arch, Wheel};
 
 /// The `src0` code of a DPP16 extension.
 pub(crate) const SRC_DPP16: u32 = 0xfa;
@@ -38,10 +38,10 @@ pub(crate) enum Ext {
 pub(crate) fn ext_of(arch: Arch, family: &str, code: u32) -> Option<Ext> {
     let short = matches!(family, "VOP1" | "VOP2" | "VOPC");
     let long = matches!(family, "VOP3" | "VOP3SD" | "VOP3P");
-    match (arch, code) {
-        (_, SRC_DPP16) if short || (long && arch != Arch::Cdna) => Some(Ext::Dpp16),
-        (Arch::Rdna3 | Arch::Rdna4, SRC_DPP8 | SRC_DPP8_FI) if short || long => Some(Ext::Dpp8),
-        (Arch::Cdna, SRC_SDWA) if short => Some(Ext::Sdwa),
+    match (arch.wheel(), code) {
+        (_, SRC_DPP16) if short || (long && !arch.is_gfx9()) => Some(Ext::Dpp16),
+        (Wheel::Rdna3 | Wheel::Rdna4, SRC_DPP8 | SRC_DPP8_FI) if short || long => Some(Ext::Dpp8),
+        (Wheel::Cdna, SRC_SDWA) if short => Some(Ext::Sdwa),
         _ => None,
     }
 }
@@ -93,14 +93,14 @@ pub(crate) fn valid(arch: Arch, info: &InstInfo, var: &Format, bits: u128) -> bo
 /// Whether `info` may use DPP16 control `ctrl`: on CDNA an instruction with a 64-bit
 /// operand runs on the double-precision ALU, whose DPP supports only `row_newbcast`.
 pub(crate) fn ctrl_allowed(arch: Arch, info: &InstInfo, ctrl: u32) -> bool {
-    let dp_alu = arch == Arch::Cdna && info.operands.iter().any(|o| o.bits == 64);
+    let dp_alu = arch.is_gfx9() && info.operands.iter().any(|o| o.bits == 64);
     !dp_alu || (0x150..=0x15f).contains(&ctrl)
 }
 
 /// The text of a DPP16 control value, or `None` if it is reserved on `arch`.
 pub(crate) fn ctrl_text(arch: Arch, ctrl: u32) -> Option<String> {
     let n = ctrl & 0xf;
-    let gfx9 = arch == Arch::Cdna;
+    let gfx9 = arch.is_gfx9();
     Some(match ctrl {
         0x000..=0x0ff => {
             let lanes: Vec<String> = (0..4).map(|i| (ctrl >> (2 * i) & 3).to_string()).collect();
@@ -169,7 +169,7 @@ pub(crate) fn wants_dpp(mods: &[Modifier]) -> Option<Ext> {
 /// The DPP16 control value of one control modifier, or `None` when `m` is not a control
 /// or is out of range on `arch`.
 pub(crate) fn parse_ctrl(arch: Arch, m: &Modifier) -> Option<u32> {
-    let gfx9 = arch == Arch::Cdna;
+    let gfx9 = arch.is_gfx9();
     let int = |lo: i64, hi: i64| match m.value {
         Some(Expr::Int(v)) if (lo..=hi).contains(&v) => Some(v as u32),
         _ => None,
@@ -370,7 +370,7 @@ pub(crate) fn parse_ext_mods(
                 Some(Expr::Int(0 | 1)) => x.bound_ctrl = 1,
                 _ => return Err(bad()),
             },
-            (Ext::Dpp16 | Ext::Dpp8, "fi") if arch != Arch::Cdna => match m.value {
+            (Ext::Dpp16 | Ext::Dpp8, "fi") if !arch.is_gfx9() => match m.value {
                 Some(Expr::Int(v @ 0..=1)) => x.fi = v as u64,
                 _ => return Err(bad()),
             },
@@ -448,7 +448,7 @@ mod tests {
                 // RDNA prints GFX9's row_bcast (its hardware executes it) but, like LLVM, does
                 // not assemble it.
                 let want = match ctrl {
-                    0x142 | 0x143 if arch != Arch::Cdna => None,
+                    0x142 | 0x143 if !arch.is_gfx9() => None,
                     _ => Some(ctrl),
                 };
                 assert_eq!(parse_ctrl(arch, &stmt.mods[0]), want, "{text}");

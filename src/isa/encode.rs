@@ -10,7 +10,7 @@ use super::print::{DELAY_INSTID, DELAY_SKIP, DEPCTR};
 use super::syntax::{self, Arg, Expr, Modifier, Statement};
 use super::tables::{Format, InstInfo, Tables};
 use super::{AsmError, Assembled};
-use crate::spec::Arch;
+use crate::spec::{Arch, Wheel};
 
 /// Encoded bytes and the label a branch operand names, if any.
 type Encoded = (Vec<u8>, Option<(String, usize)>);
@@ -230,7 +230,7 @@ pub(crate) fn encode_ssrc(
                 return Err(e.err(arg.col, "invalid operand for instruction"));
             };
             // RDNA has no `src_vccz`/`src_execz` sources ("not available on this GPU").
-            if arch != Arch::Cdna && matches!(code, 251 | 252) {
+            if !arch.is_gfx9() && matches!(code, 251 | 252) {
                 return Err(e.err(arg.col, "register not available on this GPU"));
             }
             if !any_size(arch, code) && count != regs {
@@ -338,7 +338,7 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
             };
             let id = match &margs[0] {
                 Expr::Int(v) if *v >= 0 => *v as u64,
-                Expr::Ident(n) if arch == Arch::Cdna => {
+                Expr::Ident(n) if arch.is_gfx9() => {
                     gfx9(n).ok_or_else(|| e.err(*col, format!("unknown message `{n}`")))?
                 }
                 Expr::Ident(n) => e
@@ -365,14 +365,14 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
                 };
                 match a {
                     Expr::Int(v) if *v >= 0 => rest[i] = *v as u64,
-                    Expr::Ident(n) if i == 0 && arch == Arch::Cdna => {
+                    Expr::Ident(n) if i == 0 && arch.is_gfx9() => {
                         rest[i] = op_name(n)
                             .ok_or_else(|| e.err(*col, format!("unknown operation `{n}`")))?
                     }
                     _ => return Err(e.err(*col, "invalid message operation")),
                 }
             }
-            Ok(if arch == Arch::Cdna {
+            Ok(if arch.is_gfx9() {
                 id | (rest[0] << 4) | (rest[1] << 8)
             } else {
                 id
@@ -384,7 +384,7 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
             for &(_, lo, w) in fields {
                 v |= ((1 << w) - 1) << lo;
             }
-            if arch == Arch::Cdna {
+            if arch.is_gfx9() {
                 v |= 3 << 14;
             }
             for (c, col) in calls {
@@ -397,7 +397,7 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
                 let [Expr::Int(n)] = args.as_slice() else {
                     return Err(e.err(col, "expected a count"));
                 };
-                let max = if arch == Arch::Cdna && name == "vmcnt" {
+                let max = if arch.is_gfx9() && name == "vmcnt" {
                     63
                 } else {
                     (1 << w) - 1
@@ -408,7 +408,7 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
                 let n = *n as u64;
                 v &= !(((1 << w) - 1) << lo);
                 v |= (n & ((1 << w) - 1)) << lo;
-                if arch == Arch::Cdna && name == "vmcnt" {
+                if arch.is_gfx9() && name == "vmcnt" {
                     v &= !(3 << 14);
                     v |= (n >> 4) << 14;
                 }
@@ -472,7 +472,9 @@ fn encode_scalar(
     let args = &stmt.args;
     // RDNA 3's `s_waitcnt_{vs,vm,exp,lgkm}cnt` take `null` as their register (llvm-mc: "src0
     // must be null"); the field is decoded and printed whatever it holds.
-    if e.tables.arch == Arch::Rdna3 && info.name.starts_with("S_WAITCNT_") && info.family == "SOPK"
+    if e.tables.arch.wheel() == Wheel::Rdna3
+        && info.name.starts_with("S_WAITCNT_")
+        && info.family == "SOPK"
     {
         let null = operands::special_code(Arch::Rdna3, "null").map(|c| c.0);
         if let Some(a) = args.first() {
@@ -605,12 +607,12 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
     // "expected a 20-bit unsigned offset"), although the field is signed and the decoder
     // prints it so.
     let buffer = info.name.starts_with("S_BUFFER_") || info.name.starts_with("S_ATC_PROBE_BUFFER");
-    let (off_lo, off_hi, off_field) = match arch {
-        Arch::Rdna3 if buffer => (0, (1 << 20) - 1, "offset"),
-        Arch::Rdna3 => (-(1 << 20), (1 << 20) - 1, "offset"),
-        Arch::Rdna4 => (-(1 << 23), (1 << 23) - 1, "ioffset"),
-        Arch::Cdna if buffer => (0, (1 << 20) - 1, "offset"),
-        Arch::Cdna => (-(1 << 20), (1 << 20) - 1, "offset"),
+    let (off_lo, off_hi, off_field) = match arch.wheel() {
+        Wheel::Rdna3 if buffer => (0, (1 << 20) - 1, "offset"),
+        Wheel::Rdna3 => (-(1 << 20), (1 << 20) - 1, "offset"),
+        Wheel::Rdna4 => (-(1 << 23), (1 << 23) - 1, "ioffset"),
+        Wheel::Cdna if buffer => (0, (1 << 20) - 1, "offset"),
+        Wheel::Cdna => (-(1 << 20), (1 << 20) - 1, "offset"),
     };
     let prefetch = info.operand("sdata").is_some_and(|o| o.kind == "SIMM5");
     let pc_rel = info.name.ends_with("_PC_REL");
@@ -663,7 +665,7 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
                     if !int_in(
                         *v,
                         off_lo,
-                        off_hi.max(if arch == Arch::Rdna4 {
+                        off_hi.max(if arch.wheel() == Wheel::Rdna4 {
                             0
                         } else {
                             (1 << 21) - 1
@@ -681,14 +683,14 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
         return Err(e.err(a.col, "invalid operand for instruction"));
     }
     for m in &stmt.mods {
-        match (arch, m.name.as_str()) {
+        match (arch.wheel(), m.name.as_str()) {
             (_, "offset") if soffset_reg.is_some() && !prefetch => {
                 offset_mod = Some(mod_int(e, m, off_lo, off_hi)?)
             }
-            (Arch::Rdna3 | Arch::Cdna, "glc") if m.value.is_none() => e.set("glc", 1),
-            (Arch::Rdna3, "dlc") if m.value.is_none() => e.set("dlc", 1),
-            (Arch::Rdna4 | Arch::Cdna, "nv") if m.value.is_none() => e.set("nv", 1),
-            (Arch::Rdna4, "th") => {
+            (Wheel::Rdna3 | Wheel::Cdna, "glc") if m.value.is_none() => e.set("glc", 1),
+            (Wheel::Rdna3, "dlc") if m.value.is_none() => e.set("dlc", 1),
+            (Wheel::Rdna4 | Wheel::Cdna, "nv") if m.value.is_none() => e.set("nv", 1),
+            (Wheel::Rdna4, "th") => {
                 let v = match &m.value {
                     Some(Expr::Ident(n)) if n.eq_ignore_ascii_case("TH_LOAD_BYPASS") => {
                         th_bypass = Some(true);
@@ -710,7 +712,7 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
                 }
                 e.set("th", v);
             }
-            (Arch::Rdna4, "scope") => {
+            (Wheel::Rdna4, "scope") => {
                 let v = match &m.value {
                     Some(x) => named_int(
                         e,
@@ -734,9 +736,9 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
         return Err(e.err(stmt.col, "scope and th combination is not valid"));
     }
     let mask = |v: i64, w: u32| (v as u64) & ((1u64 << w) - 1);
-    match arch {
-        Arch::Rdna3 | Arch::Rdna4 => {
-            let w = if arch == Arch::Rdna3 { 21 } else { 24 };
+    match arch.wheel() {
+        Wheel::Rdna3 | Wheel::Rdna4 => {
+            let w = if arch.wheel() == Wheel::Rdna3 { 21 } else { 24 };
             if let Some(v) = imm_offset {
                 e.set(off_field, mask(v, w));
                 if !prefetch {
@@ -750,7 +752,7 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
                 }
             }
         }
-        Arch::Cdna => {
+        Wheel::Cdna => {
             if let Some(v) = imm_offset {
                 e.set("imm", 1);
                 e.set("offset", mask(v, 21));

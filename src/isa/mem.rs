@@ -22,7 +22,7 @@ use super::encode::{encode_sreg, Enc};
 use super::syntax::{Arg, Expr, Statement};
 use super::tables::{InstInfo, OperandSpec, Tables};
 use super::{AsmError, Inst};
-use crate::spec::Arch;
+use crate::spec::{Arch, Wheel};
 
 /// Whether `family` is DS.
 pub(crate) fn is_ds(family: &str) -> bool {
@@ -72,7 +72,7 @@ fn two_offsets(info: &InstInfo) -> bool {
 
 /// The FLAT field names of this arch: (address, data, offset).
 fn flat_fields(arch: Arch) -> (&'static str, &'static str, &'static str) {
-    if arch == Arch::Rdna4 {
+    if arch.wheel() == Wheel::Rdna4 {
         ("vaddr", "vsrc", "ioffset")
     } else {
         ("addr", "data", "offset")
@@ -81,7 +81,7 @@ fn flat_fields(arch: Arch) -> (&'static str, &'static str, &'static str) {
 
 /// The `saddr` code spelled `off`.
 fn saddr_off(arch: Arch) -> u64 {
-    if arch == Arch::Cdna {
+    if arch.is_gfx9() {
         0x7f
     } else {
         124
@@ -118,7 +118,7 @@ fn flat_offset(tables: &Tables, family: &str) -> (bool, u32) {
         .format(family)
         .and_then(|f| f.field(off_f))
         .map_or(13, |f| f.width);
-    let signed = tables.arch == Arch::Rdna4 || seg(family) != Seg::Flat;
+    let signed = tables.arch.wheel() == Wheel::Rdna4 || seg(family) != Seg::Flat;
     let width = if signed { width } else { width.min(12) };
     (signed, width)
 }
@@ -224,10 +224,10 @@ const SCOPES: [&str; 4] = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"];
 /// Whether an atomic returns its pre-op value with these cache bits.
 fn returns(arch: Arch, inst: &Inst) -> bool {
     let f = |n: &str| inst.field(n).unwrap_or(0);
-    match arch {
-        Arch::Rdna3 => f("glc") != 0,
-        Arch::Rdna4 => f("th") & 1 != 0,
-        Arch::Cdna => f("sc0") != 0,
+    match arch.wheel() {
+        Wheel::Rdna3 => f("glc") != 0,
+        Wheel::Rdna4 => f("th") & 1 != 0,
+        Wheel::Cdna => f("sc0") != 0,
     }
 }
 
@@ -286,8 +286,8 @@ fn print_flat(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
     if offset != 0 {
         text.push_str(&format!(" offset:{offset}"));
     }
-    match arch {
-        Arch::Rdna3 => {
+    match arch.wheel() {
+        Wheel::Rdna3 => {
             for name in ["glc", "slc", "dlc"] {
                 if f(name) != 0 {
                     text.push(' ');
@@ -295,7 +295,7 @@ fn print_flat(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
                 }
             }
         }
-        Arch::Cdna => {
+        Wheel::Cdna => {
             for name in ["sc0", "nt", "sc1"] {
                 if f(name) != 0 {
                     text.push(' ');
@@ -303,7 +303,7 @@ fn print_flat(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
                 }
             }
         }
-        Arch::Rdna4 => {
+        Wheel::Rdna4 => {
             let (th, scope) = (f("th"), f("scope"));
             if th != 0 {
                 text.push_str(&format!(" th:{}", th_text(info, th, scope)));
@@ -331,13 +331,13 @@ fn vreg_arg(e: &Enc<'_>, arg: &Arg, regs: u32, agpr_ok: bool) -> Result<(bool, u
         return Err(e.err(arg.col, "invalid operand for instruction"));
     };
     let agpr = file == "a";
-    if !(file == "v" || (agpr && agpr_ok && e.tables.arch == Arch::Cdna)) {
+    if !(file == "v" || (agpr && agpr_ok && e.tables.arch.is_gfx9())) {
         return Err(e.err(arg.col, "invalid operand for instruction"));
     }
     if hi < lo || hi - lo + 1 != regs || *hi > 255 {
         return Err(e.err(arg.col, "invalid register size for operand"));
     }
-    if e.tables.arch == Arch::Cdna && regs > 1 && lo % 2 != 0 {
+    if e.tables.arch.is_gfx9() && regs > 1 && lo % 2 != 0 {
         return Err(e.err(arg.col, "invalid register alignment"));
     }
     Ok((agpr, *lo))
@@ -406,7 +406,7 @@ fn encode_ds(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), A
         e.set("acc", 1);
     }
     let two = two_offsets(info);
-    let has_gds = arch == Arch::Rdna3
+    let has_gds = arch.wheel() == Wheel::Rdna3
         && e.tables
             .format("DS")
             .is_some_and(|f| f.field("gds").is_some());
@@ -524,14 +524,7 @@ fn encode_flat(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
             false
         }
         None => {
-            e.set(
-                "saddr",
-                if arch == Arch::Cdna {
-                    0
-                } else {
-                    saddr_off(arch)
-                },
-            );
+            e.set("saddr", if arch.is_gfx9() { 0 } else { saddr_off(arch) });
             true
         }
     };
@@ -565,21 +558,21 @@ fn encode_flat(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
     let mut scope_sys = false;
     for m in &stmt.mods {
         let flag = m.value.is_none();
-        match (arch, m.name.as_str()) {
+        match (arch.wheel(), m.name.as_str()) {
             (_, "offset") => {
                 let v = int_value(&m.value)
                     .filter(|v| (lo..=hi).contains(v))
                     .ok_or_else(|| e.err(m.col, "invalid offset"))?;
                 e.set(off_f, v as u64);
             }
-            (Arch::Rdna3, "glc" | "slc" | "dlc") | (Arch::Cdna, "sc0" | "sc1" | "nt") if flag => {
+            (Wheel::Rdna3, "glc" | "slc" | "dlc") | (Wheel::Cdna, "sc0" | "sc1" | "nt") if flag => {
                 if matches!(m.name.as_str(), "glc" | "sc0") {
                     ret = true;
                 }
                 e.set(&m.name, 1);
             }
-            (Arch::Rdna4, "nv") if flag => e.set("nv", 1),
-            (Arch::Rdna4, "th") => {
+            (Wheel::Rdna4, "nv") if flag => e.set("nv", 1),
+            (Wheel::Rdna4, "th") => {
                 // Only names: llvm-mc prints reserved values (`th:0x7`, `TH_ATOMIC_0x6`) that
                 // it does not accept back, and so do we.
                 let (v, name) = match &m.value {
@@ -593,7 +586,7 @@ fn encode_flat(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
                 ret = v & 1 != 0;
                 e.set("th", v);
             }
-            (Arch::Rdna4, "scope") => {
+            (Wheel::Rdna4, "scope") => {
                 let v = match &m.value {
                     Some(Expr::Ident(n)) => SCOPES
                         .iter()
@@ -613,10 +606,10 @@ fn encode_flat(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
         return Err(e.err(stmt.col, "scope and th combination is not valid"));
     }
     if atomic && has_vdst_op && ret != with_vdst {
-        let what = match arch {
-            Arch::Rdna3 => "glc",
-            Arch::Rdna4 => "th:TH_ATOMIC_RETURN",
-            Arch::Cdna => "sc0",
+        let what = match arch.wheel() {
+            Wheel::Rdna3 => "glc",
+            Wheel::Rdna4 => "th:TH_ATOMIC_RETURN",
+            Wheel::Cdna => "sc0",
         };
         let msg = if with_vdst {
             format!("instruction must use {what}")
@@ -640,7 +633,7 @@ fn is_tbuffer(info: &InstInfo) -> bool {
 /// The register code of the resource descriptor and its field: RDNA 4 stores the SGPR code,
 /// the others the code divided by 4.
 fn rsrc_field(arch: Arch) -> (&'static str, u64) {
-    if arch == Arch::Rdna4 {
+    if arch.wheel() == Wheel::Rdna4 {
         ("rsrc", 1)
     } else {
         ("srsrc", 4)
@@ -650,7 +643,7 @@ fn rsrc_field(arch: Arch) -> (&'static str, u64) {
 /// The buffer format value as one number (CDNA: `dfmt | nfmt << 4`) and LLVM's default.
 fn buf_format(arch: Arch, inst: &Inst) -> (u64, u64) {
     let f = |n: &str| inst.field(n).unwrap_or(0);
-    if arch == Arch::Cdna {
+    if arch.is_gfx9() {
         (f("dfmt") | f("nfmt") << 4, 1)
     } else {
         (f("format"), 1)
@@ -713,7 +706,7 @@ fn format_text(arch: Arch, inst: &Inst) -> Option<String> {
     if v == default {
         return None;
     }
-    if arch != Arch::Cdna {
+    if !arch.is_gfx9() {
         return Some(match rdna_formats().iter().find(|(x, _)| *x == v) {
             Some((_, name)) => format!("format:[{name}]"),
             None => format!("format:{v}"),
@@ -738,7 +731,7 @@ fn parse_format(arch: Arch, value: &Option<Expr>) -> Option<u64> {
     let Some(Expr::List(items)) = value else {
         return None;
     };
-    if arch != Arch::Cdna {
+    if !arch.is_gfx9() {
         let [Expr::Ident(n)] = items.as_slice() else {
             return None;
         };
@@ -804,7 +797,7 @@ fn print_buf(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
             text.push_str(name);
         }
     }
-    let off_f = if arch == Arch::Rdna4 {
+    let off_f = if arch.wheel() == Wheel::Rdna4 {
         "ioffset"
     } else {
         "offset"
@@ -825,10 +818,10 @@ fn print_buf(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
 /// Appends the cache-policy modifiers.
 fn cache_text(arch: Arch, info: &InstInfo, inst: &Inst, text: &mut String) {
     let f = |n: &str| inst.field(n).unwrap_or(0);
-    let flags: &[&str] = match arch {
-        Arch::Rdna3 => &["glc", "slc", "dlc"],
-        Arch::Cdna => &["sc0", "nt", "sc1"],
-        Arch::Rdna4 => {
+    let flags: &[&str] = match arch.wheel() {
+        Wheel::Rdna3 => &["glc", "slc", "dlc"],
+        Wheel::Cdna => &["sc0", "nt", "sc1"],
+        Wheel::Rdna4 => {
             let (th, scope) = (f("th"), f("scope"));
             if th != 0 {
                 text.push_str(&format!(" th:{}", th_text(info, th, scope)));
@@ -866,7 +859,7 @@ fn encode_buf(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), 
     let (rsrc_f, scale) = rsrc_field(arch);
     let has_addr = info.operand("srsrc").is_some() || info.operand("rsrc").is_some();
     let flag = |n: &str| stmt.mods.iter().any(|m| m.name == n && m.value.is_none());
-    let (tfe, lds) = (flag("tfe"), flag("lds") && arch == Arch::Cdna);
+    let (tfe, lds) = (flag("tfe"), flag("lds") && arch.is_gfx9());
     // llvm-mc prints `tfe` stores (with the extra register) but does not accept them.
     if tfe && is_store(info) {
         return Err(e.err(stmt.col, "invalid operand for instruction"));
@@ -913,24 +906,24 @@ fn encode_buf(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), 
             Expr::Ident(_) | Expr::Reg { .. } => encode_sreg(e, soff, 1).ok(),
             _ => None,
         }
-        .filter(|&c| arch == Arch::Cdna || !matches!(c, 251 | 252 | 254))
+        .filter(|&c| arch.is_gfx9() || !matches!(c, 251 | 252 | 254))
         .ok_or_else(|| e.err(soff.col, "invalid operand for instruction"))?;
         e.set("soffset", u64::from(code));
     }
     // LLVM's default format (and the fixed `format` of RDNA 4 non-typed buffer ops).
-    if arch == Arch::Cdna {
+    if arch.is_gfx9() {
         if is_tbuffer(info) {
             e.set("dfmt", 1);
         }
-    } else if is_tbuffer(info) || arch == Arch::Rdna4 {
+    } else if is_tbuffer(info) || arch.wheel() == Wheel::Rdna4 {
         e.set("format", 1);
     }
-    let off_f = if arch == Arch::Rdna4 {
+    let off_f = if arch.wheel() == Wheel::Rdna4 {
         "ioffset"
     } else {
         "offset"
     };
-    let max_off = if arch == Arch::Rdna4 {
+    let max_off = if arch.wheel() == Wheel::Rdna4 {
         (1 << 23) - 1
     } else {
         4095
@@ -939,10 +932,10 @@ fn encode_buf(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), 
     let mut scope_sys = false;
     for m in &stmt.mods {
         let is_flag = m.value.is_none();
-        match (arch, m.name.as_str()) {
+        match (arch.wheel(), m.name.as_str()) {
             (_, "offen" | "idxen") if is_flag => e.set(&m.name, 1),
             (_, "tfe") if is_flag => e.set("tfe", 1),
-            (Arch::Cdna, "lds") if is_flag => e.set("lds", 1),
+            (Wheel::Cdna, "lds") if is_flag => e.set("lds", 1),
             (_, "offset") => {
                 let v = int_value(&m.value)
                     .filter(|v| (0..=max_off).contains(v))
@@ -952,20 +945,20 @@ fn encode_buf(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), 
             (_, "format") if is_tbuffer(info) => {
                 let v =
                     parse_format(arch, &m.value).ok_or_else(|| e.err(m.col, "invalid format"))?;
-                if arch == Arch::Cdna {
+                if arch.is_gfx9() {
                     e.set("dfmt", v & 15);
                     e.set("nfmt", v >> 4);
                 } else {
                     e.set("format", v);
                 }
             }
-            (Arch::Rdna3, "glc" | "slc" | "dlc") | (Arch::Cdna, "sc0" | "sc1" | "nt")
+            (Wheel::Rdna3, "glc" | "slc" | "dlc") | (Wheel::Cdna, "sc0" | "sc1" | "nt")
                 if is_flag =>
             {
                 e.set(&m.name, 1)
             }
-            (Arch::Rdna4, "nv") if is_flag => e.set("nv", 1),
-            (Arch::Rdna4, "th") => {
+            (Wheel::Rdna4, "nv") if is_flag => e.set("nv", 1),
+            (Wheel::Rdna4, "th") => {
                 let (v, name) = match &m.value {
                     Some(Expr::Ident(n)) => (th_value(info, n), n.to_ascii_uppercase()),
                     _ => (None, String::new()),
@@ -976,7 +969,7 @@ fn encode_buf(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), 
                 }
                 e.set("th", v);
             }
-            (Arch::Rdna4, "scope") => {
+            (Wheel::Rdna4, "scope") => {
                 let v = match &m.value {
                     Some(Expr::Ident(n)) => SCOPES
                         .iter()

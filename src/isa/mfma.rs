@@ -18,7 +18,7 @@ use crate::spec::Arch;
 
 /// Whether `info` is handled here.
 pub(crate) fn applies(arch: Arch, info: &InstInfo) -> bool {
-    arch == Arch::Cdna && info.operands.iter().any(|o| o.kind.contains("ACCVGPR"))
+    arch.is_gfx9() && info.operands.iter().any(|o| o.kind.contains("ACCVGPR"))
 }
 
 /// The printed operand order: destination, then sources (then a scaled MFMA's scales).
@@ -117,7 +117,7 @@ fn file_of(op: &OperandSpec, acc_cd: bool, acc: u64) -> char {
 /// of a DS, FLAT/GLOBAL/SCRATCH or buffer instruction with its `acc` bit set. Address fields
 /// are always VGPRs. Other arches have no AGPRs: empty.
 pub(crate) fn agpr_fields(tables: &Tables, inst: &Inst) -> Vec<String> {
-    if tables.arch != Arch::Cdna {
+    if !tables.arch.is_gfx9() {
         return Vec::new();
     }
     let f = |n: &str| inst.field(n).unwrap_or(0);

@@ -190,11 +190,15 @@ impl Isa {
         let spec = crate::spec::Spec::load(wheel)?;
         let enum_py = read_wheel_member(
             wheel,
-            &format!("tinygrad/runtime/autogen/amd/{}/enum.py", arch.name()),
+            &format!(
+                "tinygrad/runtime/autogen/amd/{}/enum.py",
+                arch.wheel().folder()
+            ),
         );
+        let db = spec.get(arch)?;
         Ok(match enum_py {
-            Some(text) => Isa::with_enum_py(spec.db(arch), &text),
-            None => Isa::new(spec.db(arch)),
+            Some(text) => Isa::with_enum_py(db, &text),
+            None => Isa::new(db),
         })
     }
 

@@ -5,7 +5,7 @@
 //! in AMD's prose), so the code map is written here once per arch family. It is a description
 //! of the operand space, not a list of instructions.
 
-use crate::spec::Arch;
+use crate::spec::{Arch, Wheel};
 
 /// A register operand: a file, a first index and a count of 32-bit registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -50,16 +50,13 @@ pub enum Reg {
 
 /// The first SGPR code that is not a numbered SGPR.
 pub fn sgpr_limit(arch: Arch) -> u32 {
-    match arch {
-        Arch::Cdna => 102,
-        _ => 106,
-    }
+    arch.profile().sgprs
 }
 
 /// Named scalar codes of one arch: (code, 32-bit name, 64-bit name).
 fn specials(arch: Arch) -> &'static [(u32, &'static str, Option<&'static str>)] {
-    match arch {
-        Arch::Cdna => &[
+    match arch.wheel() {
+        Wheel::Cdna => &[
             (102, "flat_scratch_lo", Some("flat_scratch")),
             (103, "flat_scratch_hi", None),
             (104, "xnack_mask_lo", Some("xnack_mask")),

@@ -4,7 +4,7 @@ use super::layout::{self, Slot};
 use super::operands::{self, LITERAL};
 use super::tables::{InstInfo, Tables};
 use super::Inst;
-use crate::spec::Arch;
+use crate::spec::{Arch, Wheel};
 
 /// `0x1f`, or `-0x1f` for negative values.
 pub(crate) fn signed_hex(v: i64) -> String {
@@ -82,8 +82,8 @@ fn hwreg_text(tables: &Tables, v: u64) -> String {
 
 /// (name, low bit, width) of each `s_waitcnt` counter.
 pub(crate) fn waitcnt_fields(arch: Arch) -> &'static [(&'static str, u32, u32)] {
-    match arch {
-        Arch::Cdna => &[("vmcnt", 0, 4), ("expcnt", 4, 3), ("lgkmcnt", 8, 4)],
+    match arch.wheel() {
+        Wheel::Cdna => &[("vmcnt", 0, 4), ("expcnt", 4, 3), ("lgkmcnt", 8, 4)],
         _ => &[("vmcnt", 10, 6), ("expcnt", 0, 3), ("lgkmcnt", 4, 6)],
     }
 }
@@ -94,7 +94,7 @@ fn waitcnt_text(arch: Arch, v: u64) -> String {
     for &(name, lo, width) in waitcnt_fields(arch) {
         let mut val = (v >> lo) & ((1 << width) - 1);
         let mut max = (1u64 << width) - 1;
-        if arch == Arch::Cdna && name == "vmcnt" {
+        if arch.is_gfx9() && name == "vmcnt" {
             val |= ((v >> 14) & 3) << 4;
             max = 63;
         }
@@ -235,7 +235,7 @@ fn gfx9_sendmsg(v: u64) -> Option<String> {
 }
 
 fn sendmsg_text(tables: &Tables, v: u64) -> String {
-    if tables.arch == Arch::Cdna {
+    if tables.arch.is_gfx9() {
         // llvm-mc names what it can whatever the unused bits (7, 15:10) hold, and prints
         // the raw value of anything else that has them set.
         if let Some(text) = gfx9_sendmsg(v) {
@@ -375,7 +375,7 @@ fn print_smem(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
         if let Some(op) = info.operand("sdata") {
             let v = f("sdata");
             ops.push(match op.kind.as_str() {
-                "SIMM8" | "SIMM5" if arch != Arch::Rdna4 => imm_small(v),
+                "SIMM8" | "SIMM5" if arch.wheel() != Wheel::Rdna4 => imm_small(v),
                 "SIMM8" | "SIMM5" => v.to_string(),
                 _ => sreg(tables, v as u32, op.bits.div_ceil(32)),
             });
@@ -394,9 +394,9 @@ fn print_smem(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
             ops.push(sreg(tables, f("sbase") as u32 * 2, sbase_regs));
         }
         if info.operand("soffset").is_some() {
-            match arch {
-                Arch::Rdna3 | Arch::Rdna4 => {
-                    let (off, width) = if arch == Arch::Rdna3 {
+            match arch.wheel() {
+                Wheel::Rdna3 | Wheel::Rdna4 => {
+                    let (off, width) = if arch.wheel() == Wheel::Rdna3 {
                         (f("offset"), 21)
                     } else {
                         (f("ioffset"), 24)
@@ -407,12 +407,12 @@ fn print_smem(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
                         ops.push(signed_hex(off));
                     } else {
                         ops.push(sreg(tables, so, 1));
-                        if off != 0 || arch == Arch::Rdna4 {
+                        if off != 0 || arch.wheel() == Wheel::Rdna4 {
                             mods.push(format!("offset:{}", signed_hex(off)));
                         }
                     }
                 }
-                Arch::Cdna => {
+                Wheel::Cdna => {
                     let imm = f("imm") != 0;
                     let soe = f("soffset_en") != 0;
                     let off = sign_extend(f("offset"), 21);
@@ -430,8 +430,8 @@ fn print_smem(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
             }
         }
     }
-    match arch {
-        Arch::Rdna3 => {
+    match arch.wheel() {
+        Wheel::Rdna3 => {
             if f("glc") != 0 {
                 mods.push("glc".into());
             }
@@ -439,7 +439,7 @@ fn print_smem(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
                 mods.push("dlc".into());
             }
         }
-        Arch::Rdna4 => {
+        Wheel::Rdna4 => {
             const TH: [&str; 4] = ["TH_LOAD_RT", "TH_LOAD_NT", "TH_LOAD_HT", "TH_LOAD_LU"];
             const SCOPE: [&str; 4] = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"];
             // th 3 is BYPASS with SCOPE_SYS and LU otherwise.
@@ -455,7 +455,7 @@ fn print_smem(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
                 mods.push("nv".into());
             }
         }
-        Arch::Cdna => {
+        Wheel::Cdna => {
             if f("glc") != 0 {
                 mods.push("glc".into());
             }

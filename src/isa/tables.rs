@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use crate::spec::{Arch, FastMap, SpecDb};
+use crate::spec::{Arch, FastMap, SpecDb, Wheel};
 
 /// The alias and spelling table, read at build time.
 const ALIASES_MD: &str = include_str!("../../semantics/ALIASES.md");
@@ -185,8 +185,8 @@ pub(crate) fn alias_rows(section: &str, arch: Arch) -> Vec<Vec<String>> {
             .collect();
         let applies = match cells.first().map(String::as_str) {
             Some("all") => true,
-            Some("rdna") => matches!(arch, Arch::Rdna3 | Arch::Rdna4),
-            Some(a) => Arch::from_name(a) == Some(arch) && a == arch.name(),
+            Some("rdna") => matches!(arch.wheel(), Wheel::Rdna3 | Wheel::Rdna4),
+            Some(a) => a == arch.wheel().folder(),
             None => false,
         };
         if applies {

@@ -22,7 +22,7 @@ use super::operands::{self, LITERAL};
 use super::syntax::{Expr, Modifier, Statement};
 use super::tables::{InstInfo, OperandSpec, Tables};
 use super::{AsmError, Inst};
-use crate::spec::Arch;
+use crate::spec::{Arch, Wheel};
 
 /// Whether `family` is one of the vector ALU families handled here.
 pub(crate) fn is_vop(family: &str) -> bool {
@@ -93,7 +93,7 @@ struct Layout {
 }
 
 fn wave_bits(arch: Arch) -> u32 {
-    if arch == Arch::Cdna {
+    if arch.is_gfx9() {
         64
     } else {
         32
@@ -101,7 +101,7 @@ fn wave_bits(arch: Arch) -> u32 {
 }
 
 fn vcc_name(arch: Arch) -> &'static str {
-    if arch == Arch::Cdna {
+    if arch.is_gfx9() {
         "vcc"
     } else {
         "vcc_lo"
@@ -170,7 +170,7 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
     let arch = tables.arch;
     let fam = info.family.as_str();
     let mut ops = Vec::new();
-    let t16 = arch == Arch::Rdna3;
+    let t16 = arch.wheel() == Wheel::Rdna3;
     let mut srcs: Vec<(usize, &OperandSpec)> = info
         .operands
         .iter()
@@ -186,7 +186,7 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
     // Destination.
     match fam {
         "VOPC" => {
-            if arch == Arch::Cdna || !is_cmpx(info) {
+            if arch.is_gfx9() || !is_cmpx(info) {
                 ops.push(Opnd {
                     field: "",
                     kind: Kind::Implicit(vcc_name(arch)),
@@ -203,7 +203,7 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
                     d.kind.as_str(),
                     "SREG" | "SDST" | "SREG_NOVCC" | "SSRC" | "EXEC"
                 );
-                if !(scalar && is_cmpx(info) && arch != Arch::Cdna) {
+                if !(scalar && is_cmpx(info) && !arch.is_gfx9()) {
                     ops.push(Opnd {
                         field: "vdst",
                         kind: if scalar { Kind::Sreg } else { Kind::Vgpr },
@@ -306,14 +306,13 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
     // `v_fma_mix*` (and CDNA's `v_mad_mix*`) read unpacked sources.
     let mix = fam == "VOP3P" && info.name.contains("_MIX");
     let dst_in_opsel = ops.iter().any(|o| o.idx == 3 && o.kind == Kind::Vgpr);
-    let sdst_slot = arch != Arch::Cdna
-        && fam == "VOP3"
-        && ops.iter().any(|o| o.idx == 3 && o.kind == Kind::Sreg);
+    let sdst_slot =
+        !arch.is_gfx9() && fam == "VOP3" && ops.iter().any(|o| o.idx == 3 && o.kind == Kind::Sreg);
     let float_mods = srcs.iter().any(|(_, o)| is_float(o));
     // `v_fmac_*_e64` reads its destination as `src2`, which has an `op_sel` slot.
     // gfx950's `v_cvt_scalef32_pk_fp4_*` write part of their destination, which LLVM
     // lists as a third source slot.
-    let scalef32 = arch == Arch::Cdna && info.name.starts_with("V_CVT_SCALEF32");
+    let scalef32 = arch.is_gfx9() && info.name.starts_with("V_CVT_SCALEF32");
     let tied = info.name.starts_with("V_FMAC") || info.name.starts_with("V_CVT_SCALEF32_PK_FP4");
     let opsel_srcs = if tied && srcs.len() == 2 {
         3
@@ -556,7 +555,7 @@ fn ext_mnemonic(tables: &Tables, info: &InstInfo, ext: dpp::Ext) -> String {
     let base = stem(&upper).to_ascii_lowercase();
     match (ext, info.family.as_str()) {
         (dpp::Ext::Sdwa, _) => format!("{base}_sdwa"),
-        (_, "VOPC") if tables.arch != Arch::Cdna => base,
+        (_, "VOPC") if !tables.arch.is_gfx9() => base,
         _ if info.operands.is_empty() => base,
         (_, "VOP3" | "VOP3SD" | "VOP3P") => format!("{base}_e64_dpp"),
         _ => format!("{base}_dpp"),
@@ -637,10 +636,10 @@ pub(crate) fn encode_src(
             if hi < lo || hi - lo + 1 != regs || *hi > 255 {
                 return Err(e.err(col, "invalid register size for operand"));
             }
-            if e.tables.arch == Arch::Cdna && regs > 1 && lo % 2 != 0 {
+            if e.tables.arch.is_gfx9() && regs > 1 && lo % 2 != 0 {
                 return Err(e.err(col, "invalid register alignment"));
             }
-            if half.is_some() && (bits != 16 || e.tables.arch != Arch::Rdna3) {
+            if half.is_some() && (bits != 16 || e.tables.arch.wheel() != Wheel::Rdna3) {
                 return Err(e.err(col, "invalid operand for instruction"));
             }
             Ok((256 + lo, *half == Some(true)))
@@ -720,7 +719,7 @@ fn uses_constant_bus(arch: Arch, code: u32) -> bool {
 pub(crate) fn source_available(arch: Arch, code: u32) -> bool {
     match code {
         254 => false,
-        251 | 252 => arch == Arch::Cdna,
+        251 | 252 => arch.is_gfx9(),
         _ => true,
     }
 }
@@ -729,7 +728,7 @@ pub(crate) fn source_available(arch: Arch, code: u32) -> bool {
 /// one on gfx9 (CDNA); two on RDNA, except the 64-bit shifts, which read one (LLVM's
 /// `getConstantBusLimit`).
 fn constant_bus_limit(arch: Arch, info: &InstInfo) -> usize {
-    if arch == Arch::Cdna {
+    if arch.is_gfx9() {
         return 1;
     }
     match stem(&info.name) {
@@ -820,7 +819,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     let short_mods =
         matches!(ext, Some(dpp::Ext::Dpp16 | dpp::Ext::Sdwa)) && !vop3 && !vop3p && !lay.packed;
     let (mut neg, mut abs, mut opsel, mut sext) = (0u64, 0u64, 0u64, 0u64);
-    if vop3 && is_cmpx(info) && arch != Arch::Cdna {
+    if vop3 && is_cmpx(info) && !arch.is_gfx9() {
         e.set("vdst", 126);
     }
     for (op, arg) in lay.ops.iter().zip(&stmt.args) {
@@ -886,7 +885,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
             },
             Kind::Src
                 if ext.is_some()
-                    && arch == Arch::Rdna3
+                    && arch.wheel() == Wheel::Rdna3
                     && op.field == "src1"
                     && !matches!(p.expr, Expr::Reg { file, .. } if file == "v") =>
             {
@@ -938,7 +937,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
                     return Err(e.err(arg.col, "invalid operand for instruction"));
                 }
                 // CDNA 3+ VGPR tuples are even-aligned.
-                if arch == Arch::Cdna && regs > 1 && lo % 2 != 0 {
+                if arch.is_gfx9() && regs > 1 && lo % 2 != 0 {
                     return Err(e.err(arg.col, "invalid register alignment"));
                 }
                 if half.is_some() && !half16 {
@@ -981,7 +980,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
                 } else if hi_half {
                     opsel |= 1 << op.idx;
                 }
-                if code == LITERAL && arch == Arch::Cdna && (vop3 || vop3p) {
+                if code == LITERAL && arch.is_gfx9() && (vop3 || vop3p) {
                     return Err(e.err(arg.col, "literal operands are not supported"));
                 }
                 e.set(op.field, u64::from(code));
@@ -1078,7 +1077,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     }
     // GFX940+ dot instructions ignore op_sel: llvm-mc takes only the defaults.
     let full = (1u64 << lay.n_src) - 1;
-    if arch == Arch::Cdna
+    if arch.is_gfx9()
         && vop3p
         && info.name.starts_with("V_DOT")
         && (explicit_opsel.is_some_and(|b| b != 0) || opsel_hi != full)

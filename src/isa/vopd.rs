@@ -17,7 +17,7 @@ use super::operands::{self, LITERAL};
 use super::syntax::{Arg, Expr, Statement};
 use super::tables::{Format, InstInfo, Tables};
 use super::{AsmError, DecodeError, Inst, Operand, Value};
-use crate::spec::Arch;
+use crate::spec::Wheel;
 
 /// The Y destination register encoded by `vdsty` next to X destination `vdstx`.
 pub fn dst_y(vdstx: u32, vdsty_field: u32) -> u32 {
@@ -291,7 +291,7 @@ pub(crate) fn encode(
             "one dst register must be even and the other odd",
         ));
     }
-    let both_mov = tables.arch == Arch::Rdna4 && hx.mov && hy.mov;
+    let both_mov = tables.arch.wheel() == Wheel::Rdna4 && hx.mov && hy.mov;
     if hx.src0 >= 256 && hy.src0 >= 256 && hx.src0 % 4 == hy.src0 % 4 && !both_mov {
         return Err(err(
             line,

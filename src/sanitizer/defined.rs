@@ -144,7 +144,7 @@ impl WaveDef {
             for c in (code::TTMP0..code::TTMP0 + 16).chain([code::EXEC_LO, code::EXEC_HI]) {
                 sgpr[c as usize] = u32::MAX;
             }
-            if arch == Arch::Cdna {
+            if arch.is_gfx9() {
                 sgpr[102..106].fill(u32::MAX);
             }
             if let Some(n) = crate::wave::null_code(arch) {
@@ -257,7 +257,7 @@ fn half(s: &Step<'_>, o: &Opnd) -> (Regs, Option<bool>) {
     if r.file != 'v' || o.bits != 16 {
         return (r, None);
     }
-    if s.arch != Arch::Cdna && matches!(s.family, "VOP1" | "VOP2" | "VOPC") {
+    if !s.arch.is_gfx9() && matches!(s.family, "VOP1" | "VOP2" | "VOPC") {
         let hi = r.first >= 128;
         if hi {
             r.first -= 128;
@@ -758,7 +758,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
                     let (r, h) = half(s, o);
                     let keep = match h {
                         Some(true) => 0xffff,
-                        Some(false) if s.arch != Arch::Cdna => 0xffff_0000,
+                        Some(false) if !s.arch.is_gfx9() => 0xffff_0000,
                         _ => 0,
                     };
                     for lane in lanes(exec, ws) {
@@ -781,7 +781,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
                                 };
                             }
                             // CDNA's 16-bit writes zero the high half: defined.
-                            if h == Some(false) && s.arch == Arch::Cdna {
+                            if h == Some(false) && s.arch.is_gfx9() {
                                 def |= 0xffff_0000;
                             }
                             w.set_v(reg, lane, keep, def, origin_of(lane));

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use super::operands::{is_memory_family, Opnd};
 use super::{defined, operand_file_regs, reg_name, Finding, Kind, Regs, Sanitizer, WaveTrack};
-use crate::spec::Arch;
+use crate::spec::Wheel;
 use crate::wave::{code, Decoded};
 
 /// How many instructions of a wave's history the hazard rules look back over (RDNA 3's
@@ -123,10 +123,10 @@ impl Sanitizer {
             track.mask_armed.clear();
             return;
         }
-        match self.arch {
-            Arch::Cdna => cdna_hazards(track, s, &now, found),
-            Arch::Rdna3 => super::hazards_rdna::rdna3_hazards(track, s, &now, found),
-            Arch::Rdna4 => super::hazards_rdna::wmma_overlap(track, s, &now, found),
+        match self.arch.wheel() {
+            Wheel::Cdna => cdna_hazards(track, s, &now, found),
+            Wheel::Rdna3 => super::hazards_rdna::rdna3_hazards(track, s, &now, found),
+            Wheel::Rdna4 => super::hazards_rdna::wmma_overlap(track, s, &now, found),
         }
         track.history.push_back(now);
         if track.history.len() > HISTORY {

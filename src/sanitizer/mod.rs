@@ -24,7 +24,7 @@ use std::rc::Rc;
 pub use defined::Initial;
 
 use crate::isa::Isa;
-use crate::spec::{Arch, SpecDb};
+use crate::spec::{Arch, SpecDb, Wheel};
 use crate::wave::{Barrier, Class, Decoded, MemAccess, MemSpace, WaveState};
 use operands::{
     implicit_regs, is_memory_family, is_scalar_kind, memory_event, operand_file_regs, operand_list,
@@ -823,13 +823,13 @@ fn wait_fields(arch: Arch, d: &Decoded, before: &WaveState) -> Vec<(Counter, u32
 /// The counters and thresholds of wait instruction `name` with immediate `imm`; `sopk` adds
 /// the SGPR of a SOPK wait.
 fn decode_wait(arch: Arch, name: &str, imm: u32, sopk: &dyn Fn(u32) -> u32) -> Vec<(Counter, u32)> {
-    match (arch, name) {
-        (Arch::Rdna3, "S_WAITCNT") => vec![
+    match (arch.wheel(), name) {
+        (Wheel::Rdna3, "S_WAITCNT") => vec![
             (Counter::Vm, imm >> 10 & 0x3f),
             (Counter::Lgkm, imm >> 4 & 0x3f),
             (Counter::Exp, imm & 7),
         ],
-        (Arch::Cdna, "S_WAITCNT") => vec![
+        (Wheel::Cdna, "S_WAITCNT") => vec![
             (Counter::Vm, (imm & 0xf) | (imm >> 14 & 3) << 4),
             (Counter::Exp, imm >> 4 & 7),
             (Counter::Lgkm, imm >> 8 & 0xf),

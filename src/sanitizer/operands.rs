@@ -4,7 +4,7 @@
 
 use super::{defined, Counter, Event, Regs};
 use crate::isa::{self, Reg};
-use crate::spec::Arch;
+use crate::spec::{Arch, Wheel};
 use crate::wave::{Class, Decoded, MemSpace, WaveState};
 
 pub(super) fn is_memory_family(family: &str) -> bool {
@@ -48,17 +48,17 @@ pub(super) fn memory_event(d: &Decoded, after: &WaveState) -> Option<(Counter, E
     };
     // CDNA's vmcnt counts loads and stores as one in-order stream (GFX9: vector memory
     // operations return in issue order).
-    let event = match (arch, event) {
-        (Arch::Cdna, Event::VmemStore) => Event::VmemLoad,
+    let event = match (arch.wheel(), event) {
+        (Wheel::Cdna, Event::VmemStore) => Event::VmemLoad,
         (_, e) => e,
     };
-    let counter = match (arch, event) {
-        (Arch::Rdna4, Event::Smem) => Counter::Km,
-        (Arch::Rdna4, Event::Lds) => Counter::Ds,
-        (Arch::Rdna4, Event::VmemLoad) => Counter::Load,
-        (Arch::Rdna4, Event::VmemStore) => Counter::Store,
+    let counter = match (arch.wheel(), event) {
+        (Wheel::Rdna4, Event::Smem) => Counter::Km,
+        (Wheel::Rdna4, Event::Lds) => Counter::Ds,
+        (Wheel::Rdna4, Event::VmemLoad) => Counter::Load,
+        (Wheel::Rdna4, Event::VmemStore) => Counter::Store,
         (_, Event::Smem | Event::Lds) => Counter::Lgkm,
-        (Arch::Rdna3, Event::VmemStore) => Counter::Vs,
+        (Wheel::Rdna3, Event::VmemStore) => Counter::Vs,
         _ => Counter::Vm,
     };
     Some((counter, event))
@@ -305,7 +305,7 @@ pub(super) fn implicit_regs(
     if (imp.writes_vcc || vopc_vcc) && !mask_dst {
         writes.push(pair(crate::wave::code::VCC_LO));
     }
-    if imp.reads_m0 || arch == Arch::Cdna && family == "DS" {
+    if imp.reads_m0 || arch.is_gfx9() && family == "DS" {
         reads.push(Regs {
             file: 's',
             first: crate::wave::m0_code(arch),

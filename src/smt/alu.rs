@@ -5,7 +5,7 @@
 
 use crate::exec::{self, Prepared, Rng, ALU_ENCODINGS};
 use crate::interp::RegValue;
-use crate::spec::{Arch, SpecDb};
+use crate::spec::SpecDb;
 use crate::value::Bits;
 
 use super::regfile::RegFiles;
@@ -335,7 +335,7 @@ pub struct SmtStats {
 /// Runs [`check_entry`] on every ALU entry of `db`.
 pub fn smt_stats(db: &SpecDb, solver: &Solver, samples: u32) -> SmtStats {
     let arch = db.arch();
-    let wave = if arch == Arch::Cdna { 64 } else { 32 };
+    let wave = arch.default_wave();
     let insts: Vec<_> = db
         .with_pcode()
         .filter(|i| ALU_ENCODINGS.contains(&i.encoding.as_str()))

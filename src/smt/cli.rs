@@ -11,7 +11,7 @@ use super::solver::Solver;
 
 /// The `equiv` command's arguments.
 pub struct EquivArgs {
-    /// rdna3, rdna4 or cdna.
+    /// rdna1 .. rdna4, cdna1 .. cdna5 (cdna = cdna4), or a processor name such as gfx942.
     pub arch: String,
     /// 32 or 64 (default: 32 on RDNA, 64 on CDNA).
     pub wave: Option<u32>,
@@ -61,18 +61,17 @@ fn trouble(msg: String) -> CliResult {
 pub fn equiv(spec: &Spec, args: &EquivArgs) -> CliResult {
     let Some(arch) = Arch::from_name(&args.arch) else {
         return trouble(format!(
-            "unknown arch `{}` (expected rdna3, rdna4 or cdna)",
-            args.arch
+            "unknown arch `{}` (expected one of {})",
+            args.arch,
+            Arch::names()
         ));
     };
-    let wave = args
-        .wave
-        .unwrap_or(if arch == Arch::Cdna { 64 } else { 32 });
+    let wave = args.wave.unwrap_or(arch.default_wave());
     if wave != 32 && wave != 64 {
         return trouble(format!("--wave {wave}: expected 32 or 64"));
     }
-    if arch == Arch::Cdna && wave == 32 {
-        return trouble("CDNA has only wave64".into());
+    if !arch.supports_wave(wave) {
+        return trouble(format!("{} does not run wave{wave}", arch.name()));
     }
     let mode = match args.mode.as_str() {
         "random" => Mode::Random,
@@ -80,7 +79,10 @@ pub fn equiv(spec: &Spec, args: &EquivArgs) -> CliResult {
         "both" => Mode::Both,
         m => return trouble(format!("--mode {m}: expected random, prove or both")),
     };
-    let db = spec.db(arch);
+    let db = match spec.get(arch) {
+        Ok(db) => db,
+        Err(e) => return trouble(e.to_string()),
+    };
     let isa = crate::isa::Isa::new(db);
     let load = |p: &PathBuf| -> Result<Program, String> {
         let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -194,7 +196,8 @@ pub fn spec_diff(
 ) -> CliResult {
     let (Some(a), Some(b)) = (Arch::from_name(from), Arch::from_name(to)) else {
         return trouble(format!(
-            "unknown arch in `{from} {to}` (expected rdna3, rdna4 or cdna)"
+            "unknown arch in `{from} {to}` (expected one of {})",
+            Arch::names()
         ));
     };
     let solver = match Solver::find(solver.as_deref()) {
@@ -204,7 +207,11 @@ pub fn spec_diff(
         }
         Err(e) => return trouble(e.to_string()),
     };
-    let report = super::diff::spec_diff(spec.db(a), spec.db(b), insts, &solver);
+    let (da, db) = match (spec.get(a), spec.get(b)) {
+        (Ok(da), Ok(db)) => (da, db),
+        (Err(e), _) | (_, Err(e)) => return trouble(e.to_string()),
+    };
+    let report = super::diff::spec_diff(da, db, insts, &solver);
     let stdout = if json {
         format!(
             "{}\n",
@@ -230,7 +237,8 @@ pub fn smt_stats(spec: &Spec, archs: &[Arch], samples: u32, json: bool) -> Resul
     let mut out = String::new();
     let mut all = serde_json::Map::new();
     for &arch in archs {
-        let st = super::alu::smt_stats(spec.db(arch), &solver, samples);
+        let st =
+            super::alu::smt_stats(spec.get(arch).map_err(|e| e.to_string())?, &solver, samples);
         if json {
             all.insert(
                 arch.name().to_string(),

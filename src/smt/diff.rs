@@ -148,7 +148,7 @@ fn find<'a>(db: &'a SpecDb, i: &Instruction) -> Option<&'a Instruction> {
 /// Compares every shared ALU instruction (or only `only`, if not empty).
 pub fn spec_diff(from: &SpecDb, to: &SpecDb, only: &[String], solver: &Solver) -> DiffReport {
     let (fa, ta) = (from.arch(), to.arch());
-    let wave = if fa == Arch::Cdna || ta == Arch::Cdna {
+    let wave = if !fa.supports_wave(32) || !ta.supports_wave(32) {
         64
     } else {
         32

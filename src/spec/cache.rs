@@ -53,7 +53,7 @@ const STAMP_AT: usize = MAGIC.len() + 32 + 4 + CODE_KEY.len();
 
 /// The header's length: stamps, section count, per section offset, length and CRC-32,
 /// then the header's own CRC-32.
-pub const HEADER_LEN: usize = STAMP_AT + STAMP_SLOTS * 16 + 4 + Arch::ALL.len() * 20 + 4;
+pub const HEADER_LEN: usize = STAMP_AT + STAMP_SLOTS * 16 + 4 + Arch::WHEEL.len() * 20 + 4;
 
 /// A wheel file's (size, modification time in nanoseconds since the epoch).
 type Stamp = (u64, u64);
@@ -108,7 +108,11 @@ pub fn load_with(path: &Path, dir: &Path) -> Result<(Spec, CacheUse), SpecError>
         return Ok((Spec::load_uncached(path)?, CacheUse::Bypassed));
     }
     let spec = Spec::load_uncached(path)?;
-    let written = write_file(&file, &encode_file(&spec.dbs(), &pinned, stamp)).is_ok();
+    let written = write_file(
+        &file,
+        &encode_file(&Arch::WHEEL.map(|a| spec.db(a)), &pinned, stamp),
+    )
+    .is_ok();
     Ok((
         spec,
         if written {
@@ -176,7 +180,7 @@ fn write_file(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     })
 }
 
-/// The header of a file whose sections (in [`Arch::ALL`] order) have the given lengths
+/// The header of a file whose sections (in [`Arch::WHEEL`] order) have the given lengths
 /// and CRC-32s, with `stamps` recorded (unused slots are zero).
 fn encode_header(wheel_sha: &[u8; 32], stamps: &[Stamp], sections: &[(u64, u32)]) -> Vec<u8> {
     let mut out = Writer(Vec::with_capacity(HEADER_LEN));
@@ -235,7 +239,7 @@ pub(crate) struct Sections {
     file: Mutex<File>,
     /// The recorded wheel stamps (unused slots left out).
     stamps: Vec<Stamp>,
-    /// The sections, in [`Arch::ALL`] order.
+    /// The sections, in [`Arch::WHEEL`] order.
     sections: Vec<Section>,
 }
 
@@ -285,7 +289,7 @@ impl Sections {
     }
 
     fn try_decode(&self, arch: Arch) -> Option<SpecDb> {
-        let pos = Arch::ALL.iter().position(|a| *a == arch)?;
+        let pos = Arch::WHEEL.iter().position(|a| *a == arch)?;
         let section = *self.sections.get(pos)?;
         let len = usize::try_from(section.len).ok()?;
         // Read into spare capacity: no pass zeroing the buffer first.
@@ -326,12 +330,12 @@ fn decode_header(header: &[u8; HEADER_LEN], file_len: u64) -> Option<(Vec<Stamp>
             stamps.push(stamp);
         }
     }
-    if r.u32()? as usize != Arch::ALL.len() {
+    if r.u32()? as usize != Arch::WHEEL.len() {
         return None;
     }
     let mut sections = Vec::new();
     let mut end = HEADER_LEN as u64;
-    for _ in Arch::ALL {
+    for _ in Arch::WHEEL {
         let section = Section {
             offset: r.u64()?,
             len: r.u64()?,

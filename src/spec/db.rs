@@ -556,12 +556,14 @@ pub(super) fn build_encodings(
     Ok(encodings)
 }
 
-/// The whole spec: one [`SpecDb`] per arch, read from the wheel.
+/// The whole spec: one [`SpecDb`] per arch, read from the wheel (RDNA 3, RDNA 4, CDNA 4)
+/// or derived from the database of the arch's wheel folder (see `derive.rs`).
 #[derive(Clone, Debug)]
 pub struct Spec {
     path: PathBuf,
-    /// One database per arch in [`Arch::ALL`] order, built on first use when the spec came
-    /// from the cache (`lazy`), at once otherwise.
+    /// One database per arch in [`Arch::ALL`] order. The wheel's are built on first use
+    /// when the spec came from the cache (`lazy`), at once otherwise; derived ones on first
+    /// use.
     dbs: Vec<std::sync::OnceLock<SpecDb>>,
     /// The cache file's sections, decoded arch by arch on first use.
     lazy: Option<std::sync::Arc<super::cache::Sections>>,
@@ -599,11 +601,11 @@ impl Spec {
         };
         // Fail early, on this thread, when the file is not a readable zip.
         let first = open()?;
-        // The three arches are independent, so build them on separate threads, each with its
-        // own handle on the file (a shared handle would share the seek position).
+        // The three wheel folders are independent, so build them on separate threads, each
+        // with its own handle on the file (a shared handle would share the seek position).
         let results: Vec<Result<SpecDb, SpecError>> = std::thread::scope(|scope| {
             let mut first = Some(first);
-            let handles: Vec<_> = Arch::ALL
+            let handles: Vec<_> = Arch::WHEEL
                 .iter()
                 .map(|&arch| {
                     let reuse = first.take();
@@ -631,24 +633,29 @@ impl Spec {
                 })
                 .collect()
         });
-        let dbs = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-        Ok(Spec {
-            path: path.to_path_buf(),
-            dbs: dbs.into_iter().map(std::sync::OnceLock::from).collect(),
-            lazy: None,
-        })
+        let spec = Spec::empty(path, None);
+        for db in results {
+            let db = db?;
+            let _ = spec.dbs[db.arch() as usize].set(db);
+        }
+        Ok(spec)
     }
 
-    /// A spec whose databases are decoded from the cache's `sections` on first use.
-    pub(crate) fn from_sections(path: &Path, sections: super::cache::Sections) -> Spec {
+    /// A spec with no database built yet.
+    fn empty(path: &Path, lazy: Option<super::cache::Sections>) -> Spec {
         Spec {
             path: path.to_path_buf(),
             dbs: Arch::ALL
                 .iter()
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
-            lazy: Some(std::sync::Arc::new(sections)),
+            lazy: lazy.map(std::sync::Arc::new),
         }
+    }
+
+    /// A spec whose databases are decoded from the cache's `sections` on first use.
+    pub(crate) fn from_sections(path: &Path, sections: super::cache::Sections) -> Spec {
+        Spec::empty(path, Some(sections))
     }
 
     /// The wheel this spec was read from.
@@ -656,27 +663,62 @@ impl Spec {
         &self.path
     }
 
-    /// Every arch's database, in [`Arch::ALL`] order.
+    /// The arches that have a database, in [`Arch::ALL`] order.
+    pub fn arches(&self) -> Vec<Arch> {
+        Arch::ALL
+            .into_iter()
+            .filter(|&a| self.get(a).is_ok())
+            .collect()
+    }
+
+    /// The database of every arch that has one, in [`Arch::ALL`] order.
     pub fn dbs(&self) -> Vec<&SpecDb> {
-        Arch::ALL.iter().map(|&a| self.db(a)).collect()
+        Arch::ALL.iter().filter_map(|&a| self.get(a).ok()).collect()
     }
 
     /// The database of `arch`.
+    ///
+    /// # Errors
+    /// [`SpecError::NoDatabase`] for an arch whose database is not built yet, and any
+    /// error deriving it from its wheel folder's database.
+    pub fn get(&self, arch: Arch) -> Result<&SpecDb, SpecError> {
+        let slot = &self.dbs[arch as usize];
+        if let Some(db) = slot.get() {
+            return Ok(db);
+        }
+        if arch.is_wheel() {
+            return Ok(slot.get_or_init(|| self.build_wheel(arch)));
+        }
+        let derived = super::derive::derive(self.get(arch.wheel().arch())?, arch, self)?;
+        Ok(slot.get_or_init(|| derived))
+    }
+
+    /// The database of `arch`, for callers that know it exists (the wheel's arches
+    /// always do; [`Spec::get`] is the fallible form for arches named by a user).
+    ///
+    /// # Panics
+    /// When `arch` has no database ([`Spec::get`] fails).
+    #[track_caller]
     pub fn db(&self, arch: Arch) -> &SpecDb {
-        let pos = Arch::ALL.iter().position(|a| *a == arch).unwrap_or(0);
-        self.dbs[pos].get_or_init(|| {
-            // Only a spec from the cache has unbuilt databases. Its payload passed its
-            // checksum, so decoding fails only on a bug in the cache code: parse the wheel
-            // then, as without a cache.
-            let decoded = self.lazy.as_ref().and_then(|s| s.decode(arch));
-            decoded.unwrap_or_else(|| {
-                let parsed = File::open(&self.path)
-                    .ok()
-                    .and_then(|f| zip::ZipArchive::new(BufReader::new(f)).ok())
-                    .and_then(|mut archive| load_arch(&mut archive, &self.path, arch).ok());
-                parsed
-                    .unwrap_or_else(|| SpecDb::from_parts(arch, Vec::new(), Vec::new(), Vec::new()))
-            })
+        match self.get(arch) {
+            Ok(db) => db,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// The database of a wheel folder's own arch: decoded from the cache when there is
+    /// one, parsed from the wheel otherwise.
+    fn build_wheel(&self, arch: Arch) -> SpecDb {
+        // Only a spec from the cache has unbuilt wheel databases. Its payload passed its
+        // checksum, so decoding fails only on a bug in the cache code: parse the wheel
+        // then, as without a cache.
+        let decoded = self.lazy.as_ref().and_then(|s| s.decode(arch));
+        decoded.unwrap_or_else(|| {
+            let parsed = File::open(&self.path)
+                .ok()
+                .and_then(|f| zip::ZipArchive::new(BufReader::new(f)).ok())
+                .and_then(|mut archive| load_arch(&mut archive, &self.path, arch).ok());
+            parsed.unwrap_or_else(|| SpecDb::from_parts(arch, Vec::new(), Vec::new(), Vec::new()))
         })
     }
 }
@@ -709,7 +751,7 @@ fn read_member<R: Read + Seek>(
     arch: Arch,
     name: &str,
 ) -> Result<String, SpecError> {
-    let member = format!("{AUTOGEN_DIR}/{arch}/{name}");
+    let member = format!("{AUTOGEN_DIR}/{}/{name}", arch.wheel().folder());
     let mut entry = match archive.by_name(&member) {
         Ok(entry) => entry,
         Err(zip::result::ZipError::FileNotFound) => {
@@ -1013,11 +1055,11 @@ PCODE = {
 
     #[test]
     fn load_reads_every_arch_from_a_zip() {
-        let path = write_zip("full", &synthetic_members(&Arch::ALL));
+        let path = write_zip("full", &synthetic_members(&Arch::WHEEL));
         let spec = Spec::load(&path);
         let _ = std::fs::remove_file(&path);
         let spec = spec.unwrap_or_else(|e| panic!("{e}"));
-        for arch in Arch::ALL {
+        for arch in Arch::WHEEL {
             let db = spec.db(arch);
             assert_eq!(db.arch(), arch);
             assert_eq!(

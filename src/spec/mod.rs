@@ -18,13 +18,16 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use std::path::PathBuf;
 
+mod arch;
 mod cache;
 mod codec;
 mod db;
+mod derive;
 mod locate;
 mod pyread;
 pub mod targets;
 
+pub use arch::{Arch, Family, Fp8, Profile, Wheel};
 pub use cache::{
     cache_file, load_with as load_with_cache, CacheUse, HEADER_LEN as CACHE_HEADER_LEN,
 };
@@ -32,48 +35,6 @@ pub use db::{BitField, Encoding, Instruction, Operand, Sources, Spec, SpecDb};
 pub use locate::{
     default_cache_dir, fetch, find_wheel, Locate, WHEEL_FILE, WHEEL_REQUIREMENT, WHEEL_SHA256,
 };
-
-/// The three instruction-set architectures whose pseudocode the wheel carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Arch {
-    /// RDNA 3 (gfx11).
-    Rdna3,
-    /// RDNA 4 (gfx12).
-    Rdna4,
-    /// CDNA 4 (gfx950).
-    Cdna,
-}
-
-impl Arch {
-    /// Every arch, in a fixed order.
-    pub const ALL: [Arch; 3] = [Arch::Rdna3, Arch::Rdna4, Arch::Cdna];
-
-    /// The name used on the command line and in the wheel's folder layout.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arch::Rdna3 => "rdna3",
-            Arch::Rdna4 => "rdna4",
-            Arch::Cdna => "cdna",
-        }
-    }
-
-    /// Parses `rdna3`, `rdna4` or `cdna` (also `cdna4`, `gfx1100`, `gfx1200`, `gfx950`).
-    pub fn from_name(name: &str) -> Option<Arch> {
-        match name.to_ascii_lowercase().as_str() {
-            "rdna3" | "gfx11" | "gfx1100" => Some(Arch::Rdna3),
-            "rdna4" | "gfx12" | "gfx1200" => Some(Arch::Rdna4),
-            "cdna" | "cdna4" | "gfx9" | "gfx950" => Some(Arch::Cdna),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Arch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Everything that can go wrong while locating, fetching or reading the spec wheel.
 #[derive(Debug)]
@@ -160,6 +121,11 @@ pub enum SpecError {
     NoWheelDownloaded {
         /// The directory pip downloaded into.
         dir: PathBuf,
+    },
+    /// The arch is known but its instruction database is not built yet.
+    NoDatabase {
+        /// The arch.
+        arch: Arch,
     },
     /// A wheel's SHA-256 is not the pinned one.
     HashMismatch {
@@ -253,6 +219,9 @@ impl fmt::Display for SpecError {
                 "pip reported success but {WHEEL_FILE} is not in {}",
                 dir.display()
             ),
+            SpecError::NoDatabase { arch } => {
+                write!(f, "arch {arch}: instruction database not available yet")
+            }
             SpecError::HashMismatch {
                 path,
                 expected,

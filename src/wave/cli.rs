@@ -10,7 +10,7 @@ use super::{json, Engine, Executor, Program, WaveState};
 /// The options of `amdpcode run`.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// rdna3, rdna4 or cdna.
+    /// rdna1 .. rdna4, cdna1 .. cdna5 (cdna = cdna4), or a processor name such as gfx942.
     pub arch: String,
     /// 32 or 64 (default: 32 on RDNA, 64 on CDNA).
     pub wave: Option<u32>,
@@ -73,20 +73,23 @@ pub fn run(spec: &Spec, opts: &RunOptions) -> Result<String, RunError> {
 pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), RunError> {
     let arch = Arch::from_name(&opts.arch).ok_or_else(|| {
         RunError(format!(
-            "error: unknown arch `{}` (expected rdna3, rdna4 or cdna)",
-            opts.arch
+            "error: unknown arch `{}` (expected one of {})",
+            opts.arch,
+            Arch::names()
         ))
     })?;
-    let wave_size = opts
-        .wave
-        .unwrap_or(if arch == Arch::Cdna { 64 } else { 32 });
+    let wave_size = opts.wave.unwrap_or(arch.default_wave());
     if wave_size != 32 && wave_size != 64 {
         return Err(RunError(format!(
             "error: --wave must be 32 or 64, not {wave_size}"
         )));
     }
-    if arch == Arch::Cdna && wave_size != 64 {
-        return Err(RunError("error: CDNA runs wave64 only".into()));
+    if !arch.supports_wave(wave_size) {
+        return Err(RunError(format!(
+            "error: {} does not run wave{wave_size} (it runs wave{})",
+            arch.name(),
+            arch.default_wave()
+        )));
     }
     let engine = Engine::from_name(&opts.engine).ok_or_else(|| {
         RunError(format!(
@@ -94,8 +97,10 @@ pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), Ru
             opts.engine
         ))
     })?;
-    let mut ex =
-        Executor::new(spec.db(arch), engine).map_err(|e| RunError(format!("error: {e}")))?;
+    let db = spec
+        .get(arch)
+        .map_err(|e| RunError(format!("error: {e}")))?;
+    let mut ex = Executor::new(db, engine).map_err(|e| RunError(format!("error: {e}")))?;
     ex.jit_threshold = super::cli_jit_threshold();
     let text = read_program(&opts.program)?;
     let program = if opts.hex {
@@ -117,7 +122,7 @@ pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), Ru
     // Tracing clones the state per step; without it the fast path runs.
     let mut checker = opts
         .check
-        .map(|o| crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o));
+        .map(|o| crate::sanitizer::Sanitizer::new(db, &isa, o));
     let steps = if let Some(san) = checker.as_mut() {
         wave.last_access = Some(Vec::new());
         // The sanitizer reads only the state after each step: no clone per step.

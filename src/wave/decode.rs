@@ -8,7 +8,7 @@
 //! reads the locations decoded here from its own register files, so the two cannot
 //! disagree about where an operand comes from.
 
-use crate::spec::{Arch, Instruction, Operand};
+use crate::spec::{Arch, Instruction, Operand, Wheel};
 use crate::value::Bits;
 
 use super::state::{code, mode};
@@ -76,7 +76,7 @@ pub(crate) trait Facts {
     /// Whether 16-bit VGPR operands of this encoding address halves with bit 7 (RDNA true16
     /// VOP1/VOP2/VOPC).
     fn half_by_bit7(&self, bits: u32) -> bool {
-        bits == 16 && self.arch() != Arch::Cdna && matches!(self.family(), "VOP1" | "VOP2" | "VOPC")
+        bits == 16 && !self.arch().is_gfx9() && matches!(self.family(), "VOP1" | "VOP2" | "VOPC")
     }
 
     /// Whether the text reads the instruction field `name` (as `NAME` or `INST.NAME`); such
@@ -143,7 +143,7 @@ pub(crate) enum Dest {
 /// table types it as a plain 64-bit number (`FMT_NUM_B64`; RDNA's says `FMT_NUM_M64`), so
 /// bits of lanes inactive at issue must be written as zeros.
 fn cdna_vop3_compare(f: &impl Facts, kind: &str) -> bool {
-    f.arch() == Arch::Cdna && kind == "OPR_SREG" && f.decoded().inst.name.starts_with("V_CMP")
+    f.arch().is_gfx9() && kind == "OPR_SREG" && f.decoded().inst.name.starts_with("V_CMP")
 }
 
 /// Where `D0` (of `width` bits) goes, by encoding and destination operand.
@@ -575,7 +575,7 @@ pub(crate) fn default_named(arch: Arch, wave_size: u32, wave_mode: u32, name: &s
         // MODE.IEEE; RDNA 4 has no IEEE mode bit, and its texts' IEEE branch is the one its
         // hardware follows.
         "WAVE_MODE.IEEE" => {
-            Default::Value((arch == Arch::Rdna4 || wave_mode & mode::IEEE != 0) as u64)
+            Default::Value((arch.wheel() == Wheel::Rdna4 || wave_mode & mode::IEEE != 0) as u64)
         }
         // The f32 rounding mode (MODE bits 1:0; the pseudocode's ROUND_* constants match).
         "ROUND_MODE" => Default::Value((wave_mode & 3) as u64),

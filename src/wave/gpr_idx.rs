@@ -10,14 +10,13 @@
 
 use super::state::WaveState;
 use super::Decoded;
-use crate::spec::Arch;
 
 /// MODE.GPR_IDX_EN.
 pub(super) const MODE_GPR_IDX_EN: u32 = 1 << 27;
 
 /// Whether VGPR indexing is on.
 pub(super) fn enabled(w: &WaveState) -> bool {
-    w.mode & MODE_GPR_IDX_EN != 0 && w.arch == Arch::Cdna
+    w.mode & MODE_GPR_IDX_EN != 0 && w.arch.is_gfx9()
 }
 
 /// Sets or clears MODE.GPR_IDX_EN (the `WAVE_MODE.GPR_IDX_EN` the texts write).

@@ -316,7 +316,7 @@ pub(super) fn execute(
             let saddr = field("saddr");
             // GFX9 (CDNA) FLAT-segment instructions ignore `saddr` (LLVM encodes 0 there,
             // which is `s[0:1]` to GLOBAL/SCRATCH): only GLOBAL and SCRATCH add it.
-            let flat_ignores_saddr = family == "FLAT" && w.arch == crate::spec::Arch::Cdna;
+            let flat_ignores_saddr = family == "FLAT" && w.arch.is_gfx9();
             let saddr_on = d.inst.field("saddr").is_some()
                 && saddr != null
                 && saddr != 0x7f
@@ -402,7 +402,8 @@ pub(super) fn execute(
         }
     }
     let data_field = if has_op("data") { "data" } else { "data0" };
-    if ex.memory_fast_path && w.arch == crate::spec::Arch::Rdna3 && space != Space::Scratch {
+    if ex.memory_fast_path && w.arch.wheel() == crate::spec::Wheel::Rdna3 && space != Space::Scratch
+    {
         if let Some(kind) = super::memfast::classify(family, name) {
             let addr_bits = f.regs.iter().find(|r| r.name == "ADDR").map(|r| r.width);
             let ds_offset = family == "DS" && !ds_offset_in_addr(e, name);
@@ -732,7 +733,7 @@ fn permute(w: &mut WaveState, backward: bool, field: &dyn Fn(&str) -> u64) {
     );
     // RDNA's text: `32'I(addr + offset) / 4 % 32` ("MOD 32 regardless of wave size"); CDNA's:
     // `(addr + offset) / 4U % 64U` (a wave64 permute reaches every lane).
-    let cdna = w.arch == crate::spec::Arch::Cdna;
+    let cdna = w.arch.is_gfx9();
     let lane_of = |i: u32| {
         let a = w.vgpr(i, addr).wrapping_add(offset);
         if cdna {

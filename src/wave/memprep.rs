@@ -15,7 +15,7 @@ use super::memfast::{self, Mem, Plain};
 use super::memory::{self, Space};
 use super::state::{WaveState, LANE_SLOTS};
 use super::{Decoded, Entry, WaveError};
-use crate::spec::Arch;
+use crate::spec::{Arch, Wheel};
 
 /// Where each lane's address comes from.
 #[derive(Clone, Copy)]
@@ -70,7 +70,7 @@ pub(super) struct MemOp {
 
 /// The prepared form of `d` if it is an access `memory::execute` hands to `memfast::run`.
 pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
-    if arch != Arch::Rdna3 {
+    if arch.wheel() != Wheel::Rdna3 {
         return None;
     }
     let family = memory::canonical_family(d.inst.family.as_str());

@@ -775,7 +775,7 @@ impl Executor {
             .and_then(|i| program.insts[i].ext)
             .and_then(|ext| {
                 let exec = wave.exec();
-                let gfx9 = wave.arch == Arch::Cdna;
+                let gfx9 = wave.arch.is_gfx9();
                 dpp::write_mask(ext, wave.wave_size, exec, gfx9).map(|m| (exec, m))
             });
         let Some((exec, mask)) = dpp.filter(|(exec, m)| m != exec) else {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use crate::sparse::SparseMemory;
 
-use crate::spec::Arch;
+use crate::spec::{Arch, Wheel};
 
 /// Lane slots per VGPR in the flat VGPR file.
 pub const LANE_SLOTS: usize = 64;
@@ -26,10 +26,7 @@ pub const AGPR_ROW: u32 = N_VGPRS as u32;
 
 /// The rows of an arch's vector register file: 256 VGPRs, plus 256 AGPRs on CDNA.
 pub fn vgpr_rows(arch: Arch) -> usize {
-    match arch {
-        Arch::Cdna => N_VGPRS + N_AGPRS,
-        _ => N_VGPRS,
-    }
+    N_VGPRS + arch.profile().agprs as usize
 }
 
 /// The number of scalar operand codes the SGPR file covers (0..=127).
@@ -80,8 +77,8 @@ pub fn default_mode(arch: Arch) -> u32 {
 /// things there) nor an IEEE mode: its MODE has DX10 clamp on and IEEE off.
 pub fn mode_from_rsrc1(arch: Arch, rsrc1: u32) -> u32 {
     let float_mode = rsrc1 >> 12 & 0xff;
-    match arch {
-        Arch::Rdna4 => float_mode | mode::DX10_CLAMP,
+    match arch.wheel() {
+        Wheel::Rdna4 => float_mode | mode::DX10_CLAMP,
         _ => {
             let dx10 = rsrc1 >> 21 & 1;
             let ieee = rsrc1 >> 23 & 1;
@@ -97,16 +94,16 @@ pub fn n_sgprs(arch: Arch) -> u32 {
 
 /// The operand code of `m0`.
 pub fn m0_code(arch: Arch) -> u32 {
-    match arch {
-        Arch::Cdna => 124,
+    match arch.wheel() {
+        Wheel::Cdna => 124,
         _ => 125,
     }
 }
 
 /// The operand code of `null` (RDNA only).
 pub fn null_code(arch: Arch) -> Option<u32> {
-    match arch {
-        Arch::Cdna => None,
+    match arch.wheel() {
+        Wheel::Cdna => None,
         _ => Some(124),
     }
 }
@@ -381,7 +378,7 @@ impl WaveState {
 
     /// AGPR `a{index}` of `lane` (CDNA; zero where the arch has none).
     pub fn agpr(&self, lane: u32, index: u32) -> u32 {
-        if self.arch != Arch::Cdna {
+        if self.arch.profile().agprs == 0 {
             return 0;
         }
         self.vgpr(lane, AGPR_ROW + index)
@@ -389,7 +386,7 @@ impl WaveState {
 
     /// Sets AGPR `a{index}` of `lane` (CDNA; ignored elsewhere and past a255).
     pub fn set_agpr(&mut self, lane: u32, index: u32, value: u32) {
-        if self.arch == Arch::Cdna && (index as usize) < N_AGPRS {
+        if index < self.arch.profile().agprs {
             self.set_vgpr(lane, AGPR_ROW + index, value);
         }
     }

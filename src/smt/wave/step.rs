@@ -287,7 +287,7 @@ impl SymExec {
                                 v = v.zext(vdst_bits);
                             }
                             let v = flush(v);
-                            write_vgpr_value(w, lane, reg, hi, &v, arch == Arch::Cdna, &g);
+                            write_vgpr_value(w, lane, reg, hi, &v, arch.is_gfx9(), &g);
                         }
                     }
                     Dest::Sgpr(c) => write_sgprs(w, arch, c, &flush(first(&value))),

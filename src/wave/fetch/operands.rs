@@ -132,7 +132,7 @@ pub(super) fn bind_source(
                 _ => None,
             };
             let bc = dpp.is_some_and(crate::wave::dpp::bound_ctrl);
-            let gfx9 = w.arch == crate::spec::Arch::Cdna;
+            let gfx9 = w.arch.is_gfx9();
             RegValue::Lanes(
                 (0..w.wave_size)
                     .map(|lane| {

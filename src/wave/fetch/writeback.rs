@@ -3,7 +3,6 @@
 //! VOP3 output modifiers (`clamp`, `omod`) and MODE's denormal flush.
 
 use crate::interp::RegValue;
-use crate::spec::Arch;
 use crate::value::Bits;
 
 use super::clamp::int_clamp;
@@ -168,7 +167,7 @@ pub(super) fn write_back<'o>(
         match name {
             "D0" => match dst {
                 Dest::Vgpr { reg, hi } => {
-                    let cdna = w.arch == Arch::Cdna;
+                    let cdna = w.arch.is_gfx9();
                     for lane in 0..w.wave_size {
                         if per_lane_run && exec_at_issue >> lane & 1 == 0 {
                             continue;
@@ -224,7 +223,7 @@ pub(super) fn write_back<'o>(
                 };
                 let width = value.lane(0).width();
                 if let Src::Vgpr { reg, hi } = source(w, ii, field, width) {
-                    let cdna = w.arch == Arch::Cdna;
+                    let cdna = w.arch.is_gfx9();
                     for lane in 0..w.wave_size {
                         if exec_at_issue >> lane & 1 == 1 {
                             write_vgpr_value(w, lane, reg, hi, &value.lane(lane), cdna);
