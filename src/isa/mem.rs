@@ -81,10 +81,11 @@ fn flat_fields(arch: Arch) -> (&'static str, &'static str, &'static str) {
 
 /// The `saddr` code spelled `off`.
 fn saddr_off(arch: Arch) -> u64 {
-    if arch.is_gfx9() {
-        0x7f
-    } else {
-        124
+    match arch.family() {
+        crate::spec::Family::Gfx9 => 0x7f,
+        // GFX10's `null` (llvm-mc-22, gfx1030: `global_load_dword v1, v[2:3], off`).
+        crate::spec::Family::Gfx10 => 0x7d,
+        _ => 124,
     }
 }
 
