@@ -376,8 +376,9 @@ fn differential_llvm_mc_gfx10() {
     differential(&[Arch::Rdna2, Arch::Rdna1], GFX10_FLOOR, false);
 }
 
-/// The pooled agreement the GFX10 targets reach today (a regression floor).
-const GFX10_FLOOR: f64 = 95.0;
+/// The pooled agreement the GFX10 targets reach today (a regression floor; gfx1030 is above
+/// 99%, gfx1010 just below: its VOP2 `v_mac_*` forms).
+const GFX10_FLOOR: f64 = 98.5;
 
 fn differential(arches: &[Arch], min_agreement: f64, check_extensions: bool) {
     let Some(mc) = llvm_mc() else {

@@ -549,6 +549,13 @@ fn encode_flat(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
         }
     }
     let (signed, width) = flat_offset(e.tables, &info.family);
+    // GFX10's FLAT segment takes an 11-bit unsigned offset (llvm-mc-22, gfx1030: "expected
+    // a 11-bit unsigned offset"); the disassembler still prints all 12 bits.
+    let width = if !signed && arch.family() == crate::spec::Family::Gfx10 {
+        width.min(11)
+    } else {
+        width
+    };
     let (lo, hi) = if signed {
         (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1)
     } else {

@@ -118,6 +118,20 @@ fn find<'a>(base: &'a SpecDb, name: &str, encoding: &str) -> Option<&'a Instruct
         .copied()
 }
 
+/// The donor's name for an instruction whose operands (not semantics) it lends under
+/// another name: GFX10's 64-bit float atomics are GFX9's `*_min_f64`/`*_max_f64` (LLVM
+/// renamed them for gfx90a), and its `*_fcmpswap_x2` has the operand shapes of
+/// `*_cmpswap_x2` (a 64-bit address, 128-bit data, 64-bit return).
+fn donor_name(llvm: &str) -> Option<String> {
+    [
+        ("_fmin_x2", "_min_f64"),
+        ("_fmax_x2", "_max_f64"),
+        ("_fcmpswap_x2", "_cmpswap_x2"),
+    ]
+    .iter()
+    .find_map(|(from, to)| llvm.strip_suffix(from).map(|stem| format!("{stem}{to}")))
+}
+
 /// `name` with the `_E32`/`_E64` suffix of `like`, if `like` has one.
 fn with_suffix(name: &str, like: &str) -> String {
     let upper = name.to_ascii_uppercase();
@@ -212,7 +226,12 @@ pub fn derive_report(
             }
             None => {
                 let operands = donor
-                    .and_then(|d| find(d, row.llvm, row.encoding))
+                    .and_then(|d| {
+                        find(d, row.llvm, row.encoding).or_else(|| {
+                            let renamed = donor_name(row.llvm)?;
+                            find(d, &renamed, row.encoding)
+                        })
+                    })
                     .map(|d| d.operands.clone())
                     .unwrap_or_default();
                 Instruction {
