@@ -474,7 +474,7 @@ impl SpecDb {
 }
 
 /// Turns `ins.py` classes into encodings, merging inherited fields and resolving opcode sets.
-fn build_encodings(
+pub(super) fn build_encodings(
     file: &str,
     classes: &[InsClass<'_>],
     values: &FastMap<(&str, &str), i64>,
@@ -689,7 +689,7 @@ impl Spec {
         if arch.is_wheel() {
             return Ok(slot.get_or_init(|| self.build_wheel(arch)));
         }
-        let derived = super::derive::derive(self.get(arch.wheel().arch())?, arch)?;
+        let derived = super::derive::derive(self.get(arch.wheel().arch())?, arch, self)?;
         Ok(slot.get_or_init(|| derived))
     }
 
