@@ -295,7 +295,13 @@ const REMAINING: &[&[&str]] = &[
     &["sanitizer/hazards", "sanitizer/hazards_rdna"],
     &["smt/builtins", "smt/translate"],
     &["smt/equiv", "smt/lockstep"],
-    &["spec/cache", "spec/codec", "spec/db"],
+    &[
+        "spec/cache",
+        "spec/codec",
+        "spec/db",
+        "spec/derive",
+        "spec/targets",
+    ],
 ];
 
 #[test]

@@ -344,16 +344,15 @@ impl Dispatcher {
     ) -> Result<Outcome, DispatchError> {
         let mut memory = SparseMemory::new();
         memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (out, global) =
-            self.run_inner(
-                launch,
-                memory,
-                &[],
-                trace,
-                Inputs::Copy(Vec::new()),
-                true,
-                LoadRule::Page,
-            )?;
+        let (out, global) = self.run_inner(
+            launch,
+            memory,
+            &[],
+            trace,
+            Inputs::Copy(Vec::new()),
+            true,
+            LoadRule::Page,
+        )?;
         self.spare_pages.reuse_pages_of(global);
         Ok(out)
     }
@@ -369,8 +368,15 @@ impl Dispatcher {
         let moved = std::mem::take(&mut launch.memory);
         let mut memory = SparseMemory::new();
         memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (out, global) =
-            self.run_inner(&launch, memory, &[], None, Inputs::Moved(moved), true, LoadRule::Page)?;
+        let (out, global) = self.run_inner(
+            &launch,
+            memory,
+            &[],
+            None,
+            Inputs::Moved(moved),
+            true,
+            LoadRule::Page,
+        )?;
         self.spare_pages.reuse_pages_of(global);
         Ok(out)
     }
