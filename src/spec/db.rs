@@ -1114,7 +1114,16 @@ PCODE = {
             .collect();
         assert_eq!(
             counts,
-            vec![(Arch::Rdna3, 1392), (Arch::Rdna4, 1441), (Arch::Cdna, 1441)]
+            vec![
+                (Arch::Rdna1, 1180),
+                (Arch::Rdna2, 1193),
+                (Arch::Rdna3, 1392),
+                (Arch::Rdna4, 1441),
+                (Arch::Cdna1, 1268),
+                (Arch::Cdna2, 1286),
+                (Arch::Cdna3, 1326),
+                (Arch::Cdna, 1441)
+            ]
         );
 
         let rdna3 = spec.db(Arch::Rdna3);
