@@ -648,13 +648,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 amdpcode::doc::build(spec, &opts).map_err(|e| Failure(format!("error: {e}")))?;
             print_out(&format!(
                 "wrote {} pages ({} instructions, {} worked examples) to {} in {:.1} s \
-                 (cross-generation comparisons: {} pairs with different text, {:.1} s)\n",
+                 (cross-generation comparisons: {} pairs with different text, {} distinct, {:.1} s)\n",
                 s.pages,
                 s.instruction_pages,
                 s.examples,
                 opts.out.display(),
                 s.seconds,
                 s.compared,
+                s.distinct,
                 s.diff_seconds
             ))
         }
