@@ -73,9 +73,20 @@ fn parse_erratum(arch: &str, inst: &str, text: &str) -> Option<Erratum> {
     })
 }
 
-/// The erratum for `inst` on `arch`, if there is one. Only that file is parsed (the
-/// others are not: parsing all of them was 5% of a small `amdpcode run`).
+/// The erratum for `inst` on `arch`, if there is one: the arch's own
+/// (`semantics/errata/<arch>/`), else, for an arch whose text derives from a wheel folder,
+/// that folder's (the erratum corrects the text the arch uses). Only that file is parsed
+/// (the others are not: parsing all of them was 5% of a small `amdpcode run`).
 pub fn erratum(arch: Arch, inst: &str) -> Option<&'static Erratum> {
+    own_erratum(arch, inst).or_else(|| {
+        let base = arch.wheel().arch();
+        (base != arch && arch.shares_text(inst))
+            .then(|| own_erratum(base, inst))
+            .flatten()
+    })
+}
+
+fn own_erratum(arch: Arch, inst: &str) -> Option<&'static Erratum> {
     type Index = std::collections::HashMap<(Arch, &'static str), usize>;
     static INDEX: OnceLock<(Index, Vec<OnceLock<Option<Erratum>>>)> = OnceLock::new();
     let (index, parsed) = INDEX.get_or_init(|| {

@@ -402,6 +402,16 @@ impl Arch {
             .map(|p| p.arch)
     }
 
+    /// Whether the text of instruction `name` in the arch's wheel folder describes the
+    /// instruction on this arch too. Not for the 8-bit float instructions (names with
+    /// `FP8` or `BF8`) of an arch whose FP8 formats differ from the folder's (CDNA 3's FNUZ
+    /// formats against CDNA 4's OCP ones); neither AMD's text nor our errata of the folder
+    /// apply to those.
+    pub fn shares_text(self, name: &str) -> bool {
+        let base = self.wheel().arch();
+        self.profile().fp8 == base.profile().fp8 || !(name.contains("FP8") || name.contains("BF8"))
+    }
+
     /// The accepted arch names, for error messages.
     pub fn names() -> String {
         let mut names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();

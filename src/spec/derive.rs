@@ -1,17 +1,159 @@
 //! Databases of the arches the wheel has no folder for, derived from the database of the
 //! folder they take their text and encoding layouts from ([`Arch::wheel`]).
 //!
-//! An arch gets a database here once its derivation exists; until then [`derive`] reports
-//! [`SpecError::NoDatabase`], which every command turns into a clear error.
+//! CDNA 1-3 (gfx908, gfx90a, gfx942) come from the `cdna` folder (CDNA 4, gfx950) and a
+//! per-target table, `semantics/targets/<target>.tsv`, generated from LLVM's disassembler
+//! by `tools/isa_tables.py`: which gfx950 instructions the target has and at which opcode,
+//! and the target's instructions gfx950 lacks. Those keep no pseudocode (not executable),
+//! and so do the FP8/BF8 instructions of CDNA 3, whose formats are the FNUZ ones while
+//! AMD's CDNA 4 text describes the OCP ones.
+//!
+//! CDNA 5 (gfx1250, GFX12.5) comes the same way from the `rdna4` folder (gfx1200): the
+//! GFX12 instructions gfx1250 keeps (none moved opcode), and gfx1250's own (its WMMA
+//! shapes, 64-bit VALU operations, tensor and async loads, cluster barriers, ...) with no
+//! pseudocode, so not executable.
+//!
+//! Any other arch reports [`SpecError::NoDatabase`] until its derivation exists.
 
-use super::db::SpecDb;
+use super::db::{Instruction, SpecDb};
 use super::{Arch, SpecError};
+
+/// The table of a target, and its path for error messages.
+fn target_table(arch: Arch) -> Option<(&'static str, &'static str)> {
+    Some(match arch {
+        Arch::Cdna1 => (
+            "semantics/targets/gfx908.tsv",
+            include_str!("../../semantics/targets/gfx908.tsv"),
+        ),
+        Arch::Cdna2 => (
+            "semantics/targets/gfx90a.tsv",
+            include_str!("../../semantics/targets/gfx90a.tsv"),
+        ),
+        Arch::Cdna3 => (
+            "semantics/targets/gfx942.tsv",
+            include_str!("../../semantics/targets/gfx942.tsv"),
+        ),
+        Arch::Cdna5 => (
+            "semantics/targets/gfx1250.tsv",
+            include_str!("../../semantics/targets/gfx1250.tsv"),
+        ),
+        _ => return None,
+    })
+}
+
+/// One row of a target table.
+struct Row<'a> {
+    encoding: &'a str,
+    name: &'a str,
+    /// The opcode in the base database (`None`: only the target has it).
+    base: Option<u32>,
+    /// The opcode on the target (`None`: the target lacks it).
+    target: Option<u32>,
+}
+
+fn parse_table<'a>(file: &str, text: &'a str) -> Result<Vec<Row<'a>>, SpecError> {
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let shape = |message: String| SpecError::Shape {
+            file: file.to_string(),
+            line: i + 1,
+            message,
+        };
+        let cells: Vec<&str> = line.split('\t').collect();
+        if cells.len() < 4 {
+            return Err(shape(format!(
+                "expected 5 tab-separated columns, found {}",
+                cells.len()
+            )));
+        }
+        let opcode = |c: &str| -> Result<Option<u32>, SpecError> {
+            if c == "-" {
+                return Ok(None);
+            }
+            c.parse()
+                .map(Some)
+                .map_err(|_| shape(format!("`{c}` is not an opcode or `-`")))
+        };
+        rows.push(Row {
+            encoding: cells[0],
+            name: cells[1],
+            base: opcode(cells[2])?,
+            target: opcode(cells[3])?,
+        });
+    }
+    Ok(rows)
+}
 
 /// The database of `arch`, derived from `base`, the database of `arch.wheel()`.
 ///
 /// # Errors
-/// [`SpecError::NoDatabase`] for an arch with no derivation yet.
+/// [`SpecError::NoDatabase`] for an arch with no derivation yet; [`SpecError::Shape`] for
+/// a malformed target table.
 pub(super) fn derive(base: &SpecDb, arch: Arch) -> Result<SpecDb, SpecError> {
-    debug_assert_eq!(base.arch(), arch.wheel().arch());
-    Err(SpecError::NoDatabase { arch })
+    let Some((file, text)) = target_table(arch) else {
+        return Err(SpecError::NoDatabase { arch });
+    };
+    let rows = parse_table(file, text)?;
+    let mut keep: std::collections::HashMap<(&str, u32), u32> = Default::default();
+    let mut extra = Vec::new();
+    for r in &rows {
+        match (r.base, r.target) {
+            (Some(b), Some(t)) => {
+                keep.insert((r.encoding, b), t);
+            }
+            (None, Some(_)) => extra.push(r),
+            (_, None) => {}
+        }
+    }
+    let mut instructions = Vec::new();
+    let mut old_to_new = vec![None; base.instructions().len()];
+    for (idx, i) in base.instructions().iter().enumerate() {
+        let Some(&opcode) = keep.get(&(i.encoding.as_str(), i.opcode)) else {
+            continue;
+        };
+        let mut i = i.clone();
+        i.opcode = opcode;
+        if !arch.shares_text(&i.name) {
+            i.pcode = None;
+        }
+        old_to_new[idx] = Some(instructions.len() as u32);
+        instructions.push(i);
+    }
+    let extra_count = extra.len();
+    for r in extra {
+        instructions.push(Instruction {
+            name: r.name.to_string(),
+            encoding: r.encoding.to_string(),
+            opcode: r.target.unwrap_or(0),
+            aliases: Vec::new(),
+            operands: Vec::new(),
+            pcode: None,
+        });
+    }
+    let pcode_order = base
+        .pcode_order()
+        .iter()
+        .filter_map(|&old| old_to_new.get(old as usize).copied().flatten())
+        .filter(|&new| instructions[new as usize].pcode.is_some())
+        .collect();
+    // The opcode sets stay the base's (no opcode moved between gfx950 and CDNA 1-3),
+    // joined by the target's own instructions.
+    let mut encodings = base.encodings().to_vec();
+    for e in &mut encodings {
+        for i in &instructions[instructions.len() - extra_count..] {
+            if e.name == i.encoding && !e.opcodes.contains(&i.opcode) {
+                e.opcodes.push(i.opcode);
+            }
+        }
+        e.opcodes.sort_unstable();
+    }
+    Ok(SpecDb::from_parts(
+        arch,
+        instructions,
+        encodings,
+        pcode_order,
+    ))
 }

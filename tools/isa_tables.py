@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""Per-target instruction tables, derived reproducibly from LLVM's disassembler.
+
+For a target whose database amdpcode derives from a wheel folder (CDNA 1-3 from `cdna`,
+i.e. gfx950), this sweeps every opcode of every encoding the folder's database uses,
+disassembles the same words with llvm-mc for the folder's own processor and for the
+target, and writes which of the folder's instructions exist on the target and at which
+opcode, plus the target's instructions the folder lacks.
+
+    python3 tools/isa_tables.py --amdpcode target/release/amdpcode gfx908 gfx90a gfx942
+
+writes semantics/targets/<target>.tsv. Columns (tab separated, `#` lines are comments):
+
+    encoding  name  base_opcode  target_opcode  llvm_mnemonic
+
+`base_opcode` is `-` for an instruction only the target has; `target_opcode` is `-` for
+an instruction the target lacks. An opcode whose words decode on neither processor with
+zero operand fields is kept as it is in the base (`unverified` in the last column).
+
+Extend ENCODINGS (and BASE) for other families; the RDNA and GFX12.5 layouts differ.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+LLVM_MC = os.environ.get("LLVM_MC", "llvm-mc-22")
+
+# GFX9 layouts: encoding -> (words, fixed bits of the first dword, opcode lsb, opcode width,
+# extra fixed bits of the first dword). Everything else is zero. Opcodes whose bits would
+# form another encoding's prefix are left out (LIMIT).
+GFX9 = {
+    "SOP2": (1, 0b10 << 30, 23, 7, 0),
+    "SOPK": (1, 0b1011 << 28, 23, 5, 0),
+    "SOP1": (1, 0x17D << 23, 8, 8, 0),
+    "SOPC": (1, 0x17E << 23, 16, 7, 0),
+    "SOPP": (1, 0x17F << 23, 16, 7, 0),
+    "SMEM": (2, 0b110000 << 26, 18, 8, 0),
+    "VOP2": (1, 0, 25, 6, 0),
+    "VOP1": (1, 0x3F << 25, 9, 8, 0),
+    "VOPC": (1, 0x3E << 25, 17, 8, 0),
+    "VOP3": (2, 0b110100 << 26, 16, 10, 0),
+    "VOP3SD": (2, 0b110100 << 26, 16, 10, 0),
+    "VOP3P": (2, 0x1A7 << 23, 16, 7, 0),
+    "DS": (2, 0b110110 << 26, 17, 8, 0),
+    "FLAT": (2, 0b110111 << 26, 18, 7, 0 << 14),
+    "SCRATCH": (2, 0b110111 << 26, 18, 7, 1 << 14),
+    "GLOBAL": (2, 0b110111 << 26, 18, 7, 2 << 14),
+    "MUBUF": (2, 0b111000 << 26, 18, 7, 0),
+    "MTBUF": (2, 0b111010 << 26, 15, 4, 0),
+}
+
+# Opcodes at or above these belong to other encodings (their prefixes overlap).
+LIMIT = {"SOP2": 0x60, "SOPK": 0x1D, "VOP2": 0x3E, "VOP3": 0x380, "VOP3SD": 0x380}
+
+
+# GFX12 layouts (the wheel's `rdna4` folder, gfx1200), which GFX12.5 (gfx1250) extends.
+GFX12 = {
+    "SOP2": (1, 0b10 << 30, 23, 7, 0),
+    "SOPK": (1, 0b1011 << 28, 23, 5, 0),
+    "SOP1": (1, 0x17D << 23, 8, 8, 0),
+    "SOPC": (1, 0x17E << 23, 16, 7, 0),
+    "SOPP": (1, 0x17F << 23, 16, 7, 0),
+    "SMEM": (2, 0b111101 << 26, 13, 6, 0),
+    "VOP2": (1, 0, 25, 6, 0),
+    "VOP1": (1, 0x3F << 25, 9, 8, 0),
+    "VOPC": (1, 0x3E << 25, 17, 8, 0),
+    "VOP3": (2, 0b110101 << 26, 16, 10, 0),
+    "VOP3SD": (2, 0b110101 << 26, 16, 10, 0),
+    "VOP3P": (2, 0xCC << 24, 16, 7, 0),
+    "DS": (2, 0b110110 << 26, 18, 8, 0),
+    "VFLAT": (2, 0b111011 << 26, 14, 8, 0 << 24),
+    "VSCRATCH": (2, 0b111011 << 26, 14, 8, 1 << 24),
+    "VGLOBAL": (2, 0b111011 << 26, 14, 8, 2 << 24),
+    "VBUFFER": (2, 0b110001 << 26, 14, 8, 0),
+    "VIMAGE": (2, 0b110100 << 26, 14, 8, 0),
+    "VSAMPLE": (2, 0b111001 << 26, 14, 8, 0),
+    "VINTERP": (2, 0xCD << 24, 16, 7, 0),
+    # The Y half of a dual issue (X fixed to opcode 0); its mnemonic follows `::`.
+    "VOPD": (2, 0b110010 << 26, 17, 5, 0),
+}
+
+# The s_trap 42 that ends each swept line, per layout family.
+MARKERS = {id(GFX9): 0xBF92002A, id(GFX12): 0xBF90002A}
+# GFX12's VOP3 prefix leaves the whole 10-bit opcode space to VOP3.
+LIMITS = {id(GFX9): LIMIT, id(GFX12): {"SOP2": 0x60, "SOPK": 0x1D, "VOP2": 0x3E}}
+
+# The wheel folder each target derives from: (folder arch name, its processor, layouts).
+BASE = {
+    "gfx908": ("cdna", "gfx950", GFX9),
+    "gfx90a": ("cdna", "gfx950", GFX9),
+    "gfx942": ("cdna", "gfx950", GFX9),
+    "gfx1250": ("rdna4", "gfx1200", GFX12),
+}
+
+
+# Instructions a target renamed at the same opcode: (base mnemonic, target mnemonic, operands).
+# Each is checked when the table is generated: llvm-mc must assemble both names with these
+# operands to the same bytes for the target.
+RENAMED = {
+    "gfx1250": [
+        ("s_getpc_b64", "s_get_pc_i64", "s[0:1]"),
+        ("s_setpc_b64", "s_set_pc_i64", "s[0:1]"),
+        ("s_swappc_b64", "s_swap_pc_i64", "s[0:1], s[2:3]"),
+        ("s_rfe_b64", "s_rfe_i64", "s[0:1]"),
+        ("s_call_b64", "s_call_i64", "s[0:1], 4"),
+    ],
+}
+
+
+def encode(mcpu, line):
+    p = subprocess.run(
+        [LLVM_MC, "-triple=amdgcn-amd-amdhsa", f"-mcpu={mcpu}", "-show-encoding"],
+        input=line + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    m = re.search(r"encoding: (\[[^]]*\])", p.stdout)
+    return m.group(1) if m else None
+
+
+def renamed(target):
+    """The target's verified renames, base mnemonic -> target mnemonic."""
+    out = {}
+    for old, new, operands in RENAMED.get(target, []):
+        a, b = encode(target, f"{old} {operands}"), encode(target, f"{new} {operands}")
+        if a is None or a != b:
+            sys.exit(f"{target}: `{old}` and `{new}` do not assemble alike ({a} / {b})")
+        out[old] = new
+    return out
+
+
+def words(layout, op):
+    n, fixed, lsb, _width, extra = layout
+    first = fixed | extra | (op << lsb)
+    out = first.to_bytes(4, "little")
+    if n == 2:
+        hi = 0
+        # FLAT-family stores/loads with saddr 0 are fine; keep vaddr/vdst zero.
+        out += hi.to_bytes(4, "little")
+    return out
+
+
+# Each swept word is followed by a zero dword (v_cndmask_b32 on GFX9, or the literal of an
+# instruction that takes one) and a marker instruction that ends the line's output.
+PAD = bytes(4)
+# GFX12.5 has 64-bit literals: two zero dwords, so that one never swallows the marker.
+PADS = {id(GFX9): PAD, id(GFX12): bytes(8)}
+MARKER = (0xBF92002A).to_bytes(4, "little")  # s_trap 42
+MARKER_TEXT = "s_trap 42"
+
+
+def disassemble(mcpu, blobs, marker=MARKER, pad=PAD):
+    """Mnemonic (or None when rejected) of each byte string, decoded by llvm-mc for `mcpu`."""
+    text = "".join(
+        " ".join(f"0x{b:02x}" for b in blob + pad + marker) + "\n" for blob in blobs
+    )
+    p = subprocess.run(
+        [LLVM_MC, "-disassemble", "-triple=amdgcn-amd-amdhsa", f"-mcpu={mcpu}"],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    bad = set()
+    for line in p.stderr.splitlines():
+        m = re.match(r"<stdin>:(\d+):\d+: warning: invalid instruction encoding", line)
+        if m:
+            bad.add(int(m.group(1)) - 1)
+    segments, current = [], []
+    for line in p.stdout.splitlines():
+        line = line.strip()
+        if not line or line.startswith("."):
+            continue
+        if line.startswith(MARKER_TEXT):
+            segments.append(current)
+            current = []
+        else:
+            # A dual-issue line names the swept (Y) half after `::`.
+            current.append(line.split("::")[-1].split()[0])
+    if len(segments) != len(blobs):
+        sys.exit(f"{mcpu}: {len(segments)} markers for {len(blobs)} lines")
+    return [None if i in bad or not seg else seg[0] for i, seg in enumerate(segments)]
+
+
+def base_instructions(amdpcode, folder):
+    p = subprocess.run(
+        [amdpcode, "spec", "list", "--arch", folder, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(p.stdout)
+
+
+def table(amdpcode, target):
+    folder, base_cpu, layouts = BASE[target]
+    insts = base_instructions(amdpcode, folder)
+    renames = renamed(target)
+    rows = []
+    for enc, layout in layouts.items():
+        ours = [i for i in insts if i["encoding"] == enc]
+        if not ours:
+            continue
+        ops = list(range(LIMITS[id(layouts)].get(enc, 1 << layout[3])))
+        blobs = [words(layout, op) for op in ops]
+        marker = MARKERS[id(layouts)].to_bytes(4, "little")
+        pad = PADS[id(layouts)]
+        on_base = disassemble(base_cpu, blobs, marker, pad)
+        on_target = disassemble(target, blobs, marker, pad)
+        where = {}
+        for op, m in zip(ops, on_target):
+            if m is not None:
+                where.setdefault(m, op)
+        base_mnemonics = {m for m in on_base if m is not None}
+        for i in sorted(ours, key=lambda i: (i["opcode"], i["inst"])):
+            op = i["opcode"]
+            mb = on_base[op] if op < len(on_base) else None
+            if mb is None:
+                # The base itself rejects zero operand fields here: keep the base opcode
+                # on targets that reject it too, else say what the target has there.
+                mt = on_target[op] if op < len(on_target) else None
+                if mt is None:
+                    rows.append((enc, i["inst"], op, op, "unverified"))
+                elif mt.upper() == i["inst"]:
+                    rows.append((enc, i["inst"], op, op, mt))
+                else:
+                    rows.append((enc, i["inst"], op, op, mt + " unverified"))
+                continue
+            if op < len(on_target) and on_target[op] == mb:
+                rows.append((enc, i["inst"], op, op, mb))
+            elif op < len(on_target) and on_target[op] and on_target[op] == renames.get(mb):
+                rows.append((enc, i["inst"], op, op, on_target[op] + " renamed"))
+            elif mb in where:
+                rows.append((enc, i["inst"], op, where[mb], mb))
+            else:
+                rows.append((enc, i["inst"], op, "-", mb))
+        # VOP3 also holds the promoted VOP1/VOP2/VOPC forms; those are reported there.
+        if enc == "VOP3SD":
+            continue  # same opcode space as VOP3: its extras are listed there
+        names = {i["inst"] for i in ours}
+        for op, m in zip(ops, on_target):
+            if m is None or m in base_mnemonics or m.upper() in names:
+                continue
+            rows.append((enc, m.upper(), "-", op, m))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--amdpcode", default="target/release/amdpcode")
+    ap.add_argument("--out", default="semantics/targets")
+    ap.add_argument("targets", nargs="+", choices=sorted(BASE))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    version = subprocess.run([LLVM_MC, "--version"], capture_output=True, text=True).stdout
+    version = next((l.strip() for l in version.splitlines() if "version" in l), "?")
+    for target in args.targets:
+        rows = table(args.amdpcode, target)
+        path = os.path.join(args.out, f"{target}.tsv")
+        folder, base_cpu, _ = BASE[target]
+        with open(path, "w") as f:
+            f.write(f"# {target}: instructions of the wheel's `{folder}` database ({base_cpu}),\n")
+            f.write(f"# checked against {LLVM_MC} -disassemble ({version}).\n")
+            f.write("# Regenerate: python3 tools/isa_tables.py " + " ".join(args.targets) + "\n")
+            f.write("# encoding\tname\tbase_opcode\ttarget_opcode\tllvm_mnemonic\n")
+            for r in rows:
+                f.write("\t".join(str(c) for c in r) + "\n")
+        missing = sum(1 for r in rows if r[3] == "-")
+        extra = sum(1 for r in rows if r[2] == "-")
+        moved = sum(1 for r in rows if r[2] != "-" and r[3] != "-" and r[2] != r[3])
+        print(f"{path}: {len(rows)} rows, {missing} missing, {moved} moved, {extra} extra")
+
+
+if __name__ == "__main__":
+    main()
