@@ -195,6 +195,10 @@ enum Command {
         /// Short form: print the buffer of argument N after the run (repeatable).
         #[arg(long)]
         print: Vec<usize>,
+        /// Threads to run on (default: every core): a launch's workgroups, or a batch's
+        /// launches; 1 runs everything on one thread. Results are the same for any number.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: Option<u32>,
     },
     /// Run a program of machine instructions on a modelled wavefront.
     Run {
@@ -426,9 +430,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             block,
             args,
             print,
+            threads,
         } => {
             let spec = load_spec(&cli.spec, cli.offline)?;
             let opts = amdpcode::dispatch::cli::DispatchOptions {
+                threads: threads.map_or_else(amdpcode::dispatch::cli::all_cores, |n| n as usize),
                 engine,
                 json,
                 trace,

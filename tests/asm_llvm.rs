@@ -364,6 +364,23 @@ fn generate(isa: &Isa, seed: u64) -> (Vec<Case>, BTreeMap<String, Skipped>) {
 
 #[test]
 fn differential_llvm_mc() {
+    differential(&Arch::WHEEL, MIN_AGREEMENT, true);
+}
+
+/// The GFX10 targets (RDNA 2 gfx1030, RDNA 1 gfx1010), whose tables are derived from the
+/// checked-in layouts and opcode tables. Their assembler and printer still take RDNA 3's
+/// paths where GFX10 differs (see docs/gfx10.md), so the floor is below [`MIN_AGREEMENT`];
+/// the figures print with `--nocapture`.
+#[test]
+fn differential_llvm_mc_gfx10() {
+    differential(&[Arch::Rdna2, Arch::Rdna1], GFX10_FLOOR, false);
+}
+
+/// The pooled agreement the GFX10 targets reach today (a regression floor; gfx1030 is above
+/// 99%, gfx1010 just below: its VOP2 `v_mac_*` forms).
+const GFX10_FLOOR: f64 = 98.5;
+
+fn differential(arches: &[Arch], min_agreement: f64, check_extensions: bool) {
     let Some(mc) = llvm_mc() else {
         eprintln!("skipped: llvm-mc-22 not found (apt-get install -y llvm-22)");
         return;
@@ -378,7 +395,7 @@ fn differential_llvm_mc() {
     let verbose = std::env::var_os("ASM_VERBOSE").is_some();
     let mut worst = 100.0f64;
     let mut failures = Vec::new();
-    for (i, arch) in Arch::WHEEL.into_iter().enumerate() {
+    for (i, &arch) in arches.iter().enumerate() {
         let isa = Isa::from_wheel(&wheel, arch).expect("wheel loads");
         let (cases, own_fail) = generate(&isa, 0x1234_5678_9abc_def0 ^ (i as u64 + 1));
         let hex_lines: Vec<String> = cases
@@ -514,15 +531,15 @@ fn differential_llvm_mc() {
         if valid < MIN_VALID {
             failures.push(format!("{arch}: only {valid} cases valid for llvm-mc"));
         }
-        if pct(dec) < MIN_AGREEMENT || pct(enc) < MIN_AGREEMENT {
+        if pct(dec) < min_agreement || pct(enc) < min_agreement {
             failures.push(format!(
-                "{arch}: decode {:.2}% / encode {:.2}% below {MIN_AGREEMENT}%",
+                "{arch}: decode {:.2}% / encode {:.2}% below {min_agreement}%",
                 pct(dec),
                 pct(enc)
             ));
         }
         // The extension forms must be exercised, not merely listed.
-        for (row, _) in EXTENSIONS {
+        for (row, _) in EXTENSIONS.iter().filter(|_| check_extensions) {
             if isa.tables().format(row).is_some() {
                 let v = stats.get(row).map_or(0, |s| s[1]);
                 if v < 30 {

@@ -140,7 +140,9 @@ fn search_index_lists_every_page() {
     // One page per instruction per generation.
     let spec = common::spec();
     for arch in amdpcode::spec::Arch::ALL {
-        let n = spec.db(arch).instructions().len();
+        // Arches without a database yet have no pages.
+        let Ok(db) = spec.get(arch) else { continue };
+        let n = db.instructions().len();
         let on_site = index
             .as_array()
             .into_iter()
@@ -522,5 +524,12 @@ fn browser_renders_the_seed_page_and_finds_it_by_search() {
         results.contains("href=\"cdna/S_WQM_B64.html\""),
         "{results}"
     );
-    assert!(dom.contains("3 matches"), "{dom}");
+    // One match per generation whose database has the instruction.
+    let spec = common::spec();
+    let expected = amdpcode::spec::Arch::ALL
+        .into_iter()
+        .filter(|&a| spec.get(a).is_ok_and(|db| db.get("S_WQM_B64").is_some()))
+        .count();
+    assert!(expected >= 3, "S_WQM_B64 on {expected} generations");
+    assert!(dom.contains(&format!("{expected} matches")), "{dom}");
 }

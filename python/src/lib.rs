@@ -93,7 +93,8 @@ impl Engine {
             ))
         })?;
         let spec = amdpcode::embed::spec(spec).map_err(err)?;
-        let mut dispatcher = Dispatcher::new(spec.db(arch), engine).map_err(err)?;
+        let db = spec.get(arch).map_err(err)?;
+        let mut dispatcher = Dispatcher::new(db, engine).map_err(err)?;
         // Tiering as in the CLI: an instruction is interpreted until it is hot, so the many
         // one-off kernels of a framework's test suite do not pay a Cranelift compile each.
         dispatcher.executor_mut().jit_threshold = amdpcode::wave::cli_jit_threshold();

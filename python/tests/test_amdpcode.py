@@ -60,6 +60,19 @@ def test_bad_arch_raises():
     amdpcode.eval("S_ADD_U32", "rdna9", S0=1, S1=2)
 
 
+def test_every_named_arch_builds_an_engine_or_raises_the_reason():
+  # An arch whose database is not built yet is refused with amdpcode.Error naming it, never a
+  # Rust panic (which Python would raise as a BaseException that `except Exception` misses).
+  built = []
+  for arch in ("rdna1", "rdna2", "rdna3", "rdna4", "cdna1", "cdna2", "cdna3", "cdna", "cdna5"):
+    try:
+      assert amdpcode.Engine(arch, "interp").arch == arch
+      built.append(arch)
+    except amdpcode.Error as e:
+      assert arch in str(e)
+  assert {"rdna3", "rdna4", "cdna", "cdna3"} <= set(built)
+
+
 def test_bad_launch_raises():
   a = np.zeros(4, dtype=np.float32)
   with pytest.raises(amdpcode.Error, match="no kernel `nope`"):

@@ -39,6 +39,14 @@ pub struct DispatchOptions {
     pub print: Vec<usize>,
     /// Run under the sanitizer (`--check`); findings are printed after the result.
     pub check: Option<crate::sanitizer::Options>,
+    /// Threads (`--threads`): a launch's workgroups, or a batch's launches, run on up to
+    /// this many (0 counts as 1).
+    pub threads: usize,
+}
+
+/// The number of cores this process may run on (1 when unknown): `--threads`' default.
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// A failure of the command, with its message (exit 1).
@@ -75,6 +83,8 @@ pub fn launch_arch(l: &Launch) -> Result<Arch, DispatchError> {
 struct Pool<'s> {
     spec: &'s Spec,
     engine: Engine,
+    /// Threads each dispatcher may run a launch's workgroups on.
+    threads: usize,
     by_arch: HashMap<Arch, Dispatcher>,
 }
 
@@ -84,6 +94,7 @@ impl Pool<'_> {
             let db = self.spec.get(arch).map_err(err)?;
             let mut d = Dispatcher::new(db, self.engine).map_err(err)?;
             d.executor_mut().jit_threshold = crate::wave::cli_jit_threshold();
+            d.set_threads(self.threads);
             self.by_arch.insert(arch, d);
         }
         Ok(self
@@ -192,14 +203,15 @@ pub fn run(spec: &Spec, opts: &DispatchOptions) -> Result<String, CliError> {
 /// [`CliError`] with the message to print (exit 1).
 pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize), CliError> {
     let engine = engine_of(&opts.engine)?;
+    if let Some(batch) = &opts.batch {
+        return run_batch(spec, engine, batch, opts).map(|t| (t, 0));
+    }
     let mut pool = Pool {
         spec,
         engine,
+        threads: opts.threads.max(1),
         by_arch: HashMap::new(),
     };
-    if let Some(batch) = &opts.batch {
-        return run_batch(&mut pool, batch, opts).map(|t| (t, 0));
-    }
     let input = opts
         .input
         .as_ref()
@@ -334,7 +346,17 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
     Ok((out, findings.len()))
 }
 
-fn run_batch(pool: &mut Pool<'_>, path: &Path, opts: &DispatchOptions) -> Result<String, CliError> {
+/// Runs a batch: one launch per line, each line's output written in line order as soon as it
+/// and every line before it are done. With more than one thread the lines are dealt out to the
+/// threads in turn (line `i` to thread `i mod threads`), each with its own dispatchers;
+/// launches of a batch are independent (each has its own memory), so every line's output is
+/// what one thread gives.
+fn run_batch(
+    spec: &Spec,
+    engine: Engine,
+    path: &Path,
+    opts: &DispatchOptions,
+) -> Result<String, CliError> {
     let what = "a JSON Lines batch of launches";
     let (bytes, name) = if path == Path::new("-") {
         let mut b = Vec::new();
@@ -370,57 +392,131 @@ fn run_batch(pool: &mut Pool<'_>, path: &Path, opts: &DispatchOptions) -> Result
         }
     }
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    // A launch's zero-filled ranges (`"size"`) are allocated zeroed and mostly never
+    // touched. glibc serves large blocks from fresh mappings (zero pages the kernel fills
+    // when first touched) only up to a threshold it raises after each free; fixed, every
+    // such block is a fresh mapping, instead of a reused heap block zeroed byte by byte.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64", target_env = "gnu"))]
+    // SAFETY: mallopt only changes the allocator's tuning; no memory is touched.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+    let lines: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .collect();
+    let threads = opts.threads.max(1).min(lines.len().max(1));
     let stdout = std::io::stdout();
     // Lines go out whole, as each launch ends (a reader can follow the batch).
     let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let spec = pool.spec;
-        let mut findings = None;
-        let result = Launch::from_json(line, &dir).and_then(|l| {
-            let arch = launch_arch(&l)?;
-            let d = pool.get(arch).map_err(|e| DispatchError::Launch(e.0))?;
-            let Some(o) = opts.check else {
-                return d.run(&l);
-            };
-            // Checked: one sanitizer per launch; its findings join the line.
-            let isa = d.executor().isa().clone();
-            let mut san = crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o);
-            san.set_initial(crate::sanitizer::Initial::Launch(d.initial_sgpr_codes(&l)?));
-            d.executor_mut().trace_after_only = true;
-            let mut t =
-                |wg: [u32; 3],
-                 wave: u32,
-                 dec: &crate::wave::Decoded,
-                 a: &crate::wave::WaveState,
-                 b: &crate::wave::WaveState| san.observe(wg, wave, dec, a, b);
-            let r = d.run_traced(&l, Some(&mut t));
-            d.executor_mut().trace_after_only = false;
-            findings = Some(crate::sanitizer::findings_json(san.findings()));
-            r
-        });
-        // A closed pipe ends the batch quietly.
-        let written = match result {
-            Ok(o) if opts.json => write_outcome_json(&o, findings.as_ref(), &mut out)
-                .and_then(|()| out.write_all(b"\n")),
-            r => {
-                let mut v = match r {
-                    Ok(o) => json!({"waves": o.waves, "instructions": o.instructions}),
-                    Err(e) => json!({"error": format!("line {}: {e}", i + 1)}),
-                };
-                if let (Some(f), Some(obj)) = (findings, v.as_object_mut()) {
-                    obj.insert("findings".into(), f);
-                }
-                writeln!(out, "{v}")
+    let pool = |threads| Pool {
+        spec,
+        engine,
+        threads,
+        by_arch: HashMap::new(),
+    };
+    if threads == 1 {
+        let mut pool = pool(opts.threads.max(1));
+        for &(i, line) in &lines {
+            let bytes = batch_line(&mut pool, i, line, &dir, opts);
+            // A closed pipe ends the batch quietly.
+            if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
+                break;
             }
+        }
+        return Ok(String::new());
+    }
+    // One slot per line, filled by the thread that runs it; the writer takes them in order.
+    let slots: Vec<std::sync::Mutex<Option<Vec<u8>>>> =
+        lines.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let filled = std::sync::Condvar::new();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (lines, slots, filled, stop, dir) = (&lines, &slots, &filled, &stop, &dir);
+            s.spawn(move || {
+                // Each thread runs whole launches: their workgroups stay on it.
+                let mut pool = pool(1);
+                for k in (t..lines.len()).step_by(threads) {
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        return;
+                    }
+                    let (i, line) = lines[k];
+                    let bytes = batch_line(&mut pool, i, line, dir, opts);
+                    *slots[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(bytes);
+                    filled.notify_all();
+                }
+            });
+        }
+        for slot in &slots {
+            let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
+            while guard.is_none() {
+                guard = filled.wait(guard).unwrap_or_else(|e| e.into_inner());
+            }
+            let bytes = guard.take().unwrap_or_default();
+            drop(guard);
+            if out.write_all(&bytes).and_then(|()| out.flush()).is_err() {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                break;
+            }
+        }
+    });
+    Ok(String::new())
+}
+
+/// The output of line `i` (0-based) of a batch: the launch's result or its error, one line.
+fn batch_line(
+    pool: &mut Pool<'_>,
+    i: usize,
+    line: &str,
+    dir: &Path,
+    opts: &DispatchOptions,
+) -> Vec<u8> {
+    let spec = pool.spec;
+    let mut findings = None;
+    let result = Launch::from_json(line, dir).and_then(|l| {
+        let arch = launch_arch(&l)?;
+        let d = pool.get(arch).map_err(|e| DispatchError::Launch(e.0))?;
+        let Some(o) = opts.check else {
+            // The launch is not needed afterwards: its buffers become the memory.
+            return d.run_owned(l);
         };
-        if written.and_then(|()| out.flush()).is_err() {
-            break;
+        // Checked: one sanitizer per launch; its findings join the line.
+        let isa = d.executor().isa().clone();
+        let mut san = crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o);
+        san.set_initial(crate::sanitizer::Initial::Launch(d.initial_sgpr_codes(&l)?));
+        d.executor_mut().trace_after_only = true;
+        let mut t =
+            |wg: [u32; 3],
+             wave: u32,
+             dec: &crate::wave::Decoded,
+             a: &crate::wave::WaveState,
+             b: &crate::wave::WaveState| san.observe(wg, wave, dec, a, b);
+        let r = d.run_traced(&l, Some(&mut t));
+        d.executor_mut().trace_after_only = false;
+        findings = Some(crate::sanitizer::findings_json(san.findings()));
+        r
+    });
+    let mut out = Vec::new();
+    match result {
+        Ok(o) if opts.json => {
+            // Writing to a vector cannot fail.
+            let _ = write_outcome_json(&o, findings.as_ref(), &mut out);
+        }
+        r => {
+            let mut v = match r {
+                Ok(o) => json!({"waves": o.waves, "instructions": o.instructions}),
+                Err(e) => json!({"error": format!("line {}: {e}", i + 1)}),
+            };
+            if let (Some(f), Some(obj)) = (findings, v.as_object_mut()) {
+                obj.insert("findings".into(), f);
+            }
+            out.extend_from_slice(v.to_string().as_bytes());
         }
     }
-    Ok(String::new())
+    out.push(b'\n');
+    out
 }
 
 /// A buffer to print after a short-form run.

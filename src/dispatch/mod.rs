@@ -22,6 +22,7 @@ pub mod abi;
 pub mod cli;
 pub mod codeobj;
 pub mod launch;
+mod parallel;
 mod pool;
 
 use std::collections::BTreeMap;
@@ -142,6 +143,7 @@ pub struct Outcome {
 }
 
 /// A launch resolved to what the waves need.
+#[derive(Clone)]
 struct Prepared {
     arch: Arch,
     wave_size: u32,
@@ -162,6 +164,15 @@ struct Prepared {
     step_budget: u64,
 }
 
+/// Where the bytes of a launch's memory ranges come from.
+enum Inputs {
+    /// Copied from the launch into these buffers (kept from an earlier outcome, in order;
+    /// new ones when they run out).
+    Copy(Vec<(u64, Vec<u8>)>),
+    /// The launch's own buffers, moved in (the launch's `memory` is then empty).
+    Moved(Vec<(u64, Vec<u8>)>),
+}
+
 fn overlaps(a: (u64, u64), b: (u64, u64)) -> bool {
     a.0 < b.0.saturating_add(b.1) && b.0 < a.0.saturating_add(a.1)
 }
@@ -169,10 +180,11 @@ fn overlaps(a: (u64, u64), b: (u64, u64)) -> bool {
 /// Runs launches of one arch; keeps its executor (and so the JIT's kernels) across them.
 pub struct Dispatcher {
     executor: Executor,
-    /// Programs decoded by earlier launches, by base address and code bytes: a launch of the
-    /// same code gets a clone that shares the program's id, so the executor keeps its
-    /// per-instruction plans and compiled blocks across launches instead of rebuilding them.
-    programs: Vec<(u64, Vec<u8>, Program)>,
+    /// Programs decoded by earlier launches, by base address and code bytes (with a hash of
+    /// the bytes, compared first): a launch of the same code gets a clone that shares the
+    /// program's id, so the executor keeps its per-instruction plans and compiled blocks
+    /// across launches instead of rebuilding them.
+    programs: Vec<(u64, u64, Vec<u8>, Program)>,
     /// Wave states reused across workgroups (`pool.rs`).
     pool: pool::WavePool,
     /// Empty; holds the page buffers of the last launch's memory for the next launch.
@@ -183,6 +195,13 @@ pub struct Dispatcher {
     /// workgroup allocates nothing.
     slots: Vec<Slot>,
     free: Vec<usize>,
+    /// The most threads a launch's workgroups run on (`parallel.rs`).
+    threads: usize,
+    /// The dispatchers of the other threads, made on first use and kept (with their JIT
+    /// kernels) across launches.
+    workers: Vec<parallel::Worker>,
+    /// The threads the last launch's workgroups ran on.
+    ran_on: usize,
 }
 
 /// Where a wave of the running workgroup is in the schedule.
@@ -207,8 +226,9 @@ struct WorkgroupShape {
 /// pages).
 const LDS_REGION_MAX: u64 = 1 << 20;
 
-/// The most programs a dispatcher keeps decoded (least recently used dropped first).
-const PROGRAM_CACHE: usize = 8;
+/// The most programs a dispatcher keeps decoded (least recently used dropped first); the
+/// executor keeps the per-instruction state of as many (`wave::PROGRAM_STASH`).
+const PROGRAM_CACHE: usize = 32;
 
 /// A trace callback: workgroup, wave index, instruction, state before and after.
 pub type Trace<'a> = dyn FnMut([u32; 3], u32, &crate::wave::Decoded, &WaveState, &WaveState) + 'a;
@@ -227,18 +247,46 @@ impl Dispatcher {
             lds: SparseMemory::new(),
             slots: Vec::new(),
             free: Vec::new(),
+            threads: 1,
+            workers: Vec::new(),
+            ran_on: 1,
         })
+    }
+
+    /// Lets the workgroups of a launch run on up to `n` threads (at least 1; 1, the default,
+    /// runs everything on the calling thread). Results are those of the one-thread schedule
+    /// for race-free kernels; launches with global atomics, traced launches and small
+    /// launches run on the calling thread (see `docs/dispatch.md`, "Threads").
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = n.max(1);
+    }
+
+    /// The most threads a launch runs on ([`Dispatcher::set_threads`]).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The threads the last launch's workgroups ran on (1 when it ran on the calling thread
+    /// only: one thread set, a traced or small launch, global atomics).
+    pub fn last_threads(&self) -> usize {
+        self.ran_on
     }
 
     /// The program of `bytes` at `base`, decoded once per dispatcher (see `programs`).
     fn program(&mut self, bytes: &[u8], base: u64) -> Result<Program, WaveError> {
+        let hash = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            bytes.hash(&mut h);
+            h.finish()
+        };
         if let Some(i) = self
             .programs
             .iter()
-            .position(|(b, code, _)| *b == base && code.as_slice() == bytes)
+            .position(|(b, h, code, _)| *b == base && *h == hash && code.as_slice() == bytes)
         {
             let hit = self.programs.remove(i);
-            let program = hit.2.clone();
+            let program = hit.3.clone();
             self.programs.push(hit);
             return Ok(program);
         }
@@ -246,7 +294,8 @@ impl Dispatcher {
         if self.programs.len() >= PROGRAM_CACHE {
             self.programs.remove(0);
         }
-        self.programs.push((base, bytes.to_vec(), program.clone()));
+        self.programs
+            .push((base, hash, bytes.to_vec(), program.clone()));
         Ok(program)
     }
 
@@ -271,7 +320,7 @@ impl Dispatcher {
     /// # Errors
     /// As [`Dispatcher::run`] for a malformed launch or code object.
     pub fn initial_sgpr_codes(&mut self, launch: &Launch) -> Result<Vec<u32>, DispatchError> {
-        let p = self.prepare(launch, SparseMemory::new(), &[], Vec::new())?;
+        let p = self.prepare(launch, SparseMemory::new(), &[], Inputs::Copy(Vec::new()))?;
         Ok(abi::initial_sgpr_codes(p.arch, p.rsrc2, p.user_sgprs.len()))
     }
 
@@ -295,8 +344,39 @@ impl Dispatcher {
     ) -> Result<Outcome, DispatchError> {
         let mut memory = SparseMemory::new();
         memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (out, global) =
-            self.run_inner(launch, memory, &[], trace, Vec::new(), true, LoadRule::Page)?;
+        let (out, global) = self.run_inner(
+            launch,
+            memory,
+            &[],
+            trace,
+            Inputs::Copy(Vec::new()),
+            true,
+            LoadRule::Page,
+        )?;
+        self.spare_pages.reuse_pages_of(global);
+        Ok(out)
+    }
+
+    /// Runs a launch as [`Dispatcher::run`] does, taking its memory ranges' buffers instead
+    /// of copying them: they are the launch's memory while it runs and come back in the
+    /// outcome's `memory` (a range that another overlaps is copied out). For a caller done
+    /// with the launch afterwards (a batch, a replay) this saves a copy of every range in.
+    ///
+    /// # Errors
+    /// As [`Dispatcher::run`].
+    pub fn run_owned(&mut self, mut launch: Launch) -> Result<Outcome, DispatchError> {
+        let moved = std::mem::take(&mut launch.memory);
+        let mut memory = SparseMemory::new();
+        memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
+        let (out, global) = self.run_inner(
+            &launch,
+            memory,
+            &[],
+            None,
+            Inputs::Moved(moved),
+            true,
+            LoadRule::Page,
+        )?;
         self.spare_pages.reuse_pages_of(global);
         Ok(out)
     }
@@ -314,8 +394,15 @@ impl Dispatcher {
         *out = Outcome::default();
         let mut memory = SparseMemory::new();
         memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (o, global) =
-            self.run_inner(launch, memory, &[], None, buffers, true, LoadRule::Page)?;
+        let (o, global) = self.run_inner(
+            launch,
+            memory,
+            &[],
+            None,
+            Inputs::Copy(buffers),
+            true,
+            LoadRule::Page,
+        )?;
         self.spare_pages.reuse_pages_of(global);
         *out = o;
         Ok(())
@@ -340,7 +427,7 @@ impl Dispatcher {
             memory,
             extra_ranges,
             None,
-            Vec::new(),
+            Inputs::Copy(Vec::new()),
             false,
             LoadRule::Declared,
         )
@@ -357,7 +444,7 @@ impl Dispatcher {
         memory: SparseMemory,
         extra_ranges: &[(u64, u64)],
         mut trace: Option<&mut Trace<'_>>,
-        buffers: Vec<(u64, Vec<u8>)>,
+        buffers: Inputs,
         hand_back: bool,
         loads: LoadRule,
     ) -> Result<(Outcome, SparseMemory), DispatchError> {
@@ -372,17 +459,23 @@ impl Dispatcher {
         global.watch_writes(p.program.base, p.program.size);
         let mut written = BTreeMap::new();
         let mut out = Outcome::default();
-        for gz in 0..p.grid[2] {
-            for gy in 0..p.grid[1] {
-                for gx in 0..p.grid[0] {
-                    self.run_workgroup(
-                        &mut p,
-                        [gx, gy, gz],
-                        &mut global,
-                        &mut written,
-                        &mut out,
-                        trace.as_deref_mut(),
-                    )?;
+        let threads = self.threads_for(&p, trace.is_some());
+        self.ran_on = threads;
+        if threads > 1 {
+            self.run_parallel(&mut p, &mut global, threads, &mut out)?;
+        } else {
+            for gz in 0..p.grid[2] {
+                for gy in 0..p.grid[1] {
+                    for gx in 0..p.grid[0] {
+                        self.run_workgroup(
+                            &mut p,
+                            [gx, gy, gz],
+                            &mut global,
+                            &mut written,
+                            &mut out,
+                            trace.as_deref_mut(),
+                        )?;
+                    }
                 }
             }
         }
@@ -414,9 +507,93 @@ impl Dispatcher {
             }
         }
         out.written_elsewhere = runs;
-        out.lane_ops = self.executor.lane_ops - lane_ops_before;
+        if threads == 1 {
+            out.lane_ops = self.executor.lane_ops - lane_ops_before;
+        }
         global.watch_writes(0, 0);
         Ok((out, global))
+    }
+
+    /// The threads launch `p` runs on: 1 unless its workgroups may run in parallel and are
+    /// enough to gain (`parallel.rs`).
+    fn threads_for(&self, p: &Prepared, traced: bool) -> usize {
+        let groups = p.grid.iter().map(|&g| g as u64).product::<u64>();
+        let per_group = p.block.iter().map(|&b| b as u64).product::<u64>();
+        let waves = groups.saturating_mul(per_group.div_ceil(p.wave_size as u64));
+        if self.threads < 2
+            || traced
+            || groups < 2
+            || p.bounds.is_none()
+            || waves < parallel::MIN_WAVES
+            || parallel::orders_workgroups(&p.program)
+        {
+            return 1;
+        }
+        self.threads.min(groups as usize)
+    }
+
+    /// Runs the workgroups of `p` on `threads` threads, each on its own copy of `global`,
+    /// and writes the bytes each changed into `global` in workgroup order (`parallel.rs`).
+    fn run_parallel(
+        &mut self,
+        p: &mut Prepared,
+        global: &mut SparseMemory,
+        threads: usize,
+        out: &mut Outcome,
+    ) -> Result<(), DispatchError> {
+        let groups = p.grid.iter().map(|&g| g as u64).product::<u64>();
+        let mut workers = std::mem::take(&mut self.workers);
+        while workers.len() < threads - 1 {
+            let d = Dispatcher::new(&self.executor.db().clone(), self.executor.engine())
+                .map_err(|e| DispatchError::Launch(format!("threads: {e}")))?;
+            workers.push(parallel::Worker(d));
+        }
+        for w in &mut workers {
+            parallel::copy_options(&self.executor, &mut w.0.executor);
+        }
+        let cut: Vec<u64> = (0..=threads)
+            .map(|t| groups * t as u64 / threads as u64)
+            .collect();
+        let before: &SparseMemory = global;
+        let shared: &Prepared = p;
+        let mut mine = shared.clone();
+        let parts = std::thread::scope(|s| {
+            let handles: Vec<_> = workers[..threads - 1]
+                .iter_mut()
+                .enumerate()
+                .map(|(k, w)| {
+                    let (first, end) = (cut[k + 1], cut[k + 2]);
+                    let mut theirs = shared.clone();
+                    s.spawn(move || {
+                        w.0.run_part(&mut theirs, first, end, before.clone(), before)
+                    })
+                })
+                .collect();
+            let mut parts = vec![self.run_part(&mut mine, cut[0], cut[1], before.clone(), before)];
+            for h in handles {
+                parts.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            }
+            parts
+        });
+        self.workers = workers;
+        let mut fault = None;
+        for part in parts {
+            out.waves += part.outcome.waves;
+            out.workgroups += part.outcome.workgroups;
+            out.instructions += part.outcome.instructions;
+            out.lane_ops += part.outcome.lane_ops;
+            if let Some(f) = part.fault {
+                fault = fault.or(Some(f));
+            }
+            for (a, bytes) in &part.changed {
+                global.write(*a, bytes);
+            }
+        }
+        // The parts are in workgroup order: the first fault found is the earliest.
+        match fault {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
     }
 
     fn run_workgroup(
@@ -637,7 +814,7 @@ impl Dispatcher {
         launch: &Launch,
         mut memory: SparseMemory,
         extra_ranges: &[(u64, u64)],
-        buffers: Vec<(u64, Vec<u8>)>,
+        buffers: Inputs,
     ) -> Result<Prepared, DispatchError> {
         let arch = self.arch();
         let bad = |m: String| DispatchError::Launch(m);
@@ -652,15 +829,28 @@ impl Dispatcher {
         }
         let mut ranges: Vec<(u64, u64)> = extra_ranges.to_vec();
         let mut inputs = Vec::new();
-        let mut buffers = buffers.into_iter();
-        for (a, bytes) in &launch.memory {
-            // One copy into a buffer of the last outcome (no fresh allocation to fault in).
-            let mut buf = buffers.next().map(|b| b.1).unwrap_or_default();
-            buf.clear();
-            buf.extend_from_slice(bytes);
-            place(&mut memory, *a, buf);
-            ranges.push((*a, bytes.len() as u64));
-            inputs.push((*a, bytes.len() as u64));
+        match buffers {
+            Inputs::Copy(buffers) => {
+                let mut buffers = buffers.into_iter();
+                for (a, bytes) in &launch.memory {
+                    // One copy into a buffer of the last outcome (no fresh allocation to
+                    // fault in).
+                    let mut buf = buffers.next().map(|b| b.1).unwrap_or_default();
+                    buf.clear();
+                    buf.extend_from_slice(bytes);
+                    place(&mut memory, *a, buf);
+                    ranges.push((*a, bytes.len() as u64));
+                    inputs.push((*a, bytes.len() as u64));
+                }
+            }
+            Inputs::Moved(moved) => {
+                for (a, buf) in moved {
+                    let n = buf.len() as u64;
+                    place(&mut memory, a, buf);
+                    ranges.push((a, n));
+                    inputs.push((a, n));
+                }
+            }
         }
         let mut loader_ranges = Vec::new();
         let items = launch

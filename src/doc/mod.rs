@@ -167,9 +167,16 @@ pub fn build(spec: &Spec, opts: &Options) -> Result<Summary, DocError> {
         )));
     }
     mkdir(&opts.out)?;
+    // Every arch with a database by default; a named arch without one is an error.
     let archs: Vec<Arch> = if opts.archs.is_empty() {
-        Arch::ALL.to_vec()
+        Arch::ALL
+            .into_iter()
+            .filter(|&a| spec.get(a).is_ok())
+            .collect()
     } else {
+        for &a in &opts.archs {
+            spec.get(a).map_err(|e| DocError(e.to_string()))?;
+        }
         opts.archs.clone()
     };
     let solver: Result<Solver, String> = match Solver::find(opts.solver.as_deref()) {

@@ -384,7 +384,7 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
             for &(_, lo, w) in fields {
                 v |= ((1 << w) - 1) << lo;
             }
-            if arch.is_gfx9() {
+            if super::print::vmcnt_split(arch) {
                 v |= 3 << 14;
             }
             for (c, col) in calls {
@@ -397,7 +397,7 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
                 let [Expr::Int(n)] = args.as_slice() else {
                     return Err(e.err(col, "expected a count"));
                 };
-                let max = if arch.is_gfx9() && name == "vmcnt" {
+                let max = if super::print::vmcnt_split(arch) && name == "vmcnt" {
                     63
                 } else {
                     (1 << w) - 1
@@ -408,7 +408,7 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
                 let n = *n as u64;
                 v &= !(((1 << w) - 1) << lo);
                 v |= (n & ((1 << w) - 1)) << lo;
-                if arch.is_gfx9() && name == "vmcnt" {
+                if super::print::vmcnt_split(arch) && name == "vmcnt" {
                     v &= !(3 << 14);
                     v |= (n >> 4) << 14;
                 }

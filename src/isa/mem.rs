@@ -81,10 +81,11 @@ fn flat_fields(arch: Arch) -> (&'static str, &'static str, &'static str) {
 
 /// The `saddr` code spelled `off`.
 fn saddr_off(arch: Arch) -> u64 {
-    if arch.is_gfx9() {
-        0x7f
-    } else {
-        124
+    match arch.family() {
+        crate::spec::Family::Gfx9 => 0x7f,
+        // GFX10's `null` (llvm-mc-22, gfx1030: `global_load_dword v1, v[2:3], off`).
+        crate::spec::Family::Gfx10 => 0x7d,
+        _ => 124,
     }
 }
 
@@ -548,6 +549,13 @@ fn encode_flat(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
         }
     }
     let (signed, width) = flat_offset(e.tables, &info.family);
+    // GFX10's FLAT segment takes an 11-bit unsigned offset (llvm-mc-22, gfx1030: "expected
+    // a 11-bit unsigned offset"); the disassembler still prints all 12 bits.
+    let width = if !signed && arch.family() == crate::spec::Family::Gfx10 {
+        width.min(11)
+    } else {
+        width
+    };
     let (lo, hi) = if signed {
         (-(1i64 << (width - 1)), (1i64 << (width - 1)) - 1)
     } else {

@@ -55,6 +55,26 @@ pub fn sgpr_limit(arch: Arch) -> u32 {
 
 /// Named scalar codes of one arch: (code, 32-bit name, 64-bit name).
 fn specials(arch: Arch) -> &'static [(u32, &'static str, Option<&'static str>)] {
+    if arch.family() == crate::spec::Family::Gfx10 {
+        // GFX10 keeps GFX9's `m0` (124) and puts `null` after it (llvm-mc-22, gfx1030).
+        return &[
+            (106, "vcc_lo", Some("vcc")),
+            (107, "vcc_hi", None),
+            (124, "m0", None),
+            (125, "null", Some("null")),
+            (126, "exec_lo", Some("exec")),
+            (127, "exec_hi", None),
+            (235, "src_shared_base", Some("src_shared_base")),
+            (236, "src_shared_limit", Some("src_shared_limit")),
+            (237, "src_private_base", Some("src_private_base")),
+            (238, "src_private_limit", Some("src_private_limit")),
+            (239, "src_pops_exiting_wave_id", None),
+            (251, "src_vccz", None),
+            (252, "src_execz", None),
+            (253, "src_scc", None),
+            (254, "src_lds_direct", None),
+        ];
+    }
     match arch.wheel() {
         Wheel::Cdna => &[
             (102, "flat_scratch_lo", Some("flat_scratch")),

@@ -4,7 +4,7 @@ use super::layout::{self, Slot};
 use super::operands::{self, LITERAL};
 use super::tables::{InstInfo, Tables};
 use super::Inst;
-use crate::spec::{Arch, Wheel};
+use crate::spec::{Arch, Family, Wheel};
 
 /// `0x1f`, or `-0x1f` for negative values.
 pub(crate) fn signed_hex(v: i64) -> String {
@@ -82,10 +82,17 @@ fn hwreg_text(tables: &Tables, v: u64) -> String {
 
 /// (name, low bit, width) of each `s_waitcnt` counter.
 pub(crate) fn waitcnt_fields(arch: Arch) -> &'static [(&'static str, u32, u32)] {
-    match arch.wheel() {
-        Wheel::Cdna => &[("vmcnt", 0, 4), ("expcnt", 4, 3), ("lgkmcnt", 8, 4)],
+    match arch.family() {
+        Family::Gfx9 => &[("vmcnt", 0, 4), ("expcnt", 4, 3), ("lgkmcnt", 8, 4)],
+        // llvm-mc-22 (gfx1030): `s_waitcnt vmcnt(1) expcnt(2) lgkmcnt(3)` is 0x0321.
+        Family::Gfx10 => &[("vmcnt", 0, 4), ("expcnt", 4, 3), ("lgkmcnt", 8, 6)],
         _ => &[("vmcnt", 10, 6), ("expcnt", 0, 3), ("lgkmcnt", 4, 6)],
     }
+}
+
+/// Whether `vmcnt` is split: its low 4 bits at 3:0 and its high 2 bits at 15:14 (GFX9, GFX10).
+pub(crate) fn vmcnt_split(arch: Arch) -> bool {
+    matches!(arch.family(), Family::Gfx9 | Family::Gfx10)
 }
 
 fn waitcnt_text(arch: Arch, v: u64) -> String {
@@ -94,7 +101,7 @@ fn waitcnt_text(arch: Arch, v: u64) -> String {
     for &(name, lo, width) in waitcnt_fields(arch) {
         let mut val = (v >> lo) & ((1 << width) - 1);
         let mut max = (1u64 << width) - 1;
-        if arch.is_gfx9() && name == "vmcnt" {
+        if vmcnt_split(arch) && name == "vmcnt" {
             val |= ((v >> 14) & 3) << 4;
             max = 63;
         }

@@ -22,7 +22,7 @@ use super::operands::{self, LITERAL};
 use super::syntax::{Expr, Modifier, Statement};
 use super::tables::{InstInfo, OperandSpec, Tables};
 use super::{AsmError, Inst};
-use crate::spec::{Arch, Wheel};
+use crate::spec::{Arch, Family, Wheel};
 
 /// Whether `family` is one of the vector ALU families handled here.
 pub(crate) fn is_vop(family: &str) -> bool {
@@ -170,7 +170,8 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
     let arch = tables.arch;
     let fam = info.family.as_str();
     let mut ops = Vec::new();
-    let t16 = arch.wheel() == Wheel::Rdna3;
+    // GFX10 has no register halves (16-bit operands are whole VGPRs); RDNA 4 prints none.
+    let t16 = arch.family() == Family::Gfx11;
     let mut srcs: Vec<(usize, &OperandSpec)> = info
         .operands
         .iter()
@@ -639,7 +640,7 @@ pub(crate) fn encode_src(
             if e.tables.arch.is_gfx9() && regs > 1 && lo % 2 != 0 {
                 return Err(e.err(col, "invalid register alignment"));
             }
-            if half.is_some() && (bits != 16 || e.tables.arch.wheel() != Wheel::Rdna3) {
+            if half.is_some() && (bits != 16 || e.tables.arch.family() != Family::Gfx11) {
                 return Err(e.err(col, "invalid operand for instruction"));
             }
             Ok((256 + lo, *half == Some(true)))

@@ -474,7 +474,7 @@ impl SpecDb {
 }
 
 /// Turns `ins.py` classes into encodings, merging inherited fields and resolving opcode sets.
-fn build_encodings(
+pub(super) fn build_encodings(
     file: &str,
     classes: &[InsClass<'_>],
     values: &FastMap<(&str, &str), i64>,
@@ -689,7 +689,7 @@ impl Spec {
         if arch.is_wheel() {
             return Ok(slot.get_or_init(|| self.build_wheel(arch)));
         }
-        let derived = super::derive::derive(self.get(arch.wheel().arch())?, arch)?;
+        let derived = super::derive::derive(self.get(arch.wheel().arch())?, arch, self)?;
         Ok(slot.get_or_init(|| derived))
     }
 
@@ -1114,7 +1114,16 @@ PCODE = {
             .collect();
         assert_eq!(
             counts,
-            vec![(Arch::Rdna3, 1392), (Arch::Rdna4, 1441), (Arch::Cdna, 1441)]
+            vec![
+                (Arch::Rdna1, 1180),
+                (Arch::Rdna2, 1193),
+                (Arch::Rdna3, 1392),
+                (Arch::Rdna4, 1441),
+                (Arch::Cdna1, 1268),
+                (Arch::Cdna2, 1286),
+                (Arch::Cdna3, 1326),
+                (Arch::Cdna, 1441)
+            ]
         );
 
         let rdna3 = spec.db(Arch::Rdna3);

@@ -8,15 +8,18 @@
 //! and so do the FP8/BF8 instructions of CDNA 3, whose formats are the FNUZ ones while
 //! AMD's CDNA 4 text describes the OCP ones.
 //!
-//! CDNA 5 (gfx1250, GFX12.5) comes the same way from the `rdna4` folder (gfx1200): the
-//! GFX12 instructions gfx1250 keeps (none moved opcode), and gfx1250's own (its WMMA
-//! shapes, 64-bit VALU operations, tensor and async loads, cluster barriers, ...) with no
-//! pseudocode, so not executable.
+//! RDNA 1 and 2 (gfx1010, gfx1030) come from the `rdna3` folder and the GFX10 target data
+//! of [`super::targets`] (docs/gfx10.md).
+//!
+//! CDNA 5 (gfx1250, GFX12.5) comes like CDNA 1-3 from the `rdna4` folder (gfx1200) and
+//! its target table: the GFX12 instructions gfx1250 keeps (none moved opcode), and
+//! gfx1250's own (its WMMA shapes, 64-bit VALU operations, tensor and async loads, cluster
+//! barriers, ...) with no pseudocode, so not executable (docs/cdna5.md).
 //!
 //! Any other arch reports [`SpecError::NoDatabase`] until its derivation exists.
 
-use super::db::{Instruction, SpecDb};
-use super::{Arch, SpecError};
+use super::db::{Instruction, Spec, SpecDb};
+use super::{targets, Arch, Family, SpecError};
 
 /// The table of a target, and its path for error messages.
 fn target_table(arch: Arch) -> Option<(&'static str, &'static str)> {
@@ -92,7 +95,18 @@ fn parse_table<'a>(file: &str, text: &'a str) -> Result<Vec<Row<'a>>, SpecError>
 /// # Errors
 /// [`SpecError::NoDatabase`] for an arch with no derivation yet; [`SpecError::Shape`] for
 /// a malformed target table.
-pub(super) fn derive(base: &SpecDb, arch: Arch) -> Result<SpecDb, SpecError> {
+pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, SpecError> {
+    debug_assert_eq!(base.arch(), arch.wheel().arch());
+    // RDNA 1 and 2: the GFX10 target data of `spec::targets` (CDNA 4's database lends the
+    // GFX10 operand tables RDNA 3 lacks).
+    if arch.family() == Family::Gfx10 {
+        let target = arch.profile().targets[0];
+        if let Some(data) = targets::target_data(target) {
+            let donor = spec.get(Arch::Cdna).ok();
+            return targets::derive(arch, base, donor, &data);
+        }
+        return Err(SpecError::NoDatabase { arch });
+    }
     let Some((file, text)) = target_table(arch) else {
         return Err(SpecError::NoDatabase { arch });
     };

@@ -25,6 +25,7 @@ mod db;
 mod derive;
 mod locate;
 mod pyread;
+pub mod targets;
 
 pub use arch::{Arch, Family, Fp8, Profile, Wheel};
 pub use cache::{

@@ -153,6 +153,27 @@ fn row(db: &SpecDb, inst: &Instruction) -> Row {
     if let Some(why) = super::native::refused(&inst.name) {
         return make(How::NotExecutable, format!("not modelled: {why}"));
     }
+    if !arch.shares_text(&inst.name) {
+        return make(
+            How::NotExecutable,
+            format!(
+                "{arch}'s FP8/BF8 formats are {:?}; the {} text describes {:?}",
+                arch.profile().fp8,
+                arch.wheel().arch().profile().title,
+                arch.wheel().arch().profile().fp8
+            ),
+        );
+    }
+    if !arch.is_wheel() && inst.pcode.is_none() && inst.operands.is_empty() {
+        return make(
+            How::NotExecutable,
+            format!(
+                "only {} has it ({} lacks it): no AMD text",
+                arch.target(),
+                arch.wheel().arch().target()
+            ),
+        );
+    }
     let twin = super::e32_twin(db, inst);
     let prepared = match crate::exec::prepare(arch, twin.as_ref().unwrap_or(inst)) {
         Ok(p) => p,
@@ -167,6 +188,15 @@ fn row(db: &SpecDb, inst: &Instruction) -> Row {
             Some(_) => make(
                 How::AsWritten,
                 "AMD's text of the `_E32` form (the table has none for this VOP3 form)".into(),
+            ),
+            None if !arch.is_wheel() => make(
+                How::AsWritten,
+                format!(
+                    "AMD's {} text; {} has the instruction at the same opcode (semantics/targets/{}.tsv)",
+                    arch.wheel().arch().profile().title,
+                    arch.target(),
+                    arch.target()
+                ),
             ),
             None => make(How::AsWritten, String::new()),
         },

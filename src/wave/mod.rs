@@ -362,11 +362,30 @@ pub struct Executor {
     pub lane_interp: bool,
     /// Block state per instruction index of the program last run (same key as `plans`).
     blocks: Vec<block::Tier>,
+    /// The plans, prepared memory operations and blocks of programs run before the last
+    /// one, by the same key (least recently left first), so launches that alternate between
+    /// programs keep them instead of building them again.
+    stash: Vec<((u64, usize), ProgramState)>,
+    /// VOPD instructions split into their halves (`vopd.rs`).
+    vopd_halves: vopd::Halves,
     /// Time spent building and compiling blocks.
     block_compile_time: std::time::Duration,
     /// The lane operations of the last block run (`block.rs`).
     block_lane_ops: u64,
 }
+
+/// What an executor keeps per program (see `Executor::stash`).
+#[derive(Default)]
+struct ProgramState {
+    plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
+    plan_slots: Vec<(Vec<u8>, u32)>,
+    slow: Vec<Option<Rc<Entry>>>,
+    mem_ops: Vec<Option<memprep::MemOp>>,
+    blocks: Vec<block::Tier>,
+}
+
+/// The most programs an executor keeps the per-instruction state of besides the last one.
+const PROGRAM_STASH: usize = 32;
 
 /// Interpreted executions of an instruction before the CLI's JIT engine compiles it
 /// ([`Executor::jit_threshold`]; `docs/jit.md`, "Tiering").
@@ -485,6 +504,8 @@ impl Executor {
             prepared_interp: true,
             lane_interp: true,
             blocks: Vec::new(),
+            stash: Vec::new(),
+            vopd_halves: Default::default(),
             block_compile_time: std::time::Duration::ZERO,
             block_lane_ops: 0,
         })
@@ -493,6 +514,11 @@ impl Executor {
     /// The arch.
     pub fn arch(&self) -> Arch {
         self.db.arch()
+    }
+
+    /// The spec database.
+    pub fn db(&self) -> &SpecDb {
+        &self.db
     }
 
     /// The engine.
@@ -966,16 +992,34 @@ impl Executor {
         Ok(Some((entry, plan)))
     }
 
-    /// Makes `program` the one whose plans and blocks the executor caches, dropping another's.
+    /// Makes `program` the one whose plans and blocks the executor caches: the last one's
+    /// go to the stash, and `program`'s come back from it when it ran before.
     fn adopt(&mut self, program: &Program) {
         let key = (program.id, program.insts.len());
-        if self.plans_of != key {
-            self.plans_of = key;
-            self.plans.clear();
-            self.plan_slots.clear();
-            self.slow.clear();
-            self.mem_ops.clear();
-            self.blocks.clear();
+        if self.plans_of == key {
+            return;
+        }
+        let left = ProgramState {
+            plans: std::mem::take(&mut self.plans),
+            plan_slots: std::mem::take(&mut self.plan_slots),
+            slow: std::mem::take(&mut self.slow),
+            mem_ops: std::mem::take(&mut self.mem_ops),
+            blocks: std::mem::take(&mut self.blocks),
+        };
+        if self.plans_of != (0, 0) {
+            if self.stash.len() >= PROGRAM_STASH {
+                self.stash.remove(0);
+            }
+            self.stash.push((self.plans_of, left));
+        }
+        self.plans_of = key;
+        if let Some(i) = self.stash.iter().position(|(k, _)| *k == key) {
+            let (_, back) = self.stash.remove(i);
+            self.plans = back.plans;
+            self.plan_slots = back.plan_slots;
+            self.slow = back.slow;
+            self.mem_ops = back.mem_ops;
+            self.blocks = back.blocks;
         }
     }
 

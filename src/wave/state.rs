@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use crate::sparse::SparseMemory;
 
-use crate::spec::{Arch, Wheel};
+use crate::spec::{Arch, Family, Wheel};
 
 /// Lane slots per VGPR in the flat VGPR file.
 pub const LANE_SLOTS: usize = 64;
@@ -94,16 +94,18 @@ pub fn n_sgprs(arch: Arch) -> u32 {
 
 /// The operand code of `m0`.
 pub fn m0_code(arch: Arch) -> u32 {
-    match arch.wheel() {
-        Wheel::Cdna => 124,
+    match arch.family() {
+        Family::Gfx9 | Family::Gfx10 => 124,
         _ => 125,
     }
 }
 
 /// The operand code of `null` (RDNA only).
 pub fn null_code(arch: Arch) -> Option<u32> {
-    match arch.wheel() {
-        Wheel::Cdna => None,
+    match arch.family() {
+        Family::Gfx9 => None,
+        // llvm-mc-22 (gfx1030): `s_mov_b32 s1, null` reads code 125, `m0` 124.
+        Family::Gfx10 => Some(125),
         _ => Some(124),
     }
 }

@@ -71,8 +71,48 @@ fn split(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
     })
 }
 
-/// Runs both halves on the state from before the instruction: X on `w`, Y on a copy, then
-/// Y's destination is copied into `w`.
+/// The identity of a VOPD instruction for [`Halves`]: its address and every field its halves
+/// are built from.
+pub(super) type Key = (u64, [u64; 8], Option<u32>);
+
+/// The halves of VOPD instructions already split, by [`Key`] (`Executor::vopd_halves`).
+pub(super) type Halves = std::collections::HashMap<Key, std::rc::Rc<(Decoded, Decoded)>>;
+
+/// At most this many split instructions are kept (all are dropped when it is reached).
+const HALVES_MAX: usize = 4096;
+
+/// The X and Y halves of `d`, split once per instruction.
+fn halves(ex: &mut Executor, d: &Decoded) -> Option<std::rc::Rc<(Decoded, Decoded)>> {
+    let f = |n: &str| d.inst.field(n).unwrap_or(0);
+    let key: Key = (
+        d.addr,
+        [
+            f("opx"),
+            f("opy"),
+            f("srcx0"),
+            f("vsrcx1"),
+            f("srcy0"),
+            f("vsrcy1"),
+            f("vdstx"),
+            f("vdsty"),
+        ],
+        d.inst.literal,
+    );
+    if let Some(h) = ex.vopd_halves.get(&key) {
+        return Some(h.clone());
+    }
+    let h = std::rc::Rc::new((split(ex.isa(), d, false)?, split(ex.isa(), d, true)?));
+    if ex.vopd_halves.len() >= HALVES_MAX {
+        ex.vopd_halves.clear();
+    }
+    ex.vopd_halves.insert(key, h.clone());
+    Some(h)
+}
+
+/// Runs both halves on the state from before the instruction. The halves write only their
+/// destination VGPR (the assembler keeps the two apart), so Y runs first on `w` (it sees the
+/// state before the instruction), its destination row is saved and put back as it was, X
+/// runs (it sees the state before the instruction too), and Y's row goes in.
 pub(super) fn execute(
     ex: &mut Executor,
     d: &Decoded,
@@ -83,27 +123,25 @@ pub(super) fn execute(
         inst: d.inst.name.clone(),
         reason: "a VOPD half with no VOP1/VOP2 counterpart".into(),
     };
-    let x = split(ex.isa(), d, false).ok_or_else(unsupported)?;
-    let y = split(ex.isa(), d, true).ok_or_else(unsupported)?;
-    // The halves are VALU operations on registers: Y's copy leaves out the memories (a
-    // dispatch's global memory is megabytes; copying it for every VOPD made tinygrad's RDNA
-    // kernels crawl), and `w` gets them back before X runs.
-    let memory = std::mem::take(&mut w.memory);
-    let lds = std::mem::take(&mut w.lds);
-    let scratch = std::mem::take(&mut w.scratch);
-    let written = std::mem::take(&mut w.written);
-    let mut wy = w.clone();
-    w.memory = memory;
-    w.lds = lds;
-    w.scratch = scratch;
-    w.written = written;
-    let ey = ex.entry(&y)?;
-    fetch::execute(ex, &ey, &y, &mut wy)?;
-    let ex_x = ex.entry(&x)?;
-    fetch::execute(ex, &ex_x, &x, w)?;
+    let h = halves(ex, d).ok_or_else(unsupported)?;
+    let (x, y) = (&h.0, &h.1);
     let vdsty = y.inst.field("vdst").unwrap_or(0) as u32;
-    for lane in 0..w.wave_size {
-        w.set_vgpr(lane, vdsty, wy.vgpr(lane, vdsty));
+    let lanes = w.wave_size as usize;
+    let mut before = [0u32; 64];
+    for (lane, v) in before.iter_mut().enumerate().take(lanes) {
+        *v = w.vgpr(lane as u32, vdsty);
+    }
+    let ey = ex.entry(y)?;
+    fetch::execute(ex, &ey, y, w)?;
+    let mut after = [0u32; 64];
+    for (lane, v) in after.iter_mut().enumerate().take(lanes) {
+        *v = w.vgpr(lane as u32, vdsty);
+        w.set_vgpr(lane as u32, vdsty, before[lane]);
+    }
+    let ex_x = ex.entry(x)?;
+    fetch::execute(ex, &ex_x, x, w)?;
+    for (lane, &v) in after.iter().enumerate().take(lanes) {
+        w.set_vgpr(lane as u32, vdsty, v);
     }
     Ok(None)
 }
