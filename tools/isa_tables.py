@@ -23,6 +23,7 @@ Extend ENCODINGS (and BASE) for other families; the RDNA and GFX12.5 layouts dif
 import argparse
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -155,7 +156,8 @@ MARKER_TEXT = "s_trap 42"
 
 
 def disassemble(mcpu, blobs, marker=MARKER, pad=PAD):
-    """Mnemonic (or None when rejected) of each byte string, decoded by llvm-mc for `mcpu`."""
+    """Text (or None when rejected) of each byte string, decoded by llvm-mc for `mcpu` as
+    its first instruction."""
     text = "".join(
         " ".join(f"0x{b:02x}" for b in blob + pad + marker) + "\n" for blob in blobs
     )
@@ -180,11 +182,24 @@ def disassemble(mcpu, blobs, marker=MARKER, pad=PAD):
             segments.append(current)
             current = []
         else:
-            # A dual-issue line names the swept (Y) half after `::`.
-            current.append(line.split("::")[-1].split()[0])
+            current.append(line.split("//")[0].split(";")[0].strip())
     if len(segments) != len(blobs):
         sys.exit(f"{mcpu}: {len(segments)} markers for {len(blobs)} lines")
     return [None if i in bad or not seg else seg[0] for i, seg in enumerate(segments)]
+
+
+def mnemonic(text):
+    """The swept instruction's mnemonic in a disassembled line (a dual-issue line names the
+    swept Y half after `::`)."""
+    return None if text is None else text.split("::")[-1].split()[0]
+
+
+def operand_text(text):
+    """What follows the swept instruction's mnemonic."""
+    if text is None:
+        return None
+    half = text.split("::")[-1].strip()
+    return half[len(half.split()[0]) :].strip()
 
 
 def base_instructions(amdpcode, folder):
@@ -210,8 +225,8 @@ def table(amdpcode, target):
         blobs = [words(layout, op) for op in ops]
         marker = MARKERS[id(layouts)].to_bytes(4, "little")
         pad = PADS[id(layouts)]
-        on_base = disassemble(base_cpu, blobs, marker, pad)
-        on_target = disassemble(target, blobs, marker, pad)
+        on_base = [mnemonic(t) for t in disassemble(base_cpu, blobs, marker, pad)]
+        on_target = [mnemonic(t) for t in disassemble(target, blobs, marker, pad)]
         where = {}
         for op, m in zip(ops, on_target):
             if m is not None:
@@ -243,11 +258,88 @@ def table(amdpcode, target):
         if enc == "VOP3SD":
             continue  # same opcode space as VOP3: its extras are listed there
         names = {i["inst"] for i in ours}
+        extras = []
         for op, m in zip(ops, on_target):
             if m is None or m in base_mnemonics or m.upper() in names:
                 continue
-            rows.append((enc, m.upper(), "-", op, m))
+            if m in renames.values():
+                continue  # a base instruction under its new name, listed above
+            extras.append((op, m))
+        if not extras:
+            continue
+        kept = {r[3]: r[1] for r in rows if r[0] == enc and r[3] != "-"}
+        donors = operand_donors(target, enc, layout, layouts, kept, extras)
+        for op, m in extras:
+            rows.append((enc, m.upper(), "-", op, m, donors.get(op, "-")))
     return rows
+
+
+# Bits of each layout's first dword from which on the encoding (and segment) bits lie: an
+# operand probe randomises the bits below (except the opcode) and every later dword.
+FIXED_FROM = {
+    "SOP2": 30, "SOPK": 28, "SOP1": 23, "SOPC": 23, "SOPP": 23, "SMEM": 26, "VOP2": 31,
+    "VOP1": 25, "VOPC": 25, "VOP3": 26, "VOP3SD": 26, "VOP3P": 23, "DS": 26, "VFLAT": 24,
+    "VSCRATCH": 24, "VGLOBAL": 24, "VBUFFER": 26, "VIMAGE": 26, "VSAMPLE": 26, "VINTERP": 23,
+    "VOPD": 17,
+}
+PROBES = 16
+
+
+def probes(enc, layout, op):
+    """The zero-operand word of `op` and PROBES words with random operand fields (the same
+    fields for every opcode of the encoding)."""
+    n, _fixed, lsb, width, _extra = layout
+    rng = random.Random(enc)
+    op_mask = ((1 << width) - 1) << lsb
+    free = ((1 << FIXED_FROM[enc]) - 1) & ~op_mask
+    out = [words(layout, op)]
+    zero = int.from_bytes(out[0][:4], "little")
+    for _ in range(PROBES):
+        first = zero | (rng.getrandbits(32) & free)
+        rest = bytes(rng.getrandbits(8) for _ in range(4 * (n - 1)))
+        out.append(first.to_bytes(4, "little") + rest)
+    return out
+
+
+def operand_donors(target, enc, layout, layouts, kept, extras):
+    """For each target-only opcode, a base instruction of the same encoding whose operands
+    llvm-mc prints alike on the target for the most probe words (the zero word at least):
+    the one whose operand fields (registers, widths, value formats) the target instruction
+    takes. Ties go to the longer common name suffix (`_f64`, `_b128`), then the lower
+    opcode. A donor alike on fewer than all probes is written `NAME~alike/probes`."""
+    marker = MARKERS[id(layouts)].to_bytes(4, "little")
+    pad = PADS[id(layouts)]
+    order = sorted(kept) + [op for op, _ in extras]
+    blobs = [b for op in order for b in probes(enc, layout, op)]
+    texts = disassemble(target, blobs, marker, pad)
+    k = PROBES + 1
+    shape = {op: [operand_text(t) for t in texts[i * k : (i + 1) * k]] for i, op in enumerate(order)}
+    donors = {}
+    for op, m in extras:
+        want = shape[op]
+        if want[0] is None:
+            continue
+        best = None
+        for cand in sorted(kept):
+            have = shape[cand]
+            if have[0] != want[0]:
+                continue  # registers of other widths
+            alike = sum(1 for w, h in zip(want, have) if w == h)
+            suffix = common_suffix(m.split("_"), kept[cand].lower().split("_"))
+            key = (alike, suffix, -cand)
+            if best is None or key > best[0]:
+                best = (key, kept[cand])
+        if best is not None:
+            alike = best[0][0]
+            donors[op] = best[1] if alike == k else f"{best[1]}~{alike}/{k}"
+    return donors
+
+
+def common_suffix(a, b):
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
 
 
 def main():
@@ -267,7 +359,7 @@ def main():
             f.write(f"# {target}: instructions of the wheel's `{folder}` database ({base_cpu}),\n")
             f.write(f"# checked against {LLVM_MC} -disassemble ({version}).\n")
             f.write("# Regenerate: python3 tools/isa_tables.py " + " ".join(args.targets) + "\n")
-            f.write("# encoding\tname\tbase_opcode\ttarget_opcode\tllvm_mnemonic\n")
+            f.write("# encoding\tname\tbase_opcode\ttarget_opcode\tllvm_mnemonic\toperands_of\n")
             for r in rows:
                 f.write("\t".join(str(c) for c in r) + "\n")
         missing = sum(1 for r in rows if r[3] == "-")

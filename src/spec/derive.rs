@@ -52,6 +52,11 @@ struct Row<'a> {
     base: Option<u32>,
     /// The opcode on the target (`None`: the target lacks it).
     target: Option<u32>,
+    /// LLVM's mnemonic, followed by ` renamed` when the target renamed the base instruction.
+    mnemonic: &'a str,
+    /// For a target-only instruction, the base instruction whose operands it takes, with
+    /// `~alike/probes` when LLVM printed the two alike on only some probe words.
+    operands_of: Option<&'a str>,
 }
 
 fn parse_table<'a>(file: &str, text: &'a str) -> Result<Vec<Row<'a>>, SpecError> {
@@ -85,6 +90,8 @@ fn parse_table<'a>(file: &str, text: &'a str) -> Result<Vec<Row<'a>>, SpecError>
             name: cells[1],
             base: opcode(cells[2])?,
             target: opcode(cells[3])?,
+            mnemonic: cells.get(4).copied().unwrap_or(""),
+            operands_of: cells.get(5).copied().filter(|c| *c != "-"),
         });
     }
     Ok(rows)
@@ -112,11 +119,15 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
     };
     let rows = parse_table(file, text)?;
     let mut keep: std::collections::HashMap<(&str, u32), u32> = Default::default();
+    let mut renamed: std::collections::HashMap<(&str, u32), &str> = Default::default();
     let mut extra = Vec::new();
     for r in &rows {
         match (r.base, r.target) {
             (Some(b), Some(t)) => {
                 keep.insert((r.encoding, b), t);
+                if let Some(new) = r.mnemonic.strip_suffix(" renamed") {
+                    renamed.insert((r.encoding, b), new);
+                }
             }
             (None, Some(_)) => extra.push(r),
             (_, None) => {}
@@ -129,6 +140,11 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
             continue;
         };
         let mut i = i.clone();
+        // A renamed instruction takes the target's name; the base's stays as an alias.
+        if let Some(new) = renamed.get(&(i.encoding.as_str(), i.opcode)) {
+            let old = std::mem::replace(&mut i.name, new.to_ascii_uppercase());
+            i.aliases.insert(0, old);
+        }
         i.opcode = opcode;
         if !arch.shares_text(&i.name) {
             i.pcode = None;
@@ -138,12 +154,16 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
     }
     let extra_count = extra.len();
     for r in extra {
+        let operands = match r.operands_of {
+            Some(donor) => donor_operands(base, file, r, donor)?,
+            None => Vec::new(),
+        };
         instructions.push(Instruction {
             name: r.name.to_string(),
             encoding: r.encoding.to_string(),
             opcode: r.target.unwrap_or(0),
             aliases: Vec::new(),
-            operands: Vec::new(),
+            operands,
             pcode: None,
         });
     }
@@ -170,4 +190,57 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
         encodings,
         pcode_order,
     ))
+}
+
+/// The operands of target-only instruction `r`, taken from base instruction `donor` (its
+/// `operands_of` cell). A donor LLVM printed alike on only some probe words (`NAME~k/n`)
+/// has the registers' widths but maybe not their value formats: an instruction whose name
+/// says it is integer-only (`V_ADD_NC_U64`) then takes integer formats of the same widths.
+fn donor_operands(
+    base: &SpecDb,
+    file: &str,
+    r: &Row<'_>,
+    donor: &str,
+) -> Result<Vec<super::db::Operand>, SpecError> {
+    let (name, partial) = match donor.split_once('~') {
+        Some((name, _)) => (name, true),
+        None => (donor, false),
+    };
+    let Some(d) = base
+        .instructions()
+        .iter()
+        .find(|i| i.encoding == r.encoding && i.name == name)
+    else {
+        return Err(SpecError::Shape {
+            file: file.to_string(),
+            line: 0,
+            message: format!(
+                "{} {}: operand donor `{name}` is not a {} instruction of the base",
+                r.encoding, r.name, r.encoding
+            ),
+        });
+    };
+    let mut ops = d.operands.clone();
+    if partial && integer_only(r.name) {
+        for o in &mut ops {
+            if o.format.contains("_F") || o.format.contains("BF16") {
+                o.format = format!("FMT_NUM_B{}", o.bits);
+            }
+        }
+    }
+    Ok(ops)
+}
+
+/// Whether every type token of an instruction name (`U64`, `I32`, `B16`, ...) is an
+/// integer type: `V_MAD_NC_U64_U32` yes, `V_CVT_SR_PK_F16_F32` no.
+fn integer_only(name: &str) -> bool {
+    let types: Vec<&str> = name
+        .split('_')
+        .filter(|t| {
+            t.len() >= 2
+                && t[1..].chars().all(|c| c.is_ascii_digit())
+                && matches!(t.as_bytes()[0], b'U' | b'I' | b'B' | b'F')
+        })
+        .collect();
+    !types.is_empty() && types.iter().all(|t| !t.starts_with('F'))
 }
