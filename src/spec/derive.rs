@@ -183,6 +183,16 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
             }
         }
         e.opcodes.sort_unstable();
+        if let Some(bit) = scale_offset_bit(arch, &e.name) {
+            e.fields.push(super::db::BitField {
+                name: "scale_offset".to_string(),
+                hi: bit,
+                lo: bit,
+                kind: "BitField".to_string(),
+                fixed: None,
+                default: None,
+            });
+        }
     }
     Ok(SpecDb::from_parts(
         arch,
@@ -190,6 +200,22 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
         encodings,
         pcode_order,
     ))
+}
+
+/// The bit of gfx1250's `scale_offset` in an encoding that has it (RDNA 4 leaves the bit
+/// unused): the register offset of a scalar or flat-family access is scaled by the access
+/// size. Read off llvm-mc-22 -mcpu=gfx1250 -show-encoding (`global_load_b32 v1, v2, s[0:1]
+/// scale_offset` sets bit 48, `s_load_b32 s1, s[2:3], s4 offset:0x0 scale_offset` bit 56);
+/// llvm-mc refuses it on buffer and LDS accesses.
+fn scale_offset_bit(arch: Arch, encoding: &str) -> Option<u32> {
+    if arch != Arch::Cdna5 {
+        return None;
+    }
+    match encoding {
+        "VFLAT" | "VGLOBAL" | "VSCRATCH" => Some(48),
+        "SMEM" => Some(56),
+        _ => None,
+    }
 }
 
 /// The operands of target-only instruction `r`, taken from base instruction `donor` (its
