@@ -79,16 +79,12 @@ const GAPS: &[Gap] = &[
         reason: "v_fmamk_f64 (gfx1250 only, 64-bit literal) has no text or erratum",
     },
     Gap {
-        kernel: "cas_loops",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: "u64 sum wrong on both engines (cause not found yet)",
-    },
-    Gap {
         kernel: "atomic_minmax",
         targets: &[Target::Gfx1250],
         opts: &[Opt::O2],
-        reason: "reaches a word decoded as v_cos_bf16_e32 (cause not found yet)",
+        reason: "v_mov_b64_e32 v[2:3], 0x7fffffff80000000 takes a 64-bit literal (operand \
+                 code 0xfe and two dwords), which the decoder reads as src_lds_direct, so the \
+                 literal's dwords run as instructions (v_cos_bf16_e32)",
     },
     Gap {
         kernel: "bpermute",

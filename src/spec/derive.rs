@@ -219,19 +219,16 @@ fn scale_offset_bit(arch: Arch, encoding: &str) -> Option<u32> {
 }
 
 /// The operands of target-only instruction `r`, taken from base instruction `donor` (its
-/// `operands_of` cell). A donor LLVM printed alike on only some probe words (`NAME~k/n`)
-/// has the registers' widths but maybe not their value formats: an instruction whose name
-/// says it is integer-only (`V_ADD_NC_U64`) then takes integer formats of the same widths.
+/// `operands_of` cell; `NAME~k/n` when LLVM printed the two alike on only k of n probe
+/// words: the registers' widths agree, maybe not the value formats). An instruction whose
+/// name says it is integer-only (`V_ADD_NC_U64`) takes integer formats of the same widths.
 fn donor_operands(
     base: &SpecDb,
     file: &str,
     r: &Row<'_>,
     donor: &str,
 ) -> Result<Vec<super::db::Operand>, SpecError> {
-    let (name, partial) = match donor.split_once('~') {
-        Some((name, _)) => (name, true),
-        None => (donor, false),
-    };
+    let name = donor.split_once('~').map_or(donor, |(name, _)| name);
     let Some(d) = base
         .instructions()
         .iter()
@@ -247,7 +244,10 @@ fn donor_operands(
         });
     };
     let mut ops = d.operands.clone();
-    if partial && integer_only(r.name) {
+    // An integer-only instruction (`V_MUL_U64_E32`, whose donor is `V_ADD_F64_E32`) takes
+    // integer formats: a 32-bit literal for a 64-bit integer source is zero-extended, not
+    // put in the high half as for an f64 source.
+    if integer_only(r.name) {
         for o in &mut ops {
             if o.format.contains("_F") || o.format.contains("BF16") {
                 o.format = format!("FMT_NUM_B{}", o.bits);
