@@ -158,11 +158,19 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
             Some(donor) => donor_operands(base, file, r, donor)?,
             None => Vec::new(),
         };
+        // As in the wheel, a vector ALU form named `_E32`/`_E64` has its bare name as an
+        // alias (which is how the printer finds a 32-bit form's VOP3 twin).
+        let aliases = r
+            .name
+            .strip_suffix("_E32")
+            .or_else(|| r.name.strip_suffix("_E64"))
+            .map(|stem| vec![stem.to_string()])
+            .unwrap_or_default();
         instructions.push(Instruction {
             name: r.name.to_string(),
             encoding: r.encoding.to_string(),
             opcode: r.target.unwrap_or(0),
-            aliases: Vec::new(),
+            aliases,
             operands,
             pcode: None,
         });
