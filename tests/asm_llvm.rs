@@ -376,6 +376,12 @@ fn differential_llvm_mc_gfx10() {
     differential(&[Arch::Rdna2, Arch::Rdna1], GFX10_FLOOR, false);
 }
 
+/// CDNA 5 (gfx1250), whose tables are RDNA 4's layouts with gfx1250's opcode table.
+#[test]
+fn differential_llvm_mc_gfx1250() {
+    differential(&[Arch::Cdna5], MIN_AGREEMENT, false);
+}
+
 /// The pooled agreement the GFX10 targets reach today (a regression floor; gfx1030 is above
 /// 99%, gfx1010 just below: its VOP2 `v_mac_*` forms).
 const GFX10_FLOOR: f64 = 98.5;

@@ -1,5 +1,5 @@
 //! The compiled kernel suite: the OpenCL C kernels in `tests/kernels/` compiled by
-//! clang-22 for gfx1100 (wave32 and wave64), gfx1200 and gfx950 at -O2 and -O0, dispatched by
+//! clang-22 for gfx1100 (wave32 and wave64), gfx1200, gfx950 and gfx1250 at -O2 and -O0, dispatched by
 //! `amdpcode dispatch --batch` under the interpreter and the JIT, and compared with a Rust
 //! reference of the same computation on random inputs (fixed seeds). The engines must agree on
 //! every byte; the reference comparison is exact except for the hardware's approximate f32
@@ -7,6 +7,7 @@
 //!
 //! One test per kernel family (`.cl` file); each runs one batch process per engine. Without
 //! clang-22/ld.lld-22/llvm-readelf-22 the tests print a notice and pass, except under `CI=true`.
+//! `KERNELS_TARGET=gfx1250` (a target's name) runs the launches of that target only.
 
 #[path = "kernels/atomics.rs"]
 mod atomics;
@@ -49,9 +50,169 @@ struct Gap {
 /// Every kernel of the suite (the `kernel` of a gap that covers them all).
 const ANY: &str = "*";
 
-/// Known gaps: none (every case of every target and level passes on both engines, Dec 2026).
-/// A new gap goes here with its measured reason.
-const GAPS: &[Gap] = &[];
+/// Why most gfx1250 -O2 kernels stop early.
+const VOPD3_OR_FLAT_SCRATCH: &str = "the code object holds gfx1250's VOPD3 dual-issue words (96 \
+     bits, first byte 0xcf: v_dual_add_nc_u32 .. :: v_dual_lshlrev_b32 ..) or \
+     src_flat_scratch_base_lo, which the decoder does not know, so the program ends at the \
+     first one (the kernels before it pass)";
+
+/// Known gaps, each with its measured reason. A new gap goes here.
+const GAPS: &[Gap] = &[
+    Gap {
+        kernel: ANY,
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O0],
+        reason: "gfx1250 -O0 code reads src_flat_scratch_base_lo/hi (operand codes 0xe6/0xe7) to \
+                 build flat addresses of private memory; neither the operands nor gfx1250's \
+                 flat scratch addressing are modelled, so the program ends at that word",
+    },
+    Gap {
+        kernel: "clocks",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: "s_get_shader_cycles_u64 (gfx1250 only) has no text or erratum",
+    },
+    Gap {
+        kernel: "f64_ops",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: "v_fmamk_f64 (gfx1250 only, 64-bit literal) has no text or erratum",
+    },
+    Gap {
+        kernel: "atomic_minmax",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: "v_mov_b64_e32 v[2:3], 0x7fffffff80000000 takes a 64-bit literal (operand \
+                 code 0xfe and two dwords), which the decoder reads as src_lds_direct, so the \
+                 literal's dwords run as instructions (v_cos_bf16_e32)",
+    },
+    Gap {
+        kernel: "bpermute",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "call_basic",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "call_private",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "call_stack_args",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "dma_copy",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "f32_ops",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "first_lane",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "hist_lds",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "index_3d",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "int64_div",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "int_bits",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "int_div32",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "int_ops",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "matmul_tiled",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "mul_wide",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "permlane",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "private_lookup",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "private_small",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "scan_single",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "transpose",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernel: "transpose_load",
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+];
 
 // The launches: a regular test and an ignored known-gaps test per family; each family's
 // cases and references are in `tests/kernels/<family>.rs`.
@@ -200,6 +361,13 @@ fn kernarg_layout_matches_metadata() {
     let mut kernels = 0;
     for target in Target::ALL {
         for file in files {
+            let stem = file.trim_end_matches(".cl");
+            if harness::NOT_COMPILED
+                .iter()
+                .any(|(f, t, _)| *f == stem && *t == target)
+            {
+                continue;
+            }
             let co = compile(tools, file, target, Opt::O2);
             for (name, meta) in &co.kernels {
                 // Our layout from the metadata's own kinds and sizes.
@@ -226,7 +394,16 @@ fn kernarg_layout_matches_metadata() {
             }
         }
     }
-    assert_eq!(kernels, 4 * 42, "kernels in tests/kernels per target");
+    // 42 kernels per target, less matrix.cl's 2 where it is not compiled.
+    let not_compiled = 2 * harness::NOT_COMPILED
+        .iter()
+        .filter(|(f, _, _)| *f == "matrix")
+        .count();
+    assert_eq!(
+        kernels,
+        Target::ALL.len() * 42 - not_compiled,
+        "kernels in tests/kernels per target"
+    );
     // saxpy_arg(float, ptr, ptr, uint, uint): the pointer after the float is aligned to 8.
     let co = compile(tools, "index.cl", Target::Gfx1100, Opt::O2);
     let meta = &co.kernels["saxpy_arg"];

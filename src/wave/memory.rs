@@ -255,6 +255,7 @@ pub(super) fn execute(
     if let Some(log) = w.last_access.as_mut() {
         log.clear();
     }
+    scale_shift(d, w).map_err(|why| unsupported(&why))?;
     // The GDS forms address the device's global data share, which a dispatch of one device's
     // waves does not model (its contents and allocation belong to the driver).
     if family == "DS" && field("gds") == 1 {
@@ -302,7 +303,8 @@ pub(super) fn execute(
             } else {
                 let mut off = sext(field("offset"), offset_bits(21)) as u64;
                 if d.inst.field("soffset").is_some() && soff != null && soff < 128 {
-                    off = off.wrapping_add(w.read_sgpr(soff as u32) as u64);
+                    let shift = scale_shift(d, w).map_err(|why| unsupported(&why))?;
+                    off = off.wrapping_add((w.read_sgpr(soff as u32) as u64) << shift);
                 }
                 off
             };
@@ -660,6 +662,9 @@ pub(super) fn vmem_addresses(d: &Decoded, w: &WaveState, family: &str) -> Vec<u6
     } else {
         0
     };
+    // gfx1250's `scale_offset` (refused where it cannot apply by `scale_shift`, which the
+    // callers run first).
+    let shift = scale_shift(d, w).unwrap_or(0);
     (0..w.wave_size)
         .map(|lane| match () {
             _ if scratch => {
@@ -668,17 +673,56 @@ pub(super) fn vmem_addresses(d: &Decoded, w: &WaveState, family: &str) -> Vec<u6
                     a = w.read_sgpr(saddr as u32) as u64;
                 }
                 if sve || !saddr_on && d.inst.field("sve").is_none() {
-                    a = a.wrapping_add(w.vgpr(lane, vaddr) as u64);
+                    a = a.wrapping_add((w.vgpr(lane, vaddr) as u64) << shift);
                 }
                 scratch_key(lane, a.wrapping_add(offset) as u32)
             }
             _ if saddr_on => saddr_base
-                .wrapping_add(w.vgpr(lane, vaddr) as u64)
+                .wrapping_add((w.vgpr(lane, vaddr) as u64) << shift)
                 .wrapping_add(offset),
             _ => (w.vgpr(lane, vaddr) as u64 | (w.vgpr(lane, vaddr + 1) as u64) << 32)
                 .wrapping_add(offset),
         })
         .collect()
+}
+
+/// The left shift gfx1250's `scale_offset` bit applies to the register offset of a scalar
+/// or flat-family access: log2 of the access size in bytes (LLVM sets the bit when it folds
+/// `offset << log2(size)` into the address: `global_load_b32 v1, v0, s[4:5] scale_offset`
+/// reads `s[4:5] + v0 * 4`). The register offset is SGPR `soffset` (SMEM), VGPR `vaddr`
+/// with an SGPR base (GLOBAL, FLAT) and the `sve` VGPR (SCRATCH). An access with no such
+/// register, or of a size that is not a power of two, is refused: what the bit does there
+/// is not documented.
+pub(super) fn scale_shift(d: &Decoded, w: &WaveState) -> Result<u32, String> {
+    if d.inst.field("scale_offset").unwrap_or(0) == 0 {
+        return Ok(0);
+    }
+    let name = d.inst.name.as_str();
+    let bytes = access_bytes(name);
+    if !bytes.is_power_of_two() {
+        return Err(format!(
+            "scale_offset on a {bytes}-byte access is not modelled (no documented scale)"
+        ));
+    }
+    let null = super::state::null_code(w.arch).unwrap_or(u32::MAX) as u64;
+    let field = |n: &str| d.inst.field(n).unwrap_or(0);
+    let family = canonical_family(d.inst.family.as_str());
+    let has_register = match family {
+        "SMEM" => field("soffset") != null && field("soffset") < 128,
+        "SCRATCH" => field("sve") == 1,
+        _ => {
+            let saddr = field("saddr");
+            d.inst.field("saddr").is_some() && saddr != null && saddr != 0x7f
+        }
+    };
+    if !has_register {
+        return Err(
+            "scale_offset without a register offset to scale (SMEM soffset, an SGPR base with \
+             GLOBAL/FLAT, sve with SCRATCH) is not modelled"
+                .to_string(),
+        );
+    }
+    Ok(bytes.trailing_zeros())
 }
 
 /// Whether a FLAT/GLOBAL/SCRATCH instruction writes its `vdst`: loads do; an atomic only

@@ -135,6 +135,11 @@ pub(super) fn execute(kind: Native, d: &Decoded, w: &mut WaveState) -> Result<()
     if let Some(log) = w.last_access.as_mut() {
         log.clear();
     }
+    memory::scale_shift(d, w).map_err(|reason| WaveError::Unsupported {
+        addr: d.addr,
+        inst: d.inst.name.clone(),
+        reason,
+    })?;
     match kind {
         Native::LdsDma => lds_dma(d, w),
         Native::Transpose => transpose(d, w),

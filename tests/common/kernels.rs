@@ -70,15 +70,18 @@ pub enum Target {
     Gfx1200,
     /// CDNA 4 (wave64).
     Gfx950,
+    /// CDNA 5 (wave32 only).
+    Gfx1250,
 }
 
 impl Target {
     /// Every target, in report order.
-    pub const ALL: [Target; 4] = [
+    pub const ALL: [Target; 5] = [
         Target::Gfx1100,
         Target::Gfx1100W64,
         Target::Gfx1200,
         Target::Gfx950,
+        Target::Gfx1250,
     ];
 
     /// The `-mcpu` value.
@@ -87,13 +90,14 @@ impl Target {
             Target::Gfx1100 | Target::Gfx1100W64 => "gfx1100",
             Target::Gfx1200 => "gfx1200",
             Target::Gfx950 => "gfx950",
+            Target::Gfx1250 => "gfx1250",
         }
     }
 
     /// Lanes per wave.
     pub fn wave(self) -> u32 {
         match self {
-            Target::Gfx1100 | Target::Gfx1200 => 32,
+            Target::Gfx1100 | Target::Gfx1200 | Target::Gfx1250 => 32,
             Target::Gfx1100W64 | Target::Gfx950 => 64,
         }
     }
@@ -105,6 +109,7 @@ impl Target {
             Target::Gfx1100W64 => "gfx1100w64",
             Target::Gfx1200 => "gfx1200",
             Target::Gfx950 => "gfx950",
+            Target::Gfx1250 => "gfx1250",
         }
     }
 }
