@@ -82,6 +82,88 @@ pub(super) struct Part {
 }
 
 impl Dispatcher {
+    /// The threads launch `p` runs on: 1 unless its workgroups may run in parallel and are
+    /// enough to gain (`parallel.rs`).
+    pub(super) fn threads_for(&self, p: &Prepared, traced: bool) -> usize {
+        let groups = p.grid.iter().map(|&g| g as u64).product::<u64>();
+        let per_group = p.block.iter().map(|&b| b as u64).product::<u64>();
+        let waves = groups.saturating_mul(per_group.div_ceil(p.wave_size as u64));
+        if self.threads < 2
+            || traced
+            || groups < 2
+            || p.bounds.is_none()
+            || waves < MIN_WAVES
+            || orders_workgroups(&p.program)
+        {
+            return 1;
+        }
+        self.threads.min(groups as usize)
+    }
+
+    /// Runs the workgroups of `p` on `threads` threads, each on its own copy of `global`,
+    /// and writes the bytes each changed into `global` in workgroup order (`parallel.rs`).
+    pub(super) fn run_parallel(
+        &mut self,
+        p: &mut Prepared,
+        global: &mut SparseMemory,
+        threads: usize,
+        out: &mut Outcome,
+    ) -> Result<(), DispatchError> {
+        let groups = p.grid.iter().map(|&g| g as u64).product::<u64>();
+        let mut workers = std::mem::take(&mut self.workers);
+        while workers.len() < threads - 1 {
+            let d = Dispatcher::new(&self.executor.db().clone(), self.executor.engine())
+                .map_err(|e| DispatchError::Launch(format!("threads: {e}")))?;
+            workers.push(Worker(d));
+        }
+        for w in &mut workers {
+            copy_options(&self.executor, &mut w.0.executor);
+        }
+        let cut: Vec<u64> = (0..=threads)
+            .map(|t| groups * t as u64 / threads as u64)
+            .collect();
+        let before: &SparseMemory = global;
+        let shared: &Prepared = p;
+        let mut mine = shared.clone();
+        let parts = std::thread::scope(|s| {
+            let handles: Vec<_> = workers[..threads - 1]
+                .iter_mut()
+                .enumerate()
+                .map(|(k, w)| {
+                    let (first, end) = (cut[k + 1], cut[k + 2]);
+                    let mut theirs = shared.clone();
+                    s.spawn(move || {
+                        w.0.run_part(&mut theirs, first, end, before.clone(), before)
+                    })
+                })
+                .collect();
+            let mut parts = vec![self.run_part(&mut mine, cut[0], cut[1], before.clone(), before)];
+            for h in handles {
+                parts.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            }
+            parts
+        });
+        self.workers = workers;
+        let mut fault = None;
+        for part in parts {
+            out.waves += part.outcome.waves;
+            out.workgroups += part.outcome.workgroups;
+            out.instructions += part.outcome.instructions;
+            out.lane_ops += part.outcome.lane_ops;
+            if let Some(f) = part.fault {
+                fault = fault.or(Some(f));
+            }
+            for (a, bytes) in &part.changed {
+                global.write(*a, bytes);
+            }
+        }
+        // The parts are in workgroup order: the first fault found is the earliest.
+        match fault {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    }
+
     /// Runs workgroups `first..end` (linear indices) of `p` on `memory`, a copy of the launch's
     /// memory before any workgroup ran, and reports the bytes changed against `before`.
     pub(super) fn run_part(
