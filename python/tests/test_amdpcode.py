@@ -46,6 +46,22 @@ def test_dispatch_vector_add_on_numpy_buffers(engine):
   np.testing.assert_array_equal(np.frombuffer(out[2], dtype=np.float32), a + b)
 
 
+def test_dispatch_on_two_threads_gives_one_threads_result():
+  n = 1 << 16
+  a = np.arange(n, dtype=np.float32) * 0.25 - 3.0
+  b = 1.0 / (np.arange(n, dtype=np.float32) + 1)
+  one, two = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
+  amdpcode.dispatch(FIXTURE, "vadd", [a, b, one, n], grid=n // 64, block=64, threads=1)
+  eng = amdpcode.engine("rdna3")
+  assert (eng.threads, eng.last_threads) == (1, 1)
+  amdpcode.dispatch(FIXTURE, "vadd", [a, b, two, n], grid=n // 64, block=64, threads=2)
+  assert (eng.threads, eng.last_threads) == (2, 2)
+  np.testing.assert_array_equal(one, a + b)
+  assert one.tobytes() == two.tobytes()
+  eng.threads = None
+  assert eng.threads >= 1
+
+
 def test_dispatch_lds_sum_across_barriers():
   vals = ((np.arange(192, dtype=np.int64) * 7919) % 1000 - 500).astype(np.int32)
   out = np.zeros(3, dtype=np.int32)

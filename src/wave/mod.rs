@@ -884,7 +884,7 @@ impl Executor {
             Class::Execute => {}
         }
         let next = if d.inst.family == "VOPD" {
-            vopd::execute(self, d, wave)?
+            vopd::execute(self, (program.id, idx), d, wave)?
         } else if let Some(entry) = self.slow_entry(program, idx) {
             // An instruction off the bound fast path (memory, register-file addressing)
             // whose entry is cached: no name lookup. A plain load or store runs from its
