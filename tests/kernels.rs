@@ -1,5 +1,6 @@
 //! The compiled kernel suite: the OpenCL C kernels in `tests/kernels/` compiled by
-//! clang-22 for gfx1100 (wave32 and wave64), gfx1200 and gfx950 at -O2 and -O0, dispatched by
+//! clang-22 for gfx1100 (wave32 and wave64), gfx1200, gfx950, gfx908, gfx90a, gfx942, gfx1010 and
+//! gfx1030 (wave32 and wave64) at -O2 and -O0, dispatched by
 //! `amdpcode dispatch --batch` under the interpreter and the JIT, and compared with a Rust
 //! reference of the same computation on random inputs (fixed seeds). The engines must agree on
 //! every byte; the reference comparison is exact except for the hardware's approximate f32
@@ -49,9 +50,257 @@ struct Gap {
 /// Every kernel of the suite (the `kernel` of a gap that covers them all).
 const ANY: &str = "*";
 
-/// Known gaps: none (every case of every target and level passes on both engines, Dec 2026).
-/// A new gap goes here with its measured reason.
-const GAPS: &[Gap] = &[];
+/// Known gaps, each with its measured symptom (every case of gfx1100, gfx1200 and gfx950
+/// passes on both engines). A new gap goes here with its measured reason.
+const GFX10_STOPS_AT_DS: &str = "GFX10 (gfx1010, gfx1030): the wave stops at an LDS instruction \
+    (ds_write_b32 in dma_copy at -O2) with `jump to <its own address>, outside the program`, under \
+    both engines; measured, not yet diagnosed";
+const GFX1030_W64_O2: &str = "gfx1030 wave64 at -O2: about half of the outputs stay 0 under both \
+    engines (gfx1030 wave32, gfx1010 wave64 and gfx1030 wave64 at -O0 pass); not yet diagnosed";
+const IDS_Y_Z_O2: &str = "2-D/3-D launches at -O2 on gfx908 and GFX10: the outputs past the \
+    first row read 0xffffffff (-O0 passes); suspected: these targets receive work-item ids y and z \
+    in v1/v2, not packed in v0 as the loader gives them (LLVM AMDGPUUsage packs them from gfx90a \
+    and GFX11); not yet confirmed";
+const NO_MAC_TEXT: &str =
+    "the compiler emits V_MAC_F32 / V_MADMK_F32, which CDNA 4's and RDNA 3's \
+    texts lack (the derived gfx908/gfx90a/gfx1010 databases have no text for them: \
+    not_executable in spec fidelity)";
+const NO_OLD_MFMA_TEXT: &str = "V_MFMA_F32_16X16X16F16 / V_MFMA_I32_16X16X16I8 of gfx908/gfx90a \
+    have no executable text in the derived databases (CDNA 4's table has no such entry)";
+const GFX908_O2_UNDIAGNOSED: &str =
+    "gfx908 at -O2: transpose writes wrong values and matmul_tiled \
+    faults on an LDS write of lane 16; measured, not yet diagnosed";
+
+const GAPS: &[Gap] = &[
+    Gap {
+        kernel: ANY,
+        targets: &[Target::Gfx1030W64],
+        opts: &[Opt::O2],
+        reason: GFX1030_W64_O2,
+    },
+    Gap {
+        kernel: "dma_copy",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O0, Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernel: "half_packed",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernel: "index_2d",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+            Target::Gfx908,
+        ],
+        opts: &[Opt::O2],
+        reason: IDS_Y_Z_O2,
+    },
+    Gap {
+        kernel: "index_3d",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+            Target::Gfx908,
+        ],
+        opts: &[Opt::O2],
+        reason: IDS_Y_Z_O2,
+    },
+    Gap {
+        kernel: "hist_lds",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O0, Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernel: "atomic_minmax",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O0, Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernel: "cas_loops",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O0, Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernel: "int64_div",
+        targets: &[Target::Gfx908],
+        opts: &[Opt::O2],
+        reason: NO_MAC_TEXT,
+    },
+    Gap {
+        kernel: "int64_div",
+        targets: &[Target::Gfx908],
+        opts: &[Opt::O0],
+        reason: NO_MAC_TEXT,
+    },
+    Gap {
+        kernel: "int64_div",
+        targets: &[Target::Gfx90a],
+        opts: &[Opt::O2],
+        reason: NO_MAC_TEXT,
+    },
+    Gap {
+        kernel: "int64_div",
+        targets: &[Target::Gfx90a],
+        opts: &[Opt::O0],
+        reason: NO_MAC_TEXT,
+    },
+    Gap {
+        kernel: "int64_div",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernel: "int64_div",
+        targets: &[Target::Gfx1010, Target::Gfx1010W64],
+        opts: &[Opt::O0],
+        reason: NO_MAC_TEXT,
+    },
+    Gap {
+        kernel: "mma_f16",
+        targets: &[Target::Gfx908],
+        opts: &[Opt::O0, Opt::O2],
+        reason: NO_OLD_MFMA_TEXT,
+    },
+    Gap {
+        kernel: "mma_i8",
+        targets: &[Target::Gfx908],
+        opts: &[Opt::O0, Opt::O2],
+        reason: NO_OLD_MFMA_TEXT,
+    },
+    Gap {
+        kernel: "mma_f16",
+        targets: &[Target::Gfx90a],
+        opts: &[Opt::O0, Opt::O2],
+        reason: NO_OLD_MFMA_TEXT,
+    },
+    Gap {
+        kernel: "mma_i8",
+        targets: &[Target::Gfx90a],
+        opts: &[Opt::O0, Opt::O2],
+        reason: NO_OLD_MFMA_TEXT,
+    },
+    Gap {
+        kernel: "transpose",
+        targets: &[Target::Gfx908],
+        opts: &[Opt::O2],
+        reason: GFX908_O2_UNDIAGNOSED,
+    },
+    Gap {
+        kernel: "matmul_tiled",
+        targets: &[Target::Gfx908],
+        opts: &[Opt::O2],
+        reason: GFX908_O2_UNDIAGNOSED,
+    },
+    Gap {
+        kernel: "reduce_u32",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O0, Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernel: "reduce_f32",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O0, Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernel: "transpose",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O0, Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernel: "scan_block",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O0, Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernel: "scan_single",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O0, Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernel: "matmul_tiled",
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O0, Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+];
 
 // The launches: a regular test and an ignored known-gaps test per family; each family's
 // cases and references are in `tests/kernels/<family>.rs`.
@@ -226,7 +475,11 @@ fn kernarg_layout_matches_metadata() {
             }
         }
     }
-    assert_eq!(kernels, 4 * 42, "kernels in tests/kernels per target");
+    assert_eq!(
+        kernels,
+        Target::ALL.len() * 42,
+        "kernels in tests/kernels per target"
+    );
     // saxpy_arg(float, ptr, ptr, uint, uint): the pointer after the float is aligned to 8.
     let co = compile(tools, "index.cl", Target::Gfx1100, Opt::O2);
     let meta = &co.kernels["saxpy_arg"];
