@@ -57,10 +57,6 @@ const GFX10_STOPS_AT_DS: &str = "GFX10 (gfx1010, gfx1030): the wave stops at an 
     both engines; measured, not yet diagnosed";
 const GFX1030_W64_O2: &str = "gfx1030 wave64 at -O2: about half of the outputs stay 0 under both \
     engines (gfx1030 wave32, gfx1010 wave64 and gfx1030 wave64 at -O0 pass); not yet diagnosed";
-const IDS_Y_Z_O2: &str = "2-D/3-D launches at -O2 on gfx908 and GFX10: the outputs past the \
-    first row read 0xffffffff (-O0 passes); suspected: these targets receive work-item ids y and z \
-    in v1/v2, not packed in v0 as the loader gives them (LLVM AMDGPUUsage packs them from gfx90a \
-    and GFX11); not yet confirmed";
 const NO_MAC_TEXT: &str =
     "the compiler emits V_MAC_F32 / V_MADMK_F32, which CDNA 4's and RDNA 3's \
     texts lack (the derived gfx908/gfx90a/gfx1010 databases have no text for them: \
@@ -99,30 +95,6 @@ const GAPS: &[Gap] = &[
         ],
         opts: &[Opt::O2],
         reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernel: "index_2d",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-            Target::Gfx908,
-        ],
-        opts: &[Opt::O2],
-        reason: IDS_Y_Z_O2,
-    },
-    Gap {
-        kernel: "index_3d",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-            Target::Gfx908,
-        ],
-        opts: &[Opt::O2],
-        reason: IDS_Y_Z_O2,
     },
     Gap {
         kernel: "hist_lds",
