@@ -703,7 +703,7 @@ impl Dispatcher {
                     }
                 }
                 ranges.extend(loader_ranges.iter().copied());
-                let user_sgprs = user_sgprs_of(k, &kernarg_bytes, scratch as u32);
+                let user_sgprs = user_sgprs_of(k, &kernarg_bytes, scratch as u32, arch, wave_size);
                 (
                     program,
                     entry,
@@ -804,7 +804,13 @@ fn place(memory: &mut SparseMemory, addr: u64, bytes: Vec<u8>) {
 }
 
 /// The user SGPRs a code object's descriptor enables, in the ABI's order.
-fn user_sgprs_of(k: &KernelInfo, kernarg: &[u8], scratch: u32) -> Vec<u32> {
+fn user_sgprs_of(
+    k: &KernelInfo,
+    kernarg: &[u8],
+    scratch: u32,
+    arch: crate::spec::Arch,
+    wave_size: u32,
+) -> Vec<u32> {
     use codeobj::props;
     let p = k.descriptor.code_properties;
     let mut v = Vec::new();
@@ -813,9 +819,7 @@ fn user_sgprs_of(k: &KernelInfo, kernarg: &[u8], scratch: u32) -> Vec<u32> {
         v.push((a >> 32) as u32);
     };
     if p & props::PRIVATE_SEGMENT_BUFFER != 0 {
-        // A scratch buffer resource: base = the private aperture, no bounds.
-        pair(&mut v, crate::wave::PRIVATE_APERTURE);
-        v.extend([u32::MAX, 0]);
+        v.extend(crate::wave::scratch_resource(arch, wave_size));
     }
     if p & props::DISPATCH_PTR != 0 {
         pair(&mut v, PACKET_ADDR);

@@ -150,7 +150,9 @@ fn row(db: &SpecDb, inst: &Instruction) -> Row {
     {
         return make(How::Native, what.to_string());
     }
-    if let Some(why) = super::native::refused(&inst.name) {
+    if let Some(why) = super::native::refused(&inst.name)
+        .or_else(|| super::memory_buffer::refused(&inst.encoding, &inst.name))
+    {
         return make(How::NotExecutable, format!("not modelled: {why}"));
     }
     if !arch.shares_text(&inst.name) {

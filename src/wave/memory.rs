@@ -22,7 +22,16 @@ use super::{Decoded, Entry, Executor, WaveError};
 pub(super) fn is_memory(family: &str) -> bool {
     matches!(
         family,
-        "SMEM" | "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "VFLAT" | "VGLOBAL" | "VSCRATCH"
+        "SMEM"
+            | "DS"
+            | "FLAT"
+            | "GLOBAL"
+            | "SCRATCH"
+            | "VFLAT"
+            | "VGLOBAL"
+            | "VSCRATCH"
+            | "MUBUF"
+            | "MTBUF"
     )
 }
 
@@ -43,6 +52,8 @@ pub(super) fn field_name<'a>(has: &dyn Fn(&str) -> bool, n: &'a str) -> &'a str 
     match n {
         "addr" if !has("addr") && has("vaddr") => "vaddr",
         "data" if !has("data") && has("vsrc") => "vsrc",
+        // MUBUF: `vdata` is the store data, the load destination and the atomic's operand.
+        "data" | "vdst" if !has(n) && has("vdata") => "vdata",
         "offset" if !has("offset") && has("ioffset") => "ioffset",
         other => other,
     }
@@ -136,7 +147,7 @@ pub(super) fn ds_offset_in_addr(e: &Entry, name: &str) -> bool {
 pub const SCRATCH_LANE_SPAN: u64 = 64 << 20;
 
 /// The scratch-map key of lane `lane`'s scratch byte `offset`.
-fn scratch_key(lane: u32, offset: u32) -> u64 {
+pub(super) fn scratch_key(lane: u32, offset: u32) -> u64 {
     lane as u64 * SCRATCH_LANE_SPAN + offset as u64
 }
 
@@ -268,6 +279,9 @@ pub(super) fn execute(
         permute(w, name == "DS_BPERMUTE_B32", &field);
         return Ok(None);
     }
+    if let Some(why) = super::memory_buffer::refused(family, name) {
+        return Err(unsupported(why));
+    }
     if name.contains("PERMUTE") || name.contains("LDS") && family != "DS" {
         return Err(unsupported("not modelled yet"));
     }
@@ -281,6 +295,8 @@ pub(super) fn execute(
 
     // The address of each lane (SMEM: one address).
     let mut addrs: Vec<u64> = Vec::with_capacity(lanes as usize);
+    // MUBUF: the space its V# addresses and each lane's bytes in range.
+    let mut buffer: Option<(Space, Vec<u64>)> = None;
     match family {
         "SMEM" => {
             let base = w.sgpr_pair(field("sbase") as u32 * 2);
@@ -323,16 +339,32 @@ pub(super) fn execute(
                 addrs.push((w.vgpr(lane, vaddr) as u64 + offset) & 0xffff_ffff);
             }
         }
+        "MUBUF" => {
+            let lanes = super::memory_buffer::addresses(d, w)?;
+            addrs = lanes.addrs;
+            buffer = Some((lanes.space, lanes.in_range));
+        }
         _ => addrs = vmem_addresses(d, w, family),
     }
 
     let smem = family == "SMEM";
-    let active = |lane: usize| smem || exec >> lane & 1 == 1;
+    // A buffer lane runs the text when its whole access is in range (see `buffer_rest`).
+    let size = access_bytes(name);
+    let in_range = |lane: usize| buffer.as_ref().is_none_or(|(_, r)| r[lane] == size);
+    let active = |lane: usize| smem || exec >> lane & 1 == 1 && in_range(lane);
     let mut space = match family {
         "DS" => Space::Lds,
         "SCRATCH" => Space::Scratch,
         _ => Space::Global,
     };
+    if let Some((s, _)) = &buffer {
+        space = *s;
+    }
+    // The lanes that run the text.
+    let exec_text = (0..lanes as usize)
+        .filter(|&l| in_range(l))
+        .fold(0u64, |m, l| m | 1 << l)
+        & exec;
     // A FLAT address in the shared or private aperture addresses LDS or the lane's scratch.
     if family == "FLAT" {
         space = flat_space(d, &mut addrs, &active)?;
@@ -349,7 +381,12 @@ pub(super) fn execute(
     };
     if let Some(b) = w.bounds.clone() {
         let load_only = is_load_only(name);
-        check_bounds(&b, space, d, &addrs, &active, &extents, load_only)?;
+        match &buffer {
+            Some((_, in_range)) => {
+                super::memory_buffer::check_bounds(&b, space, d, &addrs, exec, in_range, load_only)?
+            }
+            None => check_bounds(&b, space, d, &addrs, &active, &extents, load_only)?,
+        }
     }
     if let Some(log) = w.last_access.as_mut() {
         let space = match space {
@@ -495,7 +532,7 @@ pub(super) fn execute(
                 Some(RegValue::Uniform(Bits::from_words(width, &words)))
             }
             "M0" => Some(RegValue::Uniform(Bits::from_u64(width, w.m0() as u64))),
-            "EXEC" => Some(RegValue::Uniform(Bits::from_u64(width, exec))),
+            "EXEC" => Some(RegValue::Uniform(Bits::from_u64(width, exec_text))),
             _ => None,
         };
         if let Some(v) = v {
@@ -504,7 +541,7 @@ pub(super) fn execute(
     }
     m.values
         .entry("EXEC".to_string())
-        .or_insert_with(|| RegValue::Uniform(Bits::from_u64(64, exec)));
+        .or_insert_with(|| RegValue::Uniform(Bits::from_u64(64, exec_text)));
     // DS_SWIZZLE_B32 reads and writes the VGPR file itself (`VGPR[lane][ADDR]`, `VDST`).
     let swizzle = name == "DS_SWIZZLE_B32" || e.vgpr_space;
     if swizzle {
@@ -561,7 +598,7 @@ pub(super) fn execute(
             }
             m.values.insert(
                 "EXEC".to_string(),
-                RegValue::Uniform(Bits::from_u64(64, exec)),
+                RegValue::Uniform(Bits::from_u64(64, exec_text)),
             );
             match (failed, merged) {
                 (Some(err), _) => Err(err),
@@ -591,7 +628,11 @@ pub(super) fn execute(
         }
     }
     let stores = name.contains("STORE") || name.contains("ATOMIC");
-    if stores && w.track_writes && space == Space::Global && matches!(family, "GLOBAL" | "FLAT") {
+    if stores
+        && w.track_writes
+        && space == Space::Global
+        && matches!(family, "GLOBAL" | "FLAT" | "MUBUF")
+    {
         let n = access_bytes(name);
         for (lane, &a) in addrs.iter().enumerate() {
             if !active(lane) {
@@ -635,6 +676,10 @@ pub(super) fn execute(
         }
     }
     ex.machine = m;
+    if let Some((_, in_range)) = &buffer {
+        let back = returns_data(d, name);
+        super::memory_buffer::finish(d, w, space, &addrs, exec, in_range, back);
+    }
     Ok(None)
 }
 

@@ -42,6 +42,8 @@ mod gpr_idx;
 pub mod json;
 mod memfast;
 mod memory;
+mod memory_buffer;
+pub use memory_buffer::scratch_resource;
 mod memprep;
 pub mod native;
 mod program;
