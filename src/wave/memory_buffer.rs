@@ -30,7 +30,7 @@
 //! scratch byte `x` is lane `(x / 4) % wave` 's byte `x / (4 * wave) * 4 + x % 4`, the same
 //! bytes a FLAT access through the private aperture names: the two views share one memory.
 
-use super::memory::{access_bytes, scratch_key, Space, SCRATCH_LANE_SPAN};
+use super::memory_space::{access_bytes, scratch_key, Space, SCRATCH_LANE_SPAN};
 use super::state::WaveState;
 use super::{Decoded, WaveError};
 use crate::spec::Family;

@@ -43,6 +43,7 @@ pub mod json;
 mod memfast;
 mod memory;
 mod memory_buffer;
+mod memory_space;
 pub use memory_buffer::scratch_resource;
 mod memprep;
 pub mod native;
