@@ -42,13 +42,13 @@ use Arg::{Ptr, F32, U32};
 /// family test for the family's ignored `*_known_gaps` test, which still asserts the right
 /// answer, so fixing the gap turns that test green.
 struct Gap {
-    kernel: &'static str,
+    kernels: &'static [&'static str],
     targets: &'static [Target],
     opts: &'static [Opt],
     reason: &'static str,
 }
 
-/// Every kernel of the suite (the `kernel` of a gap that covers them all).
+/// Every kernel of the suite (in `kernels` of a gap that covers them all).
 const ANY: &str = "*";
 
 /// Known gaps, each with its measured symptom (every case of gfx1100, gfx1200 and gfx950
@@ -76,7 +76,7 @@ const VOPD3_OR_FLAT_SCRATCH: &str = "the code object holds gfx1250's VOPD3 dual-
 
 const GAPS: &[Gap] = &[
     Gap {
-        kernel: ANY,
+        kernels: &[ANY],
         targets: &[Target::Gfx1250],
         opts: &[Opt::O0],
         reason: "gfx1250 -O0 code reads src_flat_scratch_base_lo/hi (operand codes 0xe6/0xe7) to \
@@ -84,19 +84,19 @@ const GAPS: &[Gap] = &[
                  flat scratch addressing are modelled, so the program ends at that word",
     },
     Gap {
-        kernel: "clocks",
+        kernels: &["clocks"],
         targets: &[Target::Gfx1250],
         opts: &[Opt::O2],
         reason: "s_get_shader_cycles_u64 (gfx1250 only) has no text or erratum",
     },
     Gap {
-        kernel: "f64_ops",
+        kernels: &["f64_ops"],
         targets: &[Target::Gfx1250],
         opts: &[Opt::O2],
         reason: "v_fmamk_f64 (gfx1250 only, 64-bit literal) has no text or erratum",
     },
     Gap {
-        kernel: "atomic_minmax",
+        kernels: &["atomic_minmax"],
         targets: &[Target::Gfx1250],
         opts: &[Opt::O2],
         reason: "v_mov_b64_e32 v[2:3], 0x7fffffff80000000 takes a 64-bit literal (operand \
@@ -104,139 +104,52 @@ const GAPS: &[Gap] = &[
                  literal's dwords run as instructions (v_cos_bf16_e32)",
     },
     Gap {
-        kernel: "bpermute",
+        kernels: &[
+            "bpermute",
+            "call_basic",
+            "call_private",
+            "call_stack_args",
+            "dma_copy",
+            "f32_ops",
+            "first_lane",
+            "hist_lds",
+            "index_3d",
+            "int64_div",
+            "int_bits",
+            "int_div32",
+            "int_ops",
+            "matmul_tiled",
+            "mul_wide",
+            "permlane",
+            "private_lookup",
+            "private_small",
+            "scan_single",
+            "transpose",
+            "transpose_load",
+        ],
         targets: &[Target::Gfx1250],
         opts: &[Opt::O2],
         reason: VOPD3_OR_FLAT_SCRATCH,
     },
     Gap {
-        kernel: "call_basic",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "call_private",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "call_stack_args",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "dma_copy",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "f32_ops",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "first_lane",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "hist_lds",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "index_3d",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "int64_div",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "int_bits",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "int_div32",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "int_ops",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "matmul_tiled",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "mul_wide",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "permlane",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "private_lookup",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "private_small",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "scan_single",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "transpose",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: "transpose_load",
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernel: ANY,
+        kernels: &[ANY],
         targets: &[Target::Gfx1030W64],
         opts: &[Opt::O2],
         reason: GFX1030_W64_O2,
     },
     Gap {
-        kernel: "dma_copy",
+        kernels: &[
+            "dma_copy",
+            "hist_lds",
+            "atomic_minmax",
+            "cas_loops",
+            "reduce_u32",
+            "reduce_f32",
+            "transpose",
+            "scan_block",
+            "scan_single",
+            "matmul_tiled",
+        ],
         targets: &[
             Target::Gfx1010,
             Target::Gfx1010W64,
@@ -247,7 +160,7 @@ const GAPS: &[Gap] = &[
         reason: GFX10_STOPS_AT_DS,
     },
     Gap {
-        kernel: "half_packed",
+        kernels: &["half_packed", "int64_div"],
         targets: &[
             Target::Gfx1010,
             Target::Gfx1010W64,
@@ -258,180 +171,52 @@ const GAPS: &[Gap] = &[
         reason: GFX10_STOPS_AT_DS,
     },
     Gap {
-        kernel: "hist_lds",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O0, Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernel: "atomic_minmax",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O0, Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernel: "cas_loops",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O0, Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernel: "int64_div",
+        kernels: &["int64_div"],
         targets: &[Target::Gfx908],
         opts: &[Opt::O2],
         reason: NO_MAC_TEXT,
     },
     Gap {
-        kernel: "int64_div",
+        kernels: &["int64_div"],
         targets: &[Target::Gfx908],
         opts: &[Opt::O0],
         reason: NO_MAC_TEXT,
     },
     Gap {
-        kernel: "int64_div",
+        kernels: &["int64_div"],
         targets: &[Target::Gfx90a],
         opts: &[Opt::O2],
         reason: NO_MAC_TEXT,
     },
     Gap {
-        kernel: "int64_div",
+        kernels: &["int64_div"],
         targets: &[Target::Gfx90a],
         opts: &[Opt::O0],
         reason: NO_MAC_TEXT,
     },
     Gap {
-        kernel: "int64_div",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernel: "int64_div",
+        kernels: &["int64_div"],
         targets: &[Target::Gfx1010, Target::Gfx1010W64],
         opts: &[Opt::O0],
         reason: NO_MAC_TEXT,
     },
     Gap {
-        kernel: "mma_f16",
+        kernels: &["mma_f16", "mma_i8"],
         targets: &[Target::Gfx908],
         opts: &[Opt::O0, Opt::O2],
         reason: NO_OLD_MFMA_TEXT,
     },
     Gap {
-        kernel: "mma_i8",
-        targets: &[Target::Gfx908],
-        opts: &[Opt::O0, Opt::O2],
-        reason: NO_OLD_MFMA_TEXT,
-    },
-    Gap {
-        kernel: "mma_f16",
+        kernels: &["mma_f16", "mma_i8"],
         targets: &[Target::Gfx90a],
         opts: &[Opt::O0, Opt::O2],
         reason: NO_OLD_MFMA_TEXT,
     },
     Gap {
-        kernel: "mma_i8",
-        targets: &[Target::Gfx90a],
-        opts: &[Opt::O0, Opt::O2],
-        reason: NO_OLD_MFMA_TEXT,
-    },
-    Gap {
-        kernel: "transpose",
+        kernels: &["transpose", "matmul_tiled"],
         targets: &[Target::Gfx908],
         opts: &[Opt::O2],
         reason: GFX908_O2_UNDIAGNOSED,
-    },
-    Gap {
-        kernel: "matmul_tiled",
-        targets: &[Target::Gfx908],
-        opts: &[Opt::O2],
-        reason: GFX908_O2_UNDIAGNOSED,
-    },
-    Gap {
-        kernel: "reduce_u32",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O0, Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernel: "reduce_f32",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O0, Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernel: "transpose",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O0, Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernel: "scan_block",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O0, Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernel: "scan_single",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O0, Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernel: "matmul_tiled",
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O0, Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
     },
 ];
 

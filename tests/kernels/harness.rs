@@ -19,7 +19,7 @@ pub(super) enum Mode {
 
 fn gap_of(case: &Case) -> Option<&'static Gap> {
     GAPS.iter().find(|g| {
-        (g.kernel == ANY || g.kernel == case.kernel)
+        g.kernels.iter().any(|&k| k == ANY || k == case.kernel)
             && g.targets.contains(&case.target)
             && g.opts.contains(&case.opt)
     })
