@@ -34,11 +34,9 @@ pub fn input_name(reg: &str, lane: Option<u32>) -> String {
     }
 }
 
-/// The input a text register reads when it is not a value of its own: SOPK texts name the
-/// 16-bit immediate `SIMM16` (RDNA), or `S1` when `S0` is the SGPR `sdst` names and `S0` when
-/// that SGPR is `D0` (CDNA's `S_CMPK_EQ_I32`: `S0.i32 == signext(S1.i16)`; `S_MOVK_I32`:
-/// `signext(S0.i16)`), as the wave layer binds them. Such a register reads the one `SIMM16`
-/// input (zero-extended to its width), so texts of two generations compare on the same field.
+/// The input a text register reads when it is not a value of its own: every name a SOPK text
+/// gives its 16-bit immediate ([`exec::is_sopk_immediate`]) reads the one `SIMM16` input
+/// (zero-extended to its width), so texts of two generations compare on the same field.
 pub fn shared_input<'a>(p: &Prepared, reg: &'a str) -> Option<(&'a str, u32)> {
     let sopk_immediate =
         p.encoding == "SOPK" && (reg == "S1" || reg == "S0" && p.function.reg("D0").is_some());
