@@ -17,13 +17,12 @@ use crate::value::Bits;
 
 use super::state::WaveState;
 use super::{Decoded, Entry, Executor, WaveError};
+use crate::machine::InstFacts;
 
-/// Whether `family` is a memory encoding this module executes.
-pub(super) fn is_memory(family: &str) -> bool {
-    matches!(
-        family,
-        "SMEM" | "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "VFLAT" | "VGLOBAL" | "VSCRATCH"
-    )
+/// Whether an instruction addresses memory this module executes (scalar, LDS, global, flat,
+/// scratch).
+pub(super) fn is_memory(f: &InstFacts) -> bool {
+    f.mem.is_wave_memory()
 }
 
 /// The RDNA 3 / CDNA name of a memory family (RDNA 4's VGLOBAL, VSCRATCH and VFLAT are
@@ -68,53 +67,9 @@ fn vgpr_words(w: &WaveState, lane: u32, reg: u32, width: u32) -> Bits {
     Bits::from_words(width, &words)
 }
 
-/// The number of bytes one element of a load, store or atomic accesses, from its name
-/// (RDNA `_B32`/`_U16`/... and CDNA `_DWORDX2`/`_UBYTE`/... spellings).
-pub(super) fn access_bytes(name: &str) -> u64 {
-    // The size is the last token that names one (strides and 2ADDR forms name other
-    // numbers; `D16` alone means 16 bits, but `D16_U8` is a byte).
-    let mut d16 = false;
-    for t in name.rsplit('_') {
-        let n = match t {
-            "B512" | "DWORDX16" => 64,
-            "B256" | "DWORDX8" => 32,
-            "B128" | "DWORDX4" | "X4" => 16,
-            "B96" | "DWORDX3" | "X3" => 12,
-            "B64" | "U64" | "I64" | "F64" | "DWORDX2" | "X2" => 8,
-            "B32" | "U32" | "I32" | "F32" | "DWORD" => 4,
-            "B16" | "U16" | "I16" | "SHORT" | "USHORT" | "SSHORT" => 2,
-            "B8" | "U8" | "I8" | "BYTE" | "UBYTE" | "SBYTE" => 1,
-            "D16" => {
-                d16 = true;
-                continue;
-            }
-            _ => continue,
-        };
-        return n;
-    }
-    if d16 {
-        2
-    } else {
-        4
-    }
-}
-
-/// Whether a memory instruction reads and writes the same bytes (atomics, DS read-modify-write
-/// operations): its text then runs lane by lane.
-fn is_read_modify_write(family: &str, name: &str) -> bool {
-    match family {
-        "DS" => {
-            ![
-                "LOAD", "STORE", "READ", "WRITE", "SWIZZLE", "PERMUTE", "NOP", "APPEND", "CONSUME",
-                "GWS", "BVH",
-            ]
-            .iter()
-            .any(|k| name.contains(k))
-                || name.contains("WRXCHG")
-        }
-        "SMEM" => false,
-        _ => name.contains("ATOMIC"),
-    }
+/// The number of bytes one element of a load, store or atomic accesses.
+pub(super) fn access_bytes(f: &InstFacts) -> u64 {
+    u64::from(f.bytes)
 }
 
 /// Whether a DS instruction's text leaves the encoding's offset out (it reads none of `OFFSET`,
@@ -159,27 +114,14 @@ impl Space {
 }
 
 /// The byte ranges `(offset, bytes)` past its address that a DS instruction accesses.
-pub(super) fn ds_extents(name: &str, offset0: u64, offset1: u64) -> Vec<(u64, u64)> {
-    let size = access_bytes(name);
-    let two = name.contains("2ADDR")
-        || name.contains("READ2")
-        || name.contains("WRITE2")
-        || name.contains("WRXCHG2");
-    if two {
-        let stride = if name.contains("STRIDE64") || name.contains("ST64") {
-            size * 64
-        } else {
-            size
-        };
+pub(super) fn ds_extents(f: &InstFacts, offset0: u64, offset1: u64) -> Vec<(u64, u64)> {
+    let size = access_bytes(f);
+    if f.ds_two > 0 {
+        let stride = size * u64::from(f.ds_two);
         vec![(offset0 * stride, size), (offset1 * stride, size)]
     } else {
         vec![(offset0 | offset1 << 8, size)]
     }
-}
-
-/// Whether a memory instruction only loads (its global accesses are checked by page).
-pub(super) fn is_load_only(name: &str) -> bool {
-    name.contains("LOAD") && !name.contains("ATOMIC") && !name.contains("STORE")
 }
 
 /// Checks every active lane's access against the launch's bounds: global loads by
@@ -339,14 +281,14 @@ pub(super) fn execute(
         // A lane swizzle: the offset is the pattern and no LDS byte is accessed.
         Vec::new()
     } else if family == "DS" && ds_offset_in_addr(e, name) {
-        vec![(0, access_bytes(name))]
+        vec![(0, access_bytes(&d.facts))]
     } else if family == "DS" {
-        ds_extents(name, field("offset0"), field("offset1"))
+        ds_extents(&d.facts, field("offset0"), field("offset1"))
     } else {
-        vec![(0, access_bytes(name))]
+        vec![(0, access_bytes(&d.facts))]
     };
     if let Some(b) = w.bounds.clone() {
-        let load_only = is_load_only(name);
+        let load_only = d.facts.load_only;
         check_bounds(&b, space, d, &addrs, &active, &extents, load_only)?;
     }
     if let Some(log) = w.last_access.as_mut() {
@@ -523,7 +465,7 @@ pub(super) fn execute(
             Some(k) => k.run_with(m, Some(mem)),
             None => crate::exec::run_interp_with(p, m, Some(mem)),
         };
-        if is_read_modify_write(family, name) {
+        if d.facts.lane_serial {
             // An atomic's text (`tmp = MEM[ADDR]; ...; MEM[ADDR] = f(tmp, DATA)`) runs one lane
             // at a time, in lane order, so lanes that address the same bytes see each other's
             // updates (the executors evaluate a statement for every lane before the next).
@@ -588,9 +530,9 @@ pub(super) fn execute(
             }
         }
     }
-    let stores = name.contains("STORE") || name.contains("ATOMIC");
+    let stores = d.facts.stores;
     if stores && w.track_writes && space == Space::Global && matches!(family, "GLOBAL" | "FLAT") {
-        let n = access_bytes(name);
+        let n = access_bytes(&d.facts);
         for (lane, &a) in addrs.iter().enumerate() {
             if !active(lane) {
                 continue;
@@ -604,7 +546,9 @@ pub(super) fn execute(
     }
     for (oname, value) in &outputs.values {
         match oname.as_str() {
-            "RETURN_DATA" | "VDATA" if has_op("vdst") && returns_data(d, name) => {
+            "RETURN_DATA" | "VDATA"
+                if has_op("vdst") && d.facts.returns_data(|f| d.inst.field(f)) =>
+            {
                 let reg = field("vdst") as u32;
                 if let RegValue::Lanes(l) = value {
                     for lane in 0..lanes {
@@ -679,22 +623,6 @@ pub(super) fn vmem_addresses(d: &Decoded, w: &WaveState, family: &str) -> Vec<u6
                 .wrapping_add(offset),
         })
         .collect()
-}
-
-/// Whether a FLAT/GLOBAL/SCRATCH instruction writes its `vdst`: loads do; an atomic only
-/// when it asks for the pre-operation value (RDNA 3 `glc`, CDNA `sc0`, RDNA 4 `th` bit 0,
-/// TH_ATOMIC_RETURN). Its text computes `RETURN_DATA` either way; without the bit the
-/// register keeps its value. (DS atomics have separate `_RTN` opcodes, and only those list
-/// `vdst`.)
-fn returns_data(d: &Decoded, name: &str) -> bool {
-    if !name.contains("ATOMIC") {
-        return true;
-    }
-    let bit = |f: &str| d.inst.field(f).map(|v| v & 1 == 1);
-    bit("glc")
-        .or_else(|| bit("sc0"))
-        .or_else(|| bit("th"))
-        .unwrap_or(true)
 }
 
 /// The memory a FLAT instruction addresses, from the aperture of its active lanes'
@@ -774,34 +702,6 @@ fn permute(w: &mut WaveState, backward: bool, field: &dyn Fn(&str) -> u64) {
     for i in 0..lanes {
         if exec >> i & 1 == 1 {
             w.set_vgpr(i, vdst, tmp[i as usize]);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::access_bytes;
-
-    #[test]
-    fn access_sizes_from_names() {
-        for (name, n) in [
-            ("GLOBAL_LOAD_B32", 4),
-            ("GLOBAL_LOAD_DWORDX4", 16),
-            ("DS_STORE_2ADDR_STRIDE64_B32", 4),
-            ("DS_READ2ST64_B64", 8),
-            ("GLOBAL_LOAD_D16_HI_U8", 1),
-            ("GLOBAL_LOAD_UBYTE_D16_HI", 1),
-            ("GLOBAL_LOAD_D16_B16", 2),
-            ("GLOBAL_LOAD_SHORT_D16", 2),
-            ("GLOBAL_ATOMIC_PK_ADD_F16", 4),
-            ("GLOBAL_ATOMIC_CMPSWAP_X2", 8),
-            ("GLOBAL_ATOMIC_ADD_F64", 8),
-            ("S_LOAD_B512", 64),
-            ("S_LOAD_DWORDX8", 32),
-            ("SCRATCH_LOAD_DWORDX3", 12),
-            ("GLOBAL_ATOMIC_ADD_U32", 4),
-        ] {
-            assert_eq!(access_bytes(name), n, "{name}");
         }
     }
 }
