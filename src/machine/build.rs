@@ -4,13 +4,34 @@
 //! spellings it reads; `tests/facts.rs` checks the result per family on every arch.
 
 use super::facts::{
-    Barrier, BitOp, Branch, Control, Counter, Family, InstFacts, LaneOp, Matrix, MemKind, Native,
-    OperandFacts, Refusal, Rtn, Wait,
+    Barrier, BitOp, Branch, Control, Counter, Facts, Family, InstFacts, LaneOp, Matrix, MemKind,
+    Native, OperandFacts, Refusal, Rtn, Wait,
 };
-use crate::spec::{Arch, Family as ArchFamily, Instruction};
+use crate::spec::{Arch, Family as ArchFamily, FastMap, Instruction, SpecDb};
+
+impl Facts {
+    /// Builds the facts of every entry of `db` (prefer [`Facts::of`], which caches).
+    pub fn build(db: &SpecDb) -> Facts {
+        let mut insts = Vec::with_capacity(db.instructions().len());
+        let mut operands = Vec::with_capacity(db.instructions().len());
+        let mut by_code = FastMap::default();
+        for (i, inst) in db.instructions().iter().enumerate() {
+            let (f, ops) = entry(db.arch(), i as u32, inst);
+            by_code.entry((f.family, inst.opcode)).or_insert(i as u32);
+            insts.push(f);
+            operands.push(ops);
+        }
+        Facts {
+            arch: db.arch(),
+            insts,
+            operands,
+            by_code,
+        }
+    }
+}
 
 /// The facts of entry `index` of an `arch` database, and its operands' facts.
-pub(super) fn entry(arch: Arch, index: u32, inst: &Instruction) -> (InstFacts, Vec<OperandFacts>) {
+fn entry(arch: Arch, index: u32, inst: &Instruction) -> (InstFacts, Vec<OperandFacts>) {
     let name = inst.name.as_str();
     let family = Family::of(&inst.encoding);
     let mem = family.mem();
@@ -197,7 +218,7 @@ fn lane_serial(family: Family, name: &str) -> bool {
 
 /// The number of bytes one element of a load, store or atomic accesses, from its name
 /// (RDNA `_B32`/`_U16`/... and CDNA `_DWORDX2`/`_UBYTE`/... spellings); 4 when it names none.
-pub(super) fn access_bytes(name: &str) -> u8 {
+fn access_bytes(name: &str) -> u8 {
     // The size is the last token that names one (strides and 2ADDR forms name other
     // numbers; `D16` alone means 16 bits, but `D16_U8` is a byte).
     let mut d16 = false;
@@ -315,7 +336,7 @@ fn native(name: &str) -> Option<Native> {
 }
 
 /// Element bits and elements per lane of a transposing load.
-pub(super) fn transpose_shape(name: &str) -> Option<(u32, u32)> {
+fn transpose_shape(name: &str) -> Option<(u32, u32)> {
     Some(match name {
         "DS_READ_B64_TR_B4" => (4, 16),
         "DS_READ_B64_TR_B8" => (8, 8),

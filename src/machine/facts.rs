@@ -636,37 +636,18 @@ pub fn waitcnt_decode(arch: Arch, imm: u32) -> Vec<(Counter, u32)> {
 /// The facts of every entry of one database.
 #[derive(Debug)]
 pub struct Facts {
-    arch: Arch,
-    insts: Vec<InstFacts>,
-    operands: Vec<Vec<OperandFacts>>,
+    pub(super) arch: Arch,
+    pub(super) insts: Vec<InstFacts>,
+    pub(super) operands: Vec<Vec<OperandFacts>>,
     /// (family, opcode) → entry index.
-    by_code: FastMap<(Family, u32), u32>,
+    pub(super) by_code: FastMap<(Family, u32), u32>,
 }
 
 impl Facts {
     /// The facts of `db`, built on the first call for a database and shared by later calls
-    /// for it (and its clones).
+    /// for it (and its clones); `Facts::build` (in `machine/build.rs`) builds them.
     pub fn of(db: &SpecDb) -> Arc<Facts> {
         db.derived(Facts::build)
-    }
-
-    /// Builds the facts of every entry of `db` (prefer [`Facts::of`], which caches).
-    pub fn build(db: &SpecDb) -> Facts {
-        let mut insts = Vec::with_capacity(db.instructions().len());
-        let mut operands = Vec::with_capacity(db.instructions().len());
-        let mut by_code = FastMap::default();
-        for (i, inst) in db.instructions().iter().enumerate() {
-            let (f, ops) = super::build::entry(db.arch(), i as u32, inst);
-            by_code.entry((f.family, inst.opcode)).or_insert(i as u32);
-            insts.push(f);
-            operands.push(ops);
-        }
-        Facts {
-            arch: db.arch(),
-            insts,
-            operands,
-            by_code,
-        }
     }
 
     /// The arch.
@@ -695,12 +676,12 @@ impl Facts {
         self.insts.get(i as usize)
     }
 
-    /// The facts of a decoded instruction, or the facts of an instruction this database
-    /// does not list (family only: executes, no memory) when it has no entry.
-    pub fn of_inst(&self, inst: &crate::isa::Inst) -> InstFacts {
-        self.find(&inst.family, inst.opcode)
+    /// The facts of the instruction of encoding family `family` and `opcode` (a decoded
+    /// instruction's), or, when the database has no such entry, [`InstFacts::unlisted`].
+    pub fn of_code(&self, family: &str, opcode: u32) -> InstFacts {
+        self.find(family, opcode)
             .copied()
-            .unwrap_or_else(|| InstFacts::unlisted(Family::of(&inst.family)))
+            .unwrap_or_else(|| InstFacts::unlisted(Family::of(family)))
     }
 }
 

@@ -3,7 +3,7 @@
 //!
 //! [`facts`] decides once per database entry what kind an instruction is (its encoding
 //! family, memory kind, atomicity, the counters it increments and waits on, ...); its builder
-//! ([`build`]) is the only place that looks at instruction-name strings.
+//! (`machine/build.rs`) is the only place that looks at instruction-name strings.
 
 mod build;
 pub mod facts;

@@ -488,7 +488,7 @@ impl Executor {
     fn build_entry(&self, di: &isa::Inst) -> Result<Rc<Entry>, String> {
         // The decoder joins `v_mfma_ld_scale_b32` with the scaled MFMA word after it; one
         // that reaches here has no such word after it.
-        let facts = self.isa.facts().of_inst(di);
+        let facts = self.isa.facts().of_code(&di.family, di.opcode);
         if let Some(why) = facts.refusal.map(native::refused) {
             return Err(format!("not modelled: {why}"));
         }

@@ -236,7 +236,7 @@ impl Program {
             if let Some(slot) = index.get_mut(pos / 4) {
                 *slot = insts.len() as u32 + 1;
             }
-            let facts = isa.facts().of_inst(&inst);
+            let facts = isa.facts().of_code(&inst.family, inst.opcode);
             let class = Class::of(&facts, &inst);
             let as_encoded = agpr::rebase(isa, &facts, &mut inst);
             insts.push(Decoded {
