@@ -40,6 +40,12 @@ amdpcode_engine *amdpcode_engine_new(const char *arch, const char *spec_path, in
 void amdpcode_engine_free(amdpcode_engine *engine);
 /* Dynamic wave instructions of the engine's last successful dispatch. */
 uint64_t amdpcode_engine_instructions(const amdpcode_engine *engine);
+/* Workgroups of the engine's dispatches on up to `threads` threads (0: every core, the
+ * default; 1: the calling thread only). Results are those of one thread for race-free
+ * kernels; launches with global atomics run on one thread. */
+amdpcode_status amdpcode_engine_set_threads(amdpcode_engine *engine, uint32_t threads);
+/* Threads the last dispatch ran its workgroups on (1: the calling thread only). */
+uint32_t amdpcode_engine_last_threads(const amdpcode_engine *engine);
 
 /* A launch of `kernel` in a code object (bytes copied) with its explicit kernel arguments
  * (copied; the loader adds the hidden ones). NULL on failure. */

@@ -291,6 +291,15 @@ impl Prepared {
     }
 }
 
+/// Whether text register `reg` of a SOPK entry is its 16-bit immediate field: texts name it
+/// `SIMM16` (RDNA 3), `S1` when `S0` is the SGPR `sdst` names (CDNA's `S_CMPK_*`:
+/// `S0.i32 == signext(S1.i16)`), or `S0` when that SGPR is `D0` (RDNA 4's and CDNA's
+/// `S_MOVK`/`S_ADDK`/`S_MULK`: `D0 + signext(S0.i16)`). The wave layer binds and `spec diff`
+/// compares by this one rule.
+pub fn is_sopk_immediate(encoding: &str, reg: &str, has_d0: bool) -> bool {
+    encoding == "SOPK" && (reg == "SIMM16" || reg == "S1" || reg == "S0" && has_d0)
+}
+
 /// Compiles and binds an instruction of the spec.
 ///
 /// # Errors

@@ -131,6 +131,16 @@ fn c_program_adds_vectors_in_host_memory() {
 }
 
 #[test]
+fn c_program_runs_workgroups_on_two_threads_with_one_threads_results() {
+    let Some((exe, co)) = build() else { return };
+    let out = run(spec_env(Command::new(&exe).arg(&co).arg("threads")));
+    assert!(
+        out.contains("threads: 0 and 0 elements wrong, ran on 1 then 2 threads, identical"),
+        "unexpected output:\n{out}"
+    );
+}
+
+#[test]
 fn c_program_write_outside_declared_memory_faults() {
     let Some((exe, co)) = build() else { return };
     let out = run(spec_env(Command::new(&exe).arg(&co).arg("poke")));

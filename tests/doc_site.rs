@@ -408,18 +408,32 @@ fn seed_pages_show_their_proofs_and_layouts() {
 
 #[test]
 fn cross_generation_differences_show_a_witness() {
-    // S_MOVK_I32 differs between RDNA 3 and RDNA 4 (`spec diff`); the page shows an input.
-    let html = read(&site().join("rdna3/S_MOVK_I32.html"));
+    // CDNA's V_CMPX_* write VCC as well as EXEC, RDNA's only EXEC (`spec diff`): the page shows
+    // an input, on every CDNA generation (the derived ones repeat CDNA 4's answer).
+    let html = read(&site().join("rdna3/V_CMPX_EQ_U32_E32.html"));
     let section = html
         .split("id=\"generations\"")
         .nth(1)
         .expect("the generations section");
-    let row = section
-        .split("<tr>")
-        .find(|r| r.contains("../rdna4/"))
-        .expect("an rdna4 row");
-    assert!(row.contains("badge different"), "{row}");
-    assert!(row.contains("witness: <code>"), "{row}");
+    for arch in ["cdna", "cdna3"] {
+        let row = section
+            .split("<tr>")
+            .find(|r| r.contains(&format!("../{arch}/")))
+            .expect("a CDNA row");
+        assert!(row.contains("badge different"), "{row}");
+        assert!(row.contains("witness: <code>"), "{row}");
+    }
+    // SOPK texts name the 16-bit immediate SIMM16 (RDNA 3) or S0 (RDNA 4, CDNA): the same
+    // field, so the generations do not differ.
+    let html = read(&site().join("rdna3/S_MOVK_I32.html"));
+    let section = html.split("id=\"generations\"").nth(1).expect("section");
+    for arch in ["rdna4", "cdna"] {
+        let row = section
+            .split("<tr>")
+            .find(|r| r.contains(&format!("../{arch}/")))
+            .expect("a row");
+        assert!(!row.contains("badge different"), "{row}");
+    }
 }
 
 #[test]

@@ -7,7 +7,8 @@
 mod common;
 
 use amdpcode::machine::{
-    Barrier, Branch, Control, Counter, Event, Facts, Family, InstFacts, LaneOp, MemKind, Rtn,
+    Barrier, Branch, Control, Counter, Event, Facts, Family, InstFacts, LaneOp, MemKind, Native,
+    Refusal, Rtn,
 };
 use amdpcode::spec::{Arch, SpecDb, Wheel};
 
@@ -18,8 +19,12 @@ fn arches() -> Vec<(Arch, &'static SpecDb, std::sync::Arc<Facts>)> {
         .iter()
         .filter_map(|&a| spec.get(a).ok().map(|db| (a, db, Facts::of(db))))
         .collect();
-    // The wheel's three arches and their derived generations at least.
-    assert!(out.len() >= 8, "only {} arches have a database", out.len());
+    // Every named arch: the wheel's three and the generations derived from them.
+    let missing: Vec<Arch> = Arch::ALL
+        .into_iter()
+        .filter(|a| !out.iter().any(|(b, _, _)| a == b))
+        .collect();
+    assert!(missing.is_empty(), "no database for {missing:?}");
     out
 }
 
@@ -122,7 +127,8 @@ fn every_atomic_returns_data_only_with_its_return_bit() {
         };
         let mut n = 0;
         for (inst, f) in db.instructions().iter().zip(facts.all()) {
-            if !inst.name.contains("_ATOMIC_") {
+            // (DS atomics have separate `_RTN` opcodes: checked with the LDS instructions.)
+            if !inst.name.contains("_ATOMIC_") || inst.encoding == "DS" {
                 continue;
             }
             n += 1;
@@ -170,6 +176,10 @@ fn every_lds_instruction_counts_on_the_lds_counter_and_rtn_forms_return_data() {
                 rtn += 1;
                 assert_eq!(f.rtn, Rtn::Always, "{arch} {}", inst.name);
             }
+            // DS has no return bit: an entry returns data exactly when it lists `vdst`.
+            let vdst = inst.operands.iter().any(|o| o.field == "vdst");
+            let want = if vdst { Rtn::Always } else { Rtn::Never };
+            assert_eq!(f.rtn, want, "{arch} {}", inst.name);
             if inst.name.starts_with("DS_ADD_U32") || inst.name.starts_with("DS_CMPST") {
                 assert!(f.atomic, "{arch} {}", inst.name);
             }
@@ -220,6 +230,74 @@ fn scalar_loads_count_on_the_scalar_counter_and_alu_encodings_touch_no_memory() 
         }
         assert!(loads >= 5, "{arch}: {loads} scalar loads");
     }
+}
+
+#[test]
+fn buffer_accesses_count_as_vector_memory_and_format_and_scalar_forms_are_refused() {
+    let (mut arches_with_mubuf, mut scalar_buffer) = (0, 0);
+    for (arch, db, facts) in arches() {
+        let (load, store) = vmem_counters(arch);
+        let (mut n, mut format) = (0, 0);
+        for (inst, f) in db.instructions().iter().zip(facts.all()) {
+            let name = inst.name.as_str();
+            if inst.encoding == "SMEM" && name.starts_with("S_BUFFER_") {
+                scalar_buffer += 1;
+                assert_eq!(f.refusal, Some(Refusal::ScalarBuffer), "{arch} {name}");
+            }
+            if !matches!(inst.encoding.as_str(), "MUBUF" | "MTBUF") {
+                assert_ne!(f.refusal, Some(Refusal::BufferFormat), "{arch} {name}");
+                continue;
+            }
+            n += 1;
+            assert_eq!(f.mem, MemKind::Buffer, "{arch} {name}");
+            assert!(f.family.is_wave_memory(), "{arch} {name}");
+            if name.contains("FORMAT") {
+                format += 1;
+                assert_eq!(f.refusal, Some(Refusal::BufferFormat), "{arch} {name}");
+            } else if name.starts_with("BUFFER_LOAD_LDS_") {
+                assert_eq!(f.control, Control::Native(Native::LdsDma), "{arch} {name}");
+            }
+            if name.starts_with("BUFFER_ATOMIC_") {
+                assert_eq!(f.rtn, Rtn::ReturnBit, "{arch} {name}");
+                assert!(f.atomic && f.lane_serial, "{arch} {name}");
+            }
+        }
+        if n == 0 {
+            // RDNA 4 and its derivatives address buffers with VBUFFER, which runs its text.
+            assert_eq!(arch.wheel(), Wheel::Rdna4, "{arch} has no MUBUF");
+            continue;
+        }
+        arches_with_mubuf += 1;
+        assert!(format >= 8, "{arch}: {format} format accesses");
+        let (dword, x4) =
+            if arch.wheel() == Wheel::Cdna || matches!(arch, Arch::Rdna1 | Arch::Rdna2) {
+                ("BUFFER_LOAD_DWORD", "BUFFER_STORE_DWORDX4")
+            } else {
+                ("BUFFER_LOAD_B32", "BUFFER_STORE_B128")
+            };
+        let l = fact(db, &facts, "MUBUF", dword);
+        assert!(l.load_only && l.loads && !l.stores && !l.atomic, "{arch}");
+        assert_eq!(
+            (l.bytes, l.rtn, l.refusal),
+            (4, Rtn::Always, None),
+            "{arch}"
+        );
+        assert_eq!(l.event(arch, true, false), Some((load, Event::VmemLoad)));
+        let s = fact(db, &facts, "MUBUF", x4);
+        assert!(s.stores && !s.loads && !s.load_only, "{arch}");
+        assert_eq!((s.bytes, s.rtn), (16, Rtn::Never), "{arch}");
+        let stored = if arch.wheel() == Wheel::Cdna {
+            Event::VmemLoad
+        } else {
+            Event::VmemStore
+        };
+        assert_eq!(s.event(arch, false, false), Some((store, stored)));
+    }
+    assert!(
+        arches_with_mubuf >= 6,
+        "{arches_with_mubuf} arches with MUBUF"
+    );
+    assert!(scalar_buffer > 0);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The compiled kernel suite: the OpenCL C kernels in `tests/kernels/` compiled by
-//! clang-22 for gfx1100 (wave32 and wave64), gfx1200 and gfx950 at -O2 and -O0, dispatched by
+//! clang-22 for gfx1100 (wave32 and wave64), gfx1200, gfx950, gfx1250, gfx908, gfx90a, gfx942,
+//! gfx1010 and gfx1030 (wave32 and wave64) at -O2 and -O0, dispatched by
 //! `amdpcode dispatch --batch` under the interpreter and the JIT, and compared with a Rust
 //! reference of the same computation on random inputs (fixed seeds). The engines must agree on
 //! every byte; the reference comparison is exact except for the hardware's approximate f32
@@ -7,6 +8,7 @@
 //!
 //! One test per kernel family (`.cl` file); each runs one batch process per engine. Without
 //! clang-22/ld.lld-22/llvm-readelf-22 the tests print a notice and pass, except under `CI=true`.
+//! `KERNELS_TARGET=gfx1250` (a target's name) runs the launches of that target only.
 
 #[path = "kernels/atomics.rs"]
 mod atomics;
@@ -40,18 +42,183 @@ use Arg::{Ptr, F32, U32};
 /// family test for the family's ignored `*_known_gaps` test, which still asserts the right
 /// answer, so fixing the gap turns that test green.
 struct Gap {
-    kernel: &'static str,
+    kernels: &'static [&'static str],
     targets: &'static [Target],
     opts: &'static [Opt],
     reason: &'static str,
 }
 
-/// Every kernel of the suite (the `kernel` of a gap that covers them all).
+/// Every kernel of the suite (in `kernels` of a gap that covers them all).
 const ANY: &str = "*";
 
-/// Known gaps: none (every case of every target and level passes on both engines, Dec 2026).
-/// A new gap goes here with its measured reason.
-const GAPS: &[Gap] = &[];
+/// Known gaps, each with its measured symptom (every case of gfx1100, gfx1200 and gfx950
+/// passes on both engines). A new gap goes here with its measured reason.
+const GFX10_STOPS_AT_DS: &str = "GFX10 (gfx1010, gfx1030): the wave stops at an LDS instruction \
+    (ds_write_b32 in dma_copy at -O2) with `jump to <its own address>, outside the program`, under \
+    both engines; measured, not yet diagnosed";
+const GFX1030_W64_O2: &str = "gfx1030 wave64 at -O2: about half of the outputs stay 0 under both \
+    engines (gfx1030 wave32, gfx1010 wave64 and gfx1030 wave64 at -O0 pass); not yet diagnosed";
+const NO_MAC_TEXT: &str =
+    "the compiler emits V_MAC_F32 / V_MADMK_F32, which CDNA 4's and RDNA 3's \
+    texts lack (the derived gfx908/gfx90a/gfx1010 databases have no text for them: \
+    not_executable in spec fidelity)";
+const NO_OLD_MFMA_TEXT: &str = "V_MFMA_F32_16X16X16F16 / V_MFMA_I32_16X16X16I8 of gfx908/gfx90a \
+    have no executable text in the derived databases (CDNA 4's table has no such entry)";
+const GFX908_O2_UNDIAGNOSED: &str =
+    "gfx908 at -O2: transpose writes wrong values and matmul_tiled \
+    faults on an LDS write of lane 16; measured, not yet diagnosed";
+
+/// Why most gfx1250 -O2 kernels stop early.
+const VOPD3_OR_FLAT_SCRATCH: &str = "the code object holds gfx1250's VOPD3 dual-issue words (96 \
+     bits, first byte 0xcf: v_dual_add_nc_u32 .. :: v_dual_lshlrev_b32 ..) or \
+     src_flat_scratch_base_lo, which the decoder does not know, so the program ends at the \
+     first one (the kernels before it pass)";
+
+const GAPS: &[Gap] = &[
+    Gap {
+        kernels: &[ANY],
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O0],
+        reason: "gfx1250 -O0 code reads src_flat_scratch_base_lo/hi (operand codes 0xe6/0xe7) to \
+                 build flat addresses of private memory; neither the operands nor gfx1250's \
+                 flat scratch addressing are modelled, so the program ends at that word",
+    },
+    Gap {
+        kernels: &["clocks"],
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: "s_get_shader_cycles_u64 (gfx1250 only) has no text or erratum",
+    },
+    Gap {
+        kernels: &["f64_ops"],
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: "v_fmamk_f64 (gfx1250 only, 64-bit literal) has no text or erratum",
+    },
+    Gap {
+        kernels: &["atomic_minmax"],
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: "v_mov_b64_e32 v[2:3], 0x7fffffff80000000 takes a 64-bit literal (operand \
+                 code 0xfe and two dwords), which the decoder reads as src_lds_direct, so the \
+                 literal's dwords run as instructions (v_cos_bf16_e32)",
+    },
+    Gap {
+        kernels: &[
+            "bpermute",
+            "call_basic",
+            "call_private",
+            "call_stack_args",
+            "dma_copy",
+            "f32_ops",
+            "first_lane",
+            "hist_lds",
+            "index_3d",
+            "int64_div",
+            "int_bits",
+            "int_div32",
+            "int_ops",
+            "matmul_tiled",
+            "mul_wide",
+            "permlane",
+            "private_lookup",
+            "private_small",
+            "scan_single",
+            "transpose",
+            "transpose_load",
+        ],
+        targets: &[Target::Gfx1250],
+        opts: &[Opt::O2],
+        reason: VOPD3_OR_FLAT_SCRATCH,
+    },
+    Gap {
+        kernels: &[ANY],
+        targets: &[Target::Gfx1030W64],
+        opts: &[Opt::O2],
+        reason: GFX1030_W64_O2,
+    },
+    Gap {
+        kernels: &[
+            "dma_copy",
+            "hist_lds",
+            "atomic_minmax",
+            "cas_loops",
+            "reduce_u32",
+            "reduce_f32",
+            "transpose",
+            "scan_block",
+            "scan_single",
+            "matmul_tiled",
+        ],
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O0, Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernels: &["half_packed", "int64_div"],
+        targets: &[
+            Target::Gfx1010,
+            Target::Gfx1010W64,
+            Target::Gfx1030,
+            Target::Gfx1030W64,
+        ],
+        opts: &[Opt::O2],
+        reason: GFX10_STOPS_AT_DS,
+    },
+    Gap {
+        kernels: &["int64_div"],
+        targets: &[Target::Gfx908],
+        opts: &[Opt::O2],
+        reason: NO_MAC_TEXT,
+    },
+    Gap {
+        kernels: &["int64_div"],
+        targets: &[Target::Gfx908],
+        opts: &[Opt::O0],
+        reason: NO_MAC_TEXT,
+    },
+    Gap {
+        kernels: &["int64_div"],
+        targets: &[Target::Gfx90a],
+        opts: &[Opt::O2],
+        reason: NO_MAC_TEXT,
+    },
+    Gap {
+        kernels: &["int64_div"],
+        targets: &[Target::Gfx90a],
+        opts: &[Opt::O0],
+        reason: NO_MAC_TEXT,
+    },
+    Gap {
+        kernels: &["int64_div"],
+        targets: &[Target::Gfx1010, Target::Gfx1010W64],
+        opts: &[Opt::O0],
+        reason: NO_MAC_TEXT,
+    },
+    Gap {
+        kernels: &["mma_f16", "mma_i8"],
+        targets: &[Target::Gfx908],
+        opts: &[Opt::O0, Opt::O2],
+        reason: NO_OLD_MFMA_TEXT,
+    },
+    Gap {
+        kernels: &["mma_f16", "mma_i8"],
+        targets: &[Target::Gfx90a],
+        opts: &[Opt::O0, Opt::O2],
+        reason: NO_OLD_MFMA_TEXT,
+    },
+    Gap {
+        kernels: &["transpose", "matmul_tiled"],
+        targets: &[Target::Gfx908],
+        opts: &[Opt::O2],
+        reason: GFX908_O2_UNDIAGNOSED,
+    },
+];
 
 // The launches: a regular test and an ignored known-gaps test per family; each family's
 // cases and references are in `tests/kernels/<family>.rs`.
@@ -200,6 +367,13 @@ fn kernarg_layout_matches_metadata() {
     let mut kernels = 0;
     for target in Target::ALL {
         for file in files {
+            let stem = file.trim_end_matches(".cl");
+            if harness::NOT_COMPILED
+                .iter()
+                .any(|(f, t, _)| *f == stem && *t == target)
+            {
+                continue;
+            }
             let co = compile(tools, file, target, Opt::O2);
             for (name, meta) in &co.kernels {
                 // Our layout from the metadata's own kinds and sizes.
@@ -226,7 +400,16 @@ fn kernarg_layout_matches_metadata() {
             }
         }
     }
-    assert_eq!(kernels, 4 * 42, "kernels in tests/kernels per target");
+    // 42 kernels per target, less matrix.cl's 2 where it is not compiled.
+    let not_compiled = 2 * harness::NOT_COMPILED
+        .iter()
+        .filter(|(f, _, _)| *f == "matrix")
+        .count();
+    assert_eq!(
+        kernels,
+        Target::ALL.len() * 42 - not_compiled,
+        "kernels in tests/kernels per target"
+    );
     // saxpy_arg(float, ptr, ptr, uint, uint): the pointer after the float is aligned to 8.
     let co = compile(tools, "index.cl", Target::Gfx1100, Opt::O2);
     let meta = &co.kernels["saxpy_arg"];

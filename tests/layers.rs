@@ -292,9 +292,6 @@ const REMAINING: &[&[&str]] = &[
         "isa/vop",
         "isa/vopd",
     ],
-    &["sanitizer/hazards", "sanitizer/hazards_rdna"],
-    &["smt/builtins", "smt/translate"],
-    &["smt/equiv", "smt/lockstep"],
     &[
         "spec/cache",
         "spec/codec",

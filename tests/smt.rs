@@ -123,39 +123,44 @@ fn run_one(arch: Arch, inst: &str, set: &[(&str, u64, u32)]) -> u64 {
     }
 }
 
-/// `spec diff` finds that RDNA 4's S_MOVK_I32 text reads S0 where RDNA 3's reads SIMM16; the
-/// reported input is replayed here on both arches through the interpreter.
+/// SOPK texts name their 16-bit immediate `SIMM16` (RDNA 3), `S0` (RDNA 4's and CDNA's
+/// `S_MOVK_I32`, `S_ADDK_I32`, whose SGPR is D0) or `S1` (CDNA's `S_CMPK_*`, whose S0 is the
+/// SGPR): the same field, which `spec diff` reads as one input, as the wave layer binds it.
+/// The interpreter agrees on a fixed input bound each text's way.
 #[test]
-fn spec_diff_finding_replays_on_both_arches() {
+fn spec_diff_reads_sopk_immediates_as_one_field() {
     use amdpcode::smt::diff::{compare, Kind};
     let Some(s) = solver() else { return };
     let spec = common::spec();
-    let (r3, r4) = (spec.db(Arch::Rdna3), spec.db(Arch::Rdna4));
-    let a = r3.get_all("S_MOVK_I32")[0];
-    let b = r4.get_all("S_MOVK_I32")[0];
-    let Kind::Different { input, outputs } = compare(Arch::Rdna3, a, Arch::Rdna4, b, 32, &s) else {
-        panic!("S_MOVK_I32 should differ between rdna3 and rdna4");
-    };
-    let (x, y) = &outputs["D0"];
-    assert_ne!(x, y);
-    let simm = input.get("SIMM16").cloned().unwrap_or_default();
-    let simm = u64::from_str_radix(simm.trim_start_matches("#x"), 16).unwrap_or(0);
-    let s0 = input
-        .get("S0")
-        .map(|v| u64::from_str_radix(v.trim_start_matches("#x"), 16).unwrap_or(0))
-        .unwrap_or(0);
-    let set = [("SIMM16", simm, 16), ("S0", s0, 32)];
-    let on3 = run_one(Arch::Rdna3, "S_MOVK_I32", &set);
-    let on4 = run_one(Arch::Rdna4, "S_MOVK_I32", &set);
-    assert_ne!(on3, on4);
-    assert_eq!(on3, simm as u16 as i16 as i32 as u32 as u64);
-    assert_eq!(on4, s0 as u16 as i16 as i32 as u32 as u64);
-    assert_eq!(x, &format!("#x{on3:08x}"));
-    assert_eq!(y, &format!("#x{on4:08x}"));
-    // A fixed input, independent of the solver's choice.
-    let fixed = [("SIMM16", 0x8000, 16), ("S0", 5, 32)];
-    assert_eq!(run_one(Arch::Rdna3, "S_MOVK_I32", &fixed), 0xffff_8000);
-    assert_eq!(run_one(Arch::Rdna4, "S_MOVK_I32", &fixed), 5);
+    let (r3, r4, c4) = (
+        spec.db(Arch::Rdna3),
+        spec.db(Arch::Rdna4),
+        spec.db(Arch::Cdna),
+    );
+    for (inst, other, arch) in [
+        ("S_MOVK_I32", r4, Arch::Rdna4),
+        ("S_MOVK_I32", c4, Arch::Cdna),
+        ("S_ADDK_I32", c4, Arch::Cdna),
+        ("S_CMPK_EQ_I32", c4, Arch::Cdna),
+    ] {
+        let a = r3.get_all(inst)[0];
+        let b = other.get_all(inst)[0];
+        assert_eq!(
+            compare(Arch::Rdna3, a, arch, b, 32, &s),
+            Kind::Equivalent,
+            "{inst} rdna3 vs {arch}"
+        );
+    }
+    assert_eq!(
+        run_one(Arch::Rdna3, "S_MOVK_I32", &[("SIMM16", 0x8000, 16)]),
+        0xffff_8000
+    );
+    assert_eq!(
+        run_one(Arch::Rdna4, "S_MOVK_I32", &[("S0", 0x8000, 32)]),
+        0xffff_8000
+    );
+    let r3 = spec.db(Arch::Rdna3);
+    let r4 = spec.db(Arch::Rdna4);
     // Identical text is reported as such, and a reworded entry is proved equivalent.
     let (a3, a4) = (r3.get_all("S_AND_B32")[0], r4.get_all("S_AND_B32")[0]);
     assert_eq!(

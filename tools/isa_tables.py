@@ -23,6 +23,7 @@ Extend ENCODINGS (and BASE) for other families; the RDNA and GFX12.5 layouts dif
 import argparse
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -56,12 +57,82 @@ GFX9 = {
 # Opcodes at or above these belong to other encodings (their prefixes overlap).
 LIMIT = {"SOP2": 0x60, "SOPK": 0x1D, "VOP2": 0x3E, "VOP3": 0x380, "VOP3SD": 0x380}
 
+
+# GFX12 layouts (the wheel's `rdna4` folder, gfx1200), which GFX12.5 (gfx1250) extends.
+GFX12 = {
+    "SOP2": (1, 0b10 << 30, 23, 7, 0),
+    "SOPK": (1, 0b1011 << 28, 23, 5, 0),
+    "SOP1": (1, 0x17D << 23, 8, 8, 0),
+    "SOPC": (1, 0x17E << 23, 16, 7, 0),
+    "SOPP": (1, 0x17F << 23, 16, 7, 0),
+    "SMEM": (2, 0b111101 << 26, 13, 6, 0),
+    "VOP2": (1, 0, 25, 6, 0),
+    "VOP1": (1, 0x3F << 25, 9, 8, 0),
+    "VOPC": (1, 0x3E << 25, 17, 8, 0),
+    "VOP3": (2, 0b110101 << 26, 16, 10, 0),
+    "VOP3SD": (2, 0b110101 << 26, 16, 10, 0),
+    "VOP3P": (2, 0xCC << 24, 16, 7, 0),
+    "DS": (2, 0b110110 << 26, 18, 8, 0),
+    "VFLAT": (2, 0b111011 << 26, 14, 8, 0 << 24),
+    "VSCRATCH": (2, 0b111011 << 26, 14, 8, 1 << 24),
+    "VGLOBAL": (2, 0b111011 << 26, 14, 8, 2 << 24),
+    "VBUFFER": (2, 0b110001 << 26, 14, 8, 0),
+    "VIMAGE": (2, 0b110100 << 26, 14, 8, 0),
+    "VSAMPLE": (2, 0b111001 << 26, 14, 8, 0),
+    "VINTERP": (2, 0xCD << 24, 16, 7, 0),
+    # The Y half of a dual issue (X fixed to opcode 0); its mnemonic follows `::`.
+    "VOPD": (2, 0b110010 << 26, 17, 5, 0),
+}
+
+# The s_trap 42 that ends each swept line, per layout family.
+MARKERS = {id(GFX9): 0xBF92002A, id(GFX12): 0xBF90002A}
+# GFX12's VOP3 prefix leaves the whole 10-bit opcode space to VOP3.
+LIMITS = {id(GFX9): LIMIT, id(GFX12): {"SOP2": 0x60, "SOPK": 0x1D, "VOP2": 0x3E}}
+
 # The wheel folder each target derives from: (folder arch name, its processor, layouts).
 BASE = {
     "gfx908": ("cdna", "gfx950", GFX9),
     "gfx90a": ("cdna", "gfx950", GFX9),
     "gfx942": ("cdna", "gfx950", GFX9),
+    "gfx1250": ("rdna4", "gfx1200", GFX12),
 }
+
+
+# Instructions a target renamed at the same opcode: (base mnemonic, target mnemonic, operands).
+# Each is checked when the table is generated: llvm-mc must assemble both names with these
+# operands to the same bytes for the target.
+RENAMED = {
+    "gfx1250": [
+        ("s_getpc_b64", "s_get_pc_i64", "s[0:1]"),
+        ("s_setpc_b64", "s_set_pc_i64", "s[0:1]"),
+        ("s_swappc_b64", "s_swap_pc_i64", "s[0:1], s[2:3]"),
+        ("s_rfe_b64", "s_rfe_i64", "s[0:1]"),
+        ("s_call_b64", "s_call_i64", "s[0:1], 4"),
+    ],
+}
+
+
+def encode(mcpu, line):
+    p = subprocess.run(
+        [LLVM_MC, "-triple=amdgcn-amd-amdhsa", f"-mcpu={mcpu}", "-show-encoding"],
+        input=line + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    m = re.search(r"encoding: (\[[^]]*\])", p.stdout)
+    return m.group(1) if m else None
+
+
+def renamed(target):
+    """The target's verified renames, base mnemonic -> target mnemonic."""
+    out = {}
+    for old, new, operands in RENAMED.get(target, []):
+        a, b = encode(target, f"{old} {operands}"), encode(target, f"{new} {operands}")
+        if a is None or a != b:
+            sys.exit(f"{target}: `{old}` and `{new}` do not assemble alike ({a} / {b})")
+        out[old] = new
+    return out
 
 
 def words(layout, op):
@@ -78,14 +149,17 @@ def words(layout, op):
 # Each swept word is followed by a zero dword (v_cndmask_b32 on GFX9, or the literal of an
 # instruction that takes one) and a marker instruction that ends the line's output.
 PAD = bytes(4)
+# GFX12.5 has 64-bit literals: two zero dwords, so that one never swallows the marker.
+PADS = {id(GFX9): PAD, id(GFX12): bytes(8)}
 MARKER = (0xBF92002A).to_bytes(4, "little")  # s_trap 42
 MARKER_TEXT = "s_trap 42"
 
 
-def disassemble(mcpu, blobs):
-    """Mnemonic (or None when rejected) of each byte string, decoded by llvm-mc for `mcpu`."""
+def disassemble(mcpu, blobs, marker=MARKER, pad=PAD):
+    """Text (or None when rejected) of each byte string, decoded by llvm-mc for `mcpu` as
+    its first instruction."""
     text = "".join(
-        " ".join(f"0x{b:02x}" for b in blob + PAD + MARKER) + "\n" for blob in blobs
+        " ".join(f"0x{b:02x}" for b in blob + pad + marker) + "\n" for blob in blobs
     )
     p = subprocess.run(
         [LLVM_MC, "-disassemble", "-triple=amdgcn-amd-amdhsa", f"-mcpu={mcpu}"],
@@ -108,10 +182,24 @@ def disassemble(mcpu, blobs):
             segments.append(current)
             current = []
         else:
-            current.append(line.split()[0])
+            current.append(line.split("//")[0].split(";")[0].strip())
     if len(segments) != len(blobs):
         sys.exit(f"{mcpu}: {len(segments)} markers for {len(blobs)} lines")
     return [None if i in bad or not seg else seg[0] for i, seg in enumerate(segments)]
+
+
+def mnemonic(text):
+    """The swept instruction's mnemonic in a disassembled line (a dual-issue line names the
+    swept Y half after `::`)."""
+    return None if text is None else text.split("::")[-1].split()[0]
+
+
+def operand_text(text):
+    """What follows the swept instruction's mnemonic."""
+    if text is None:
+        return None
+    half = text.split("::")[-1].strip()
+    return half[len(half.split()[0]) :].strip()
 
 
 def base_instructions(amdpcode, folder):
@@ -127,15 +215,18 @@ def base_instructions(amdpcode, folder):
 def table(amdpcode, target):
     folder, base_cpu, layouts = BASE[target]
     insts = base_instructions(amdpcode, folder)
+    renames = renamed(target)
     rows = []
     for enc, layout in layouts.items():
         ours = [i for i in insts if i["encoding"] == enc]
         if not ours:
             continue
-        ops = list(range(LIMIT.get(enc, 1 << layout[3])))
+        ops = list(range(LIMITS[id(layouts)].get(enc, 1 << layout[3])))
         blobs = [words(layout, op) for op in ops]
-        on_base = disassemble(base_cpu, blobs)
-        on_target = disassemble(target, blobs)
+        marker = MARKERS[id(layouts)].to_bytes(4, "little")
+        pad = PADS[id(layouts)]
+        on_base = [mnemonic(t) for t in disassemble(base_cpu, blobs, marker, pad)]
+        on_target = [mnemonic(t) for t in disassemble(target, blobs, marker, pad)]
         where = {}
         for op, m in zip(ops, on_target):
             if m is not None:
@@ -157,6 +248,8 @@ def table(amdpcode, target):
                 continue
             if op < len(on_target) and on_target[op] == mb:
                 rows.append((enc, i["inst"], op, op, mb))
+            elif op < len(on_target) and on_target[op] and on_target[op] == renames.get(mb):
+                rows.append((enc, i["inst"], op, op, on_target[op] + " renamed"))
             elif mb in where:
                 rows.append((enc, i["inst"], op, where[mb], mb))
             else:
@@ -165,11 +258,88 @@ def table(amdpcode, target):
         if enc == "VOP3SD":
             continue  # same opcode space as VOP3: its extras are listed there
         names = {i["inst"] for i in ours}
+        extras = []
         for op, m in zip(ops, on_target):
             if m is None or m in base_mnemonics or m.upper() in names:
                 continue
-            rows.append((enc, m.upper(), "-", op, m))
+            if m in renames.values():
+                continue  # a base instruction under its new name, listed above
+            extras.append((op, m))
+        if not extras:
+            continue
+        kept = {r[3]: r[1] for r in rows if r[0] == enc and r[3] != "-"}
+        donors = operand_donors(target, enc, layout, layouts, kept, extras)
+        for op, m in extras:
+            rows.append((enc, m.upper(), "-", op, m, donors.get(op, "-")))
     return rows
+
+
+# Bits of each layout's first dword from which on the encoding (and segment) bits lie: an
+# operand probe randomises the bits below (except the opcode) and every later dword.
+FIXED_FROM = {
+    "SOP2": 30, "SOPK": 28, "SOP1": 23, "SOPC": 23, "SOPP": 23, "SMEM": 26, "VOP2": 31,
+    "VOP1": 25, "VOPC": 25, "VOP3": 26, "VOP3SD": 26, "VOP3P": 23, "DS": 26, "VFLAT": 24,
+    "VSCRATCH": 24, "VGLOBAL": 24, "VBUFFER": 26, "VIMAGE": 26, "VSAMPLE": 26, "VINTERP": 23,
+    "VOPD": 17,
+}
+PROBES = 16
+
+
+def probes(enc, layout, op):
+    """The zero-operand word of `op` and PROBES words with random operand fields (the same
+    fields for every opcode of the encoding)."""
+    n, _fixed, lsb, width, _extra = layout
+    rng = random.Random(enc)
+    op_mask = ((1 << width) - 1) << lsb
+    free = ((1 << FIXED_FROM[enc]) - 1) & ~op_mask
+    out = [words(layout, op)]
+    zero = int.from_bytes(out[0][:4], "little")
+    for _ in range(PROBES):
+        first = zero | (rng.getrandbits(32) & free)
+        rest = bytes(rng.getrandbits(8) for _ in range(4 * (n - 1)))
+        out.append(first.to_bytes(4, "little") + rest)
+    return out
+
+
+def operand_donors(target, enc, layout, layouts, kept, extras):
+    """For each target-only opcode, a base instruction of the same encoding whose operands
+    llvm-mc prints alike on the target for the most probe words (the zero word at least):
+    the one whose operand fields (registers, widths, value formats) the target instruction
+    takes. Ties go to the longer common name suffix (`_f64`, `_b128`), then the lower
+    opcode. A donor alike on fewer than all probes is written `NAME~alike/probes`."""
+    marker = MARKERS[id(layouts)].to_bytes(4, "little")
+    pad = PADS[id(layouts)]
+    order = sorted(kept) + [op for op, _ in extras]
+    blobs = [b for op in order for b in probes(enc, layout, op)]
+    texts = disassemble(target, blobs, marker, pad)
+    k = PROBES + 1
+    shape = {op: [operand_text(t) for t in texts[i * k : (i + 1) * k]] for i, op in enumerate(order)}
+    donors = {}
+    for op, m in extras:
+        want = shape[op]
+        if want[0] is None:
+            continue
+        best = None
+        for cand in sorted(kept):
+            have = shape[cand]
+            if have[0] != want[0]:
+                continue  # registers of other widths
+            alike = sum(1 for w, h in zip(want, have) if w == h)
+            suffix = common_suffix(m.split("_"), kept[cand].lower().split("_"))
+            key = (alike, suffix, -cand)
+            if best is None or key > best[0]:
+                best = (key, kept[cand])
+        if best is not None:
+            alike = best[0][0]
+            donors[op] = best[1] if alike == k else f"{best[1]}~{alike}/{k}"
+    return donors
+
+
+def common_suffix(a, b):
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
 
 
 def main():
@@ -189,7 +359,7 @@ def main():
             f.write(f"# {target}: instructions of the wheel's `{folder}` database ({base_cpu}),\n")
             f.write(f"# checked against {LLVM_MC} -disassemble ({version}).\n")
             f.write("# Regenerate: python3 tools/isa_tables.py " + " ".join(args.targets) + "\n")
-            f.write("# encoding\tname\tbase_opcode\ttarget_opcode\tllvm_mnemonic\n")
+            f.write("# encoding\tname\tbase_opcode\ttarget_opcode\tllvm_mnemonic\toperands_of\n")
             for r in rows:
                 f.write("\t".join(str(c) for c in r) + "\n")
         missing = sum(1 for r in rows if r[3] == "-")

@@ -9,6 +9,8 @@
  *   dispatch CODE_OBJECT pastend   vadd runs 64 work-items on 16-element buffers placed at
  *                                  page starts and at a page end: the fault is the first store
  *                                  past c (or the first load past a), memory unchanged.
+ *   dispatch CODE_OBJECT threads   vadd of 65536 elements (1024 workgroups) on one thread and
+ *                                  on two: both correct, bit-identical, the second on two.
  * A third argument `interp` selects the interpreter (default: the JIT).
  * Exit status 0 when every check holds. */
 #include <stdint.h>
@@ -30,10 +32,10 @@ static uint8_t *read_file(const char *path, size_t *len) {
   return bytes;
 }
 
-static int vadd(amdpcode_engine *engine, const uint8_t *co, size_t co_len) {
-  enum { N = 1000 };
+/* Runs vadd on N elements into a fresh c; returns c (NULL on failure) after checking it. */
+static float *vadd_n(amdpcode_engine *engine, const uint8_t *co, size_t co_len, uint32_t N, int *bad_out) {
   float *a = malloc(N * sizeof(float)), *b = malloc(N * sizeof(float)), *c = malloc(N * sizeof(float));
-  for (int i = 0; i < N; i++) {
+  for (uint32_t i = 0; i < N; i++) {
     a[i] = (float)i * 0.5f - 17.25f;
     b[i] = 1.0f / (float)(i + 1);
     c[i] = -1.0f;
@@ -41,6 +43,7 @@ static int vadd(amdpcode_engine *engine, const uint8_t *co, size_t co_len) {
   uint8_t kernarg[28];
   uint64_t pa = (uint64_t)(uintptr_t)a, pb = (uint64_t)(uintptr_t)b, pc = (uint64_t)(uintptr_t)c;
   uint32_t n = N;
+  *bad_out = 0;
   memcpy(kernarg, &pa, 8);
   memcpy(kernarg + 8, &pb, 8);
   memcpy(kernarg + 16, &pc, 8);
@@ -48,7 +51,11 @@ static int vadd(amdpcode_engine *engine, const uint8_t *co, size_t co_len) {
   amdpcode_launch *l = amdpcode_launch_code_object(co, co_len, "vadd", kernarg, sizeof kernarg);
   if (!l) {
     printf("launch: %s\n", amdpcode_last_error());
-    return 1;
+    *bad_out = -1;
+    free(a);
+    free(b);
+    free(c);
+    return NULL;
   }
   uint32_t grid[3] = {(N + 63) / 64, 1, 1}, block[3] = {64, 1, 1};
   amdpcode_launch_set_grid(l, grid, block);
@@ -59,20 +66,52 @@ static int vadd(amdpcode_engine *engine, const uint8_t *co, size_t co_len) {
   amdpcode_launch_free(l);
   if (s != AMDPCODE_OK) {
     printf("dispatch failed (%d): %s\n", (int)s, amdpcode_last_error());
-    return 1;
+    *bad_out = -1;
+    free(a);
+    free(b);
+    free(c);
+    return NULL;
   }
   int bad = 0;
-  for (int i = 0; i < N; i++) {
+  for (uint32_t i = 0; i < N; i++) {
     if (c[i] != a[i] + b[i]) {
-      if (bad++ < 5) printf("c[%d] = %g, expected %g\n", i, c[i], a[i] + b[i]);
+      if (bad++ < 5) printf("c[%u] = %g, expected %g\n", i, c[i], a[i] + b[i]);
     }
   }
-  printf("vadd: %d of %d elements wrong, %llu wave instructions\n", bad, N,
-         (unsigned long long)amdpcode_engine_instructions(engine));
+  *bad_out = bad;
   free(a);
   free(b);
+  return c;
+}
+
+static int vadd(amdpcode_engine *engine, const uint8_t *co, size_t co_len) {
+  enum { N = 1000 };
+  int bad = 0;
+  float *c = vadd_n(engine, co, co_len, N, &bad);
+  if (!c) return 1;
+  printf("vadd: %d of %d elements wrong, %llu wave instructions\n", bad, N,
+         (unsigned long long)amdpcode_engine_instructions(engine));
   free(c);
   return bad != 0;
+}
+
+/* vadd of 65536 elements on one thread, then on two: the same bits, the second on two. */
+static int threads(amdpcode_engine *engine, const uint8_t *co, size_t co_len) {
+  enum { N = 65536 };
+  int bad1 = 0, bad2 = 0;
+  if (amdpcode_engine_set_threads(engine, 1) != AMDPCODE_OK) return 1;
+  float *one = vadd_n(engine, co, co_len, N, &bad1);
+  uint32_t ran1 = amdpcode_engine_last_threads(engine);
+  if (amdpcode_engine_set_threads(engine, 2) != AMDPCODE_OK) return 1;
+  float *two = vadd_n(engine, co, co_len, N, &bad2);
+  uint32_t ran2 = amdpcode_engine_last_threads(engine);
+  if (!one || !two) return 1;
+  int same = memcmp(one, two, N * sizeof(float)) == 0;
+  printf("threads: %d and %d elements wrong, ran on %u then %u threads, %s\n", bad1, bad2, ran1, ran2,
+         same ? "identical" : "different");
+  free(one);
+  free(two);
+  return bad1 != 0 || bad2 != 0 || !same || ran1 != 1 || ran2 != 2;
 }
 
 static int poke(amdpcode_engine *engine, const uint8_t *co, size_t co_len) {
@@ -216,7 +255,7 @@ static int pastend(amdpcode_engine *engine, const uint8_t *co, size_t co_len) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s CODE_OBJECT vadd|poke|overread|pastend [interp]\n", argv[0]);
+    fprintf(stderr, "usage: %s CODE_OBJECT vadd|poke|overread|pastend|threads [interp]\n", argv[0]);
     return 2;
   }
   size_t co_len = 0;
@@ -243,6 +282,8 @@ int main(int argc, char **argv) {
     rc |= vadd(engine, co, co_len);
   } else if (strcmp(argv[2], "overread") == 0) {
     rc = overread(engine, co, co_len);
+  } else if (strcmp(argv[2], "threads") == 0) {
+    rc = threads(engine, co, co_len);
   } else if (strcmp(argv[2], "pastend") == 0) {
     rc = pastend(engine, co, co_len);
     rc |= vadd(engine, co, co_len);

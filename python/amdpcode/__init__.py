@@ -66,7 +66,7 @@ def _by_value(value, size, name):
   raise Error(f"argument {name}: cannot pass {type(value).__name__} as {size} bytes")
 
 
-def dispatch(code_object, kernel, args, grid, block, arch=None, engine_name="jit", step_budget=None):
+def dispatch(code_object, kernel, args, grid, block, arch=None, engine_name="jit", step_budget=None, threads=None):
   """Dispatches ``kernel`` of ``code_object`` (bytes) over ``grid`` workgroups of ``block``
   work-items. ``args`` follow the kernel's explicit arguments: a buffer (NumPy array,
   bytearray, bytes) for each global pointer — the kernel sees its address, and may access only
@@ -76,9 +76,13 @@ def dispatch(code_object, kernel, args, grid, block, arch=None, engine_name="jit
   No other byte of the process is read or written: a store past a buffer raises ``FaultError``
   (nothing is written back then); a load past a buffer reads zero there, and raises only when
   it touches no buffer and reaches a 4 KiB page that holds none (docs/dispatch.md, "Exactly the
-  declared bytes")."""
+  declared bytes").
+
+  ``threads``: the most threads the workgroups run on (None or 0: every core, the engine's
+  default; 1: this thread only); results are those of one thread for race-free kernels."""
   if arch is None: arch = code_object_arch(bytes(code_object))
   eng = engine(arch, engine_name)
+  eng.threads = threads
   spec = [a for a in eng.kernel_args(bytes(code_object), kernel) if not a[1].startswith("hidden_")]
   if len(args) != len(spec):
     raise Error(f"kernel {kernel} takes {len(spec)} arguments ({', '.join(a[0] for a in spec)}), not {len(args)}")

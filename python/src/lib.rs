@@ -62,6 +62,14 @@ struct Engine {
     dispatcher: Dispatcher,
 }
 
+/// A thread count: `None` or 0 for every core this process may run on.
+fn threads_or_all(threads: Option<usize>) -> usize {
+    match threads {
+        None | Some(0) => amdpcode::dispatch::cli::all_cores(),
+        Some(n) => n,
+    }
+}
+
 fn dims(v: Vec<u32>, what: &str) -> PyResult<[u32; 3]> {
     if v.is_empty() || v.len() > 3 || v.contains(&0) {
         return Err(err(format!(
@@ -81,11 +89,17 @@ fn ranges(v: Vec<(u64, u64)>) -> Vec<HostRange> {
 
 #[pymethods]
 impl Engine {
-    /// Engine(arch, engine="jit", spec=None): arch is rdna3, rdna4 or cdna; engine is jit or
-    /// interp; spec is the spec wheel's path (default: as the CLI finds it).
+    /// Engine(arch, engine="jit", spec=None, threads=None): arch is rdna3, rdna4 or cdna;
+    /// engine is jit or interp; spec is the spec wheel's path (default: as the CLI finds it);
+    /// threads is the most threads a dispatch's workgroups run on (default: every core).
     #[new]
-    #[pyo3(signature = (arch, engine = "jit", spec = None))]
-    fn new(arch: &str, engine: &str, spec: Option<PathBuf>) -> PyResult<Engine> {
+    #[pyo3(signature = (arch, engine = "jit", spec = None, threads = None))]
+    fn new(
+        arch: &str,
+        engine: &str,
+        spec: Option<PathBuf>,
+        threads: Option<usize>,
+    ) -> PyResult<Engine> {
         let arch = parse_arch(arch)?;
         let engine = WaveEngine::from_name(engine).ok_or_else(|| {
             err(format!(
@@ -98,6 +112,7 @@ impl Engine {
         // Tiering as in the CLI: an instruction is interpreted until it is hot, so the many
         // one-off kernels of a framework's test suite do not pay a Cranelift compile each.
         dispatcher.executor_mut().jit_threshold = amdpcode::wave::cli_jit_threshold();
+        dispatcher.set_threads(threads_or_all(threads));
         Ok(Engine {
             spec,
             arch,
@@ -110,6 +125,25 @@ impl Engine {
     #[getter]
     fn arch(&self) -> &'static str {
         self.arch.name()
+    }
+
+    /// The most threads a dispatch's workgroups run on; set to None or 0 for every core, 1
+    /// for the calling thread only. Results are those of one thread for race-free kernels;
+    /// launches with global atomics run on one thread.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.dispatcher.threads()
+    }
+
+    #[setter]
+    fn set_threads(&mut self, threads: Option<usize>) {
+        self.dispatcher.set_threads(threads_or_all(threads));
+    }
+
+    /// The threads the last dispatch's workgroups ran on (1: the calling thread only).
+    #[getter]
+    fn last_threads(&self) -> usize {
+        self.dispatcher.last_threads()
     }
 
     /// Evaluates one instruction's pseudocode with the named inputs (`set_json`: a JSON object

@@ -2,7 +2,7 @@
 //! "Initial Kernel Execution State"): user SGPRs, then the system SGPRs that RSRC2 enables
 //! (workgroup ids x/y/z, workgroup info, private segment wave offset) — or, on RDNA 4, the
 //! workgroup ids in trap temporaries (ttmp9 = x, ttmp7 = y | z << 16) — the work-item ids
-//! packed 10/10/10 in v0 (every supported arch packs them), EXEC for the wave's lanes and
+//! packed 10/10/10 in v0 (x, y, z in v0, v1, v2 on gfx908 and GFX10), EXEC for the wave's lanes and
 //! MODE from RSRC1.
 
 use crate::spec::{Arch, Wheel};
@@ -163,6 +163,18 @@ pub fn init_wave(s: &WaveSetup<'_>, w: &mut WaveState) {
             }
         }
     }
+    if !packs_workitem_ids(s.arch) && ids >= 1 {
+        // gfx908 and GFX10 take the y and z ids in v1 and v2 (LLVM AMDGPUUsage: the ids are
+        // packed in v0 from gfx90a and GFX11 on).
+        for lane in 0..lanes {
+            let v = w.vgpr(lane, 0);
+            w.set_vgpr(lane, 0, v & 0x3ff);
+            w.set_vgpr(lane, 1, v >> 10 & 0x3ff);
+            if ids >= 2 {
+                w.set_vgpr(lane, 2, v >> 20 & 0x3ff);
+            }
+        }
+    }
     w.set_exec(if lanes >= 64 {
         u64::MAX
     } else {
@@ -170,6 +182,12 @@ pub fn init_wave(s: &WaveSetup<'_>, w: &mut WaveState) {
     });
     w.mode = mode_from_rsrc1(s.arch, s.rsrc1);
     w.pc = s.entry;
+}
+
+/// Whether `arch` receives its work-item ids packed 10/10/10 in v0 (gfx90a and later GFX9,
+/// GFX11 and later), rather than x, y and z in v0, v1 and v2 (gfx908, GFX10).
+fn packs_workitem_ids(arch: Arch) -> bool {
+    !matches!(arch, Arch::Cdna1 | Arch::Rdna1 | Arch::Rdna2)
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod codeobj;
 pub mod launch;
 mod parallel;
 mod pool;
+mod run;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -185,6 +186,9 @@ pub struct Dispatcher {
     /// program's id, so the executor keeps its per-instruction plans and compiled blocks
     /// across launches instead of rebuilding them.
     programs: Vec<(u64, u64, Vec<u8>, Program)>,
+    /// The VGPR slots each (program id, entry, RSRC1, wave size) may write
+    /// (`pool::vgpr_bound`), kept for as many programs.
+    vgpr_bounds: Vec<((u64, u64, u32, u32), pool::Dirty)>,
     /// Wave states reused across workgroups (`pool.rs`).
     pool: pool::WavePool,
     /// Empty; holds the page buffers of the last launch's memory for the next launch.
@@ -242,6 +246,7 @@ impl Dispatcher {
         Ok(Dispatcher {
             executor: Executor::new(db, engine)?,
             programs: Vec::new(),
+            vgpr_bounds: Vec::new(),
             pool: pool::WavePool::default(),
             spare_pages: SparseMemory::new(),
             lds: SparseMemory::new(),
@@ -312,288 +317,6 @@ impl Dispatcher {
     /// The executor, to set its options (`step_budget`, `trace_after_only`).
     pub fn executor_mut(&mut self) -> &mut Executor {
         &mut self.executor
-    }
-
-    /// The scalar codes the loader sets for the waves of `launch` (besides EXEC; v0 holds the
-    /// work-item ids): see [`abi::initial_sgpr_codes`].
-    ///
-    /// # Errors
-    /// As [`Dispatcher::run`] for a malformed launch or code object.
-    pub fn initial_sgpr_codes(&mut self, launch: &Launch) -> Result<Vec<u32>, DispatchError> {
-        let p = self.prepare(launch, SparseMemory::new(), &[], Inputs::Copy(Vec::new()))?;
-        Ok(abi::initial_sgpr_codes(p.arch, p.rsrc2, p.user_sgprs.len()))
-    }
-
-    /// Runs a launch.
-    ///
-    /// # Errors
-    /// A [`DispatchError`]: a malformed launch or code object before anything runs, or the
-    /// first fault of a wave.
-    pub fn run(&mut self, launch: &Launch) -> Result<Outcome, DispatchError> {
-        self.run_traced(launch, None)
-    }
-
-    /// Runs a launch, calling `trace` after every instruction of every wave.
-    ///
-    /// # Errors
-    /// As [`Dispatcher::run`].
-    pub fn run_traced(
-        &mut self,
-        launch: &Launch,
-        trace: Option<&mut Trace<'_>>,
-    ) -> Result<Outcome, DispatchError> {
-        let mut memory = SparseMemory::new();
-        memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (out, global) = self.run_inner(
-            launch,
-            memory,
-            &[],
-            trace,
-            Inputs::Copy(Vec::new()),
-            true,
-            LoadRule::Page,
-        )?;
-        self.spare_pages.reuse_pages_of(global);
-        Ok(out)
-    }
-
-    /// Runs a launch as [`Dispatcher::run`] does, taking its memory ranges' buffers instead
-    /// of copying them: they are the launch's memory while it runs and come back in the
-    /// outcome's `memory` (a range that another overlaps is copied out). For a caller done
-    /// with the launch afterwards (a batch, a replay) this saves a copy of every range in.
-    ///
-    /// # Errors
-    /// As [`Dispatcher::run`].
-    pub fn run_owned(&mut self, mut launch: Launch) -> Result<Outcome, DispatchError> {
-        let moved = std::mem::take(&mut launch.memory);
-        let mut memory = SparseMemory::new();
-        memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (out, global) = self.run_inner(
-            &launch,
-            memory,
-            &[],
-            None,
-            Inputs::Moved(moved),
-            true,
-            LoadRule::Page,
-        )?;
-        self.spare_pages.reuse_pages_of(global);
-        Ok(out)
-    }
-
-    /// Runs a launch as [`Dispatcher::run`] does, leaving its outcome in `out` and reading
-    /// the memory ranges back into the buffers `out` holds from an earlier run (in order), so
-    /// a caller that launches again and again does not allocate (and fault in) fresh output
-    /// buffers each time, as a host program reuses its buffers. On an error `out` is left
-    /// empty.
-    ///
-    /// # Errors
-    /// As [`Dispatcher::run`].
-    pub fn run_reusing(&mut self, launch: &Launch, out: &mut Outcome) -> Result<(), DispatchError> {
-        let buffers = std::mem::take(&mut out.memory);
-        *out = Outcome::default();
-        let mut memory = SparseMemory::new();
-        memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
-        let (o, global) = self.run_inner(
-            launch,
-            memory,
-            &[],
-            None,
-            Inputs::Copy(buffers),
-            true,
-            LoadRule::Page,
-        )?;
-        self.spare_pages.reuse_pages_of(global);
-        *out = o;
-        Ok(())
-    }
-
-    /// Runs a launch on `memory` (for example host-backed, [`SparseMemory::with_host`]),
-    /// where `extra_ranges` ((address, length) pairs) are mapped besides the launch's own
-    /// ranges; returns the outcome and the memory after the run. Ranges are declared memory
-    /// ([`LoadRule::Declared`]): a load that touches a byte of a mapped range never faults,
-    /// whatever page the range ends in (with [`Unmapped::Fault`]).
-    ///
-    /// # Errors
-    /// As [`Dispatcher::run`].
-    pub fn run_on_memory(
-        &mut self,
-        launch: &Launch,
-        memory: SparseMemory,
-        extra_ranges: &[(u64, u64)],
-    ) -> Result<(Outcome, SparseMemory), DispatchError> {
-        self.run_inner(
-            launch,
-            memory,
-            extra_ranges,
-            None,
-            Inputs::Copy(Vec::new()),
-            false,
-            LoadRule::Declared,
-        )
-    }
-
-    /// Runs `launch` on `memory`. The launch's buffers are copied into `buffers` (kept from
-    /// an earlier outcome, in order) and held as regions of the memory; with `hand_back`
-    /// they move from there into the outcome without a copy (the memory returned then lacks
-    /// them), otherwise the outcome gets copies. `loads` judges loads past the ranges.
-    #[allow(clippy::too_many_arguments)]
-    fn run_inner(
-        &mut self,
-        launch: &Launch,
-        memory: SparseMemory,
-        extra_ranges: &[(u64, u64)],
-        mut trace: Option<&mut Trace<'_>>,
-        buffers: Inputs,
-        hand_back: bool,
-        loads: LoadRule,
-    ) -> Result<(Outcome, SparseMemory), DispatchError> {
-        let mut p = self.prepare(launch, memory, extra_ranges, buffers)?;
-        if let Some(b) = &mut p.bounds {
-            // Made just now: no other holder, so no copy.
-            Arc::make_mut(b).loads = loads;
-        }
-        let lane_ops_before = self.executor.lane_ops;
-        let mut global = std::mem::take(&mut p.memory);
-        // A store over the program's own code is seen: the code is decoded again.
-        global.watch_writes(p.program.base, p.program.size);
-        let mut written = BTreeMap::new();
-        let mut out = Outcome::default();
-        let threads = self.threads_for(&p, trace.is_some());
-        self.ran_on = threads;
-        if threads > 1 {
-            self.run_parallel(&mut p, &mut global, threads, &mut out)?;
-        } else {
-            for gz in 0..p.grid[2] {
-                for gy in 0..p.grid[1] {
-                    for gx in 0..p.grid[0] {
-                        self.run_workgroup(
-                            &mut p,
-                            [gx, gy, gz],
-                            &mut global,
-                            &mut written,
-                            &mut out,
-                            trace.as_deref_mut(),
-                        )?;
-                    }
-                }
-            }
-        }
-        for (i, &(a, n)) in p.inputs.iter().enumerate() {
-            // A region that no other input range overlaps holds exactly this range's bytes.
-            let alone = || {
-                p.inputs
-                    .iter()
-                    .enumerate()
-                    .all(|(j, &r)| j == i || !overlaps(r, (a, n)))
-            };
-            let moved = if hand_back && global.region_len(a) == Some(n as usize) && alone() {
-                global.take_region(a)
-            } else {
-                None
-            };
-            let bytes = moved.unwrap_or_else(|| global.read_vec(a, n as usize));
-            out.memory.push((a, bytes));
-        }
-        let mut runs: Vec<(u64, Vec<u8>)> = Vec::new();
-        for (&a, &b) in &written {
-            let covered = |r: &(u64, u64)| r.0 <= a && a < r.0 + r.1;
-            if p.inputs.iter().any(covered) || p.loader_ranges.iter().any(covered) {
-                continue;
-            }
-            match runs.last_mut() {
-                Some((s, bytes)) if *s + bytes.len() as u64 == a => bytes.push(b),
-                _ => runs.push((a, vec![b])),
-            }
-        }
-        out.written_elsewhere = runs;
-        if threads == 1 {
-            out.lane_ops = self.executor.lane_ops - lane_ops_before;
-        }
-        global.watch_writes(0, 0);
-        Ok((out, global))
-    }
-
-    /// The threads launch `p` runs on: 1 unless its workgroups may run in parallel and are
-    /// enough to gain (`parallel.rs`).
-    fn threads_for(&self, p: &Prepared, traced: bool) -> usize {
-        let groups = p.grid.iter().map(|&g| g as u64).product::<u64>();
-        let per_group = p.block.iter().map(|&b| b as u64).product::<u64>();
-        let waves = groups.saturating_mul(per_group.div_ceil(p.wave_size as u64));
-        if self.threads < 2
-            || traced
-            || groups < 2
-            || p.bounds.is_none()
-            || waves < parallel::MIN_WAVES
-            || parallel::orders_workgroups(&p.program)
-        {
-            return 1;
-        }
-        self.threads.min(groups as usize)
-    }
-
-    /// Runs the workgroups of `p` on `threads` threads, each on its own copy of `global`,
-    /// and writes the bytes each changed into `global` in workgroup order (`parallel.rs`).
-    fn run_parallel(
-        &mut self,
-        p: &mut Prepared,
-        global: &mut SparseMemory,
-        threads: usize,
-        out: &mut Outcome,
-    ) -> Result<(), DispatchError> {
-        let groups = p.grid.iter().map(|&g| g as u64).product::<u64>();
-        let mut workers = std::mem::take(&mut self.workers);
-        while workers.len() < threads - 1 {
-            let d = Dispatcher::new(&self.executor.db().clone(), self.executor.engine())
-                .map_err(|e| DispatchError::Launch(format!("threads: {e}")))?;
-            workers.push(parallel::Worker(d));
-        }
-        for w in &mut workers {
-            parallel::copy_options(&self.executor, &mut w.0.executor);
-        }
-        let cut: Vec<u64> = (0..=threads)
-            .map(|t| groups * t as u64 / threads as u64)
-            .collect();
-        let before: &SparseMemory = global;
-        let shared: &Prepared = p;
-        let mut mine = shared.clone();
-        let parts = std::thread::scope(|s| {
-            let handles: Vec<_> = workers[..threads - 1]
-                .iter_mut()
-                .enumerate()
-                .map(|(k, w)| {
-                    let (first, end) = (cut[k + 1], cut[k + 2]);
-                    let mut theirs = shared.clone();
-                    s.spawn(move || {
-                        w.0.run_part(&mut theirs, first, end, before.clone(), before)
-                    })
-                })
-                .collect();
-            let mut parts = vec![self.run_part(&mut mine, cut[0], cut[1], before.clone(), before)];
-            for h in handles {
-                parts.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-            }
-            parts
-        });
-        self.workers = workers;
-        let mut fault = None;
-        for part in parts {
-            out.waves += part.outcome.waves;
-            out.workgroups += part.outcome.workgroups;
-            out.instructions += part.outcome.instructions;
-            out.lane_ops += part.outcome.lane_ops;
-            if let Some(f) = part.fault {
-                fault = fault.or(Some(f));
-            }
-            for (a, bytes) in &part.changed {
-                global.write(*a, bytes);
-            }
-        }
-        // The parts are in workgroup order: the first fault found is the earliest.
-        match fault {
-            Some((_, e)) => Err(e),
-            None => Ok(()),
-        }
     }
 
     fn run_workgroup(
@@ -980,7 +703,7 @@ impl Dispatcher {
                     }
                 }
                 ranges.extend(loader_ranges.iter().copied());
-                let user_sgprs = user_sgprs_of(k, &kernarg_bytes, scratch as u32);
+                let user_sgprs = user_sgprs_of(k, &kernarg_bytes, scratch as u32, arch, wave_size);
                 (
                     program,
                     entry,
@@ -1035,7 +758,18 @@ impl Dispatcher {
             })),
             Unmapped::Zero => None,
         };
-        let vgpr_bound = pool::vgpr_bound(&program, Some(entry), arch, rsrc1, wave_size);
+        let key = (program.id(), entry, rsrc1, wave_size);
+        let vgpr_bound = match self.vgpr_bounds.iter().find(|(k, _)| *k == key) {
+            Some(&(_, b)) => b,
+            None => {
+                let b = pool::vgpr_bound(&program, Some(entry), arch, rsrc1, wave_size);
+                if self.vgpr_bounds.len() >= PROGRAM_CACHE {
+                    self.vgpr_bounds.remove(0);
+                }
+                self.vgpr_bounds.push((key, b));
+                b
+            }
+        };
         Ok(Prepared {
             arch,
             wave_size,
@@ -1070,7 +804,13 @@ fn place(memory: &mut SparseMemory, addr: u64, bytes: Vec<u8>) {
 }
 
 /// The user SGPRs a code object's descriptor enables, in the ABI's order.
-fn user_sgprs_of(k: &KernelInfo, kernarg: &[u8], scratch: u32) -> Vec<u32> {
+fn user_sgprs_of(
+    k: &KernelInfo,
+    kernarg: &[u8],
+    scratch: u32,
+    arch: crate::spec::Arch,
+    wave_size: u32,
+) -> Vec<u32> {
     use codeobj::props;
     let p = k.descriptor.code_properties;
     let mut v = Vec::new();
@@ -1079,9 +819,7 @@ fn user_sgprs_of(k: &KernelInfo, kernarg: &[u8], scratch: u32) -> Vec<u32> {
         v.push((a >> 32) as u32);
     };
     if p & props::PRIVATE_SEGMENT_BUFFER != 0 {
-        // A scratch buffer resource: base = the private aperture, no bounds.
-        pair(&mut v, crate::wave::PRIVATE_APERTURE);
-        v.extend([u32::MAX, 0]);
+        v.extend(crate::wave::scratch_resource(arch, wave_size));
     }
     if p & props::DISPATCH_PTR != 0 {
         pair(&mut v, PACKET_ADDR);

@@ -68,6 +68,8 @@ pub struct Summary {
     pub examples: usize,
     /// Instruction pairs compared across generations (text not identical).
     pub compared: usize,
+    /// Distinct comparisons among them (a derived generation repeats its base's questions).
+    pub distinct: usize,
     /// Seconds spent comparing generations.
     pub diff_seconds: f64,
     /// Seconds in total.
@@ -217,11 +219,12 @@ pub fn build(spec: &Spec, opts: &Options) -> Result<Summary, DocError> {
             return Err(DocError(format!("--prove needs a solver: {e}")));
         }
     }
-    let (across, compared) = compare_all(&data, diff_solver);
+    let (across, compared, distinct) = compare_all(&data, diff_solver);
     let diff_seconds = t.elapsed().as_secs_f64();
     let mut summary = Summary {
         diff_seconds,
         compared,
+        distinct,
         ..Summary::default()
     };
     // Instruction pages, one thread per generation.
@@ -292,7 +295,7 @@ pub fn build(spec: &Spec, opts: &Options) -> Result<Summary, DocError> {
 /// Every generation pair's comparisons, keyed by (generation, instruction index).
 pub(crate) type AcrossMap = BTreeMap<(Arch, usize), Vec<Across>>;
 
-fn compare_all(data: &[ArchData<'_>], solver: Option<&Solver>) -> (AcrossMap, usize) {
+fn compare_all(data: &[ArchData<'_>], solver: Option<&Solver>) -> (AcrossMap, usize, usize) {
     // Counterpart links, found from either side (an alias may be known on one generation
     // only: `s_andn2_wrexec_b64` is an RDNA name for `s_and_not1_wrexec_b64`), one link per
     // (instruction, other generation).
@@ -338,28 +341,43 @@ fn compare_all(data: &[ArchData<'_>], solver: Option<&Solver>) -> (AcrossMap, us
             work.push((ka, ia, kb, ib));
         }
     }
+    // A derived generation carries its base's text and operands, so the same comparison recurs
+    // for many generation pairs (RDNA 1, 2 and 3 against CDNA 1 to 4 are one question per
+    // instruction). Each distinct question is answered once: the answer depends only on the
+    // two entries' texts after errata, names, encodings and operands, and the wave size.
+    let mut unique: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let mut slot_of_key: std::collections::HashMap<CompareKey, usize> =
+        std::collections::HashMap::new();
+    let slots: Vec<usize> = work
+        .iter()
+        .map(|&(ka, ia, kb, ib)| {
+            let key = compare_key(&data[ka], ia, &data[kb], ib);
+            *slot_of_key.entry(key).or_insert_with(|| {
+                unique.push((ka, ia, kb, ib));
+                unique.len() - 1
+            })
+        })
+        .collect();
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
-    let chunk = work.len().div_ceil(threads).max(1);
-    let results: Vec<((usize, usize, usize, usize), Kind)> = std::thread::scope(|s| {
-        let hs: Vec<_> = work
+    let chunk = unique.len().div_ceil(threads).max(1);
+    let answers: Vec<Kind> = std::thread::scope(|s| {
+        let hs: Vec<_> = unique
             .chunks(chunk)
             .map(|part| {
                 s.spawn(move || {
                     part.iter()
                         .map(|&(ka, ia, kb, ib)| {
                             let (a, b) = (&data[ka], &data[kb]);
-                            let wave = default_wave(a.arch).max(default_wave(b.arch));
-                            let k = diff::compare_with(
+                            diff::compare_with(
                                 a.arch,
                                 &a.db.instructions()[ia],
                                 b.arch,
                                 &b.db.instructions()[ib],
-                                wave,
+                                compare_wave(a.arch, b.arch),
                                 solver,
-                            );
-                            ((ka, ia, kb, ib), k)
+                            )
                         })
                         .collect::<Vec<_>>()
                 })
@@ -369,6 +387,11 @@ fn compare_all(data: &[ArchData<'_>], solver: Option<&Solver>) -> (AcrossMap, us
             .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
+    let results: Vec<((usize, usize, usize, usize), Kind)> = work
+        .iter()
+        .zip(&slots)
+        .map(|(&w, &slot)| (w, answers[slot].clone()))
+        .collect();
     let compared = results
         .iter()
         .filter(|(_, k)| *k != Kind::Identical)
@@ -384,7 +407,44 @@ fn compare_all(data: &[ArchData<'_>], solver: Option<&Solver>) -> (AcrossMap, us
             }
         }
     }
-    (map, compared)
+    let distinct = answers.iter().filter(|k| **k != Kind::Identical).count();
+    (map, compared, distinct)
+}
+
+/// What a cross-generation comparison depends on: each side's text after errata, name,
+/// encoding and operands (they decide which operands are per lane), and the wave size.
+type CompareKey = (EntryKey, EntryKey, u32);
+type EntryKey = (
+    Option<String>,
+    String,
+    String,
+    Vec<(String, String, u32, String)>,
+);
+
+fn entry_key(d: &ArchData<'_>, idx: usize) -> EntryKey {
+    let inst = &d.db.instructions()[idx];
+    (
+        crate::frontend::entry_text(d.arch, inst).ok().map(|t| t.0),
+        inst.name.clone(),
+        inst.encoding.clone(),
+        inst.operands
+            .iter()
+            .map(|o| (o.field.clone(), o.format.clone(), o.bits, o.kind.clone()))
+            .collect(),
+    )
+}
+
+fn compare_key(a: &ArchData<'_>, ia: usize, b: &ArchData<'_>, ib: usize) -> CompareKey {
+    (
+        entry_key(a, ia),
+        entry_key(b, ib),
+        compare_wave(a.arch, b.arch),
+    )
+}
+
+/// The wave size a pair of generations is compared at: the larger default.
+fn compare_wave(a: Arch, b: Arch) -> u32 {
+    default_wave(a).max(default_wave(b))
 }
 
 /// A comparison seen from the other generation: the output pairs swap.

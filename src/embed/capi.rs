@@ -179,6 +179,8 @@ pub unsafe extern "C" fn amdpcode_engine_new(
             .map_err(|e| Failure(AMDPCODE_ERROR_ARGUMENT, e.to_string()))?;
         // Tiering as in the CLI (`AMDPCODE_JIT_THRESHOLD`): hot instructions are compiled.
         dispatcher.executor_mut().jit_threshold = crate::wave::cli_jit_threshold();
+        // Workgroups on every core, as the CLI's default (`amdpcode_engine_set_threads`).
+        dispatcher.set_threads(crate::dispatch::cli::all_cores());
         Ok(amdpcode_engine {
             dispatcher,
             instructions: 0,
@@ -395,6 +397,41 @@ pub unsafe extern "C" fn amdpcode_dispatch(
         e.instructions = out.instructions;
         Ok(())
     })
+}
+
+/// Lets the engine's dispatches run their workgroups on up to `threads` threads (0: as many
+/// as the cores this process may run on, the default; 1: the calling thread only). Results
+/// are those of one thread for race-free kernels; launches with global atomics run on one
+/// thread (see `docs/dispatch.md`, "Threads").
+///
+/// # Safety
+/// `engine` is a live engine handle.
+#[no_mangle]
+pub unsafe extern "C" fn amdpcode_engine_set_threads(
+    engine: *mut amdpcode_engine,
+    threads: u32,
+) -> amdpcode_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let e = unsafe { handle(engine, "engine") }?;
+        let n = match threads {
+            0 => crate::dispatch::cli::all_cores(),
+            n => n as usize,
+        };
+        e.dispatcher.set_threads(n);
+        Ok(())
+    })
+}
+
+/// The threads the engine's last dispatch ran its workgroups on (0 for null; 1 when it ran on
+/// the calling thread only: one thread set, a small launch, global atomics).
+///
+/// # Safety
+/// `engine` is null or a live engine handle.
+#[no_mangle]
+pub unsafe extern "C" fn amdpcode_engine_last_threads(engine: *const amdpcode_engine) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { engine.as_ref() }.map_or(0, |e| e.dispatcher.last_threads() as u32)
 }
 
 /// The dynamic wave instructions of the engine's last successful dispatch (0 for null).

@@ -690,6 +690,9 @@ fn encode_smem(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
             (Wheel::Rdna3 | Wheel::Cdna, "glc") if m.value.is_none() => e.set("glc", 1),
             (Wheel::Rdna3, "dlc") if m.value.is_none() => e.set("dlc", 1),
             (Wheel::Rdna4 | Wheel::Cdna, "nv") if m.value.is_none() => e.set("nv", 1),
+            (Wheel::Rdna4, "scale_offset") if m.value.is_none() && e.has_field("scale_offset") => {
+                e.set("scale_offset", 1);
+            }
             (Wheel::Rdna4, "th") => {
                 let v = match &m.value {
                     Some(Expr::Ident(n)) if n.eq_ignore_ascii_case("TH_LOAD_BYPASS") => {

@@ -306,6 +306,9 @@ fn print_flat(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
         }
         Wheel::Rdna4 => {
             let (th, scope) = (f("th"), f("scope"));
+            if f("scale_offset") != 0 {
+                text.push_str(" scale_offset");
+            }
             if th != 0 {
                 text.push_str(&format!(" th:{}", th_text(info, th, scope)));
             }
@@ -580,6 +583,9 @@ fn encode_flat(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
                 e.set(&m.name, 1);
             }
             (Wheel::Rdna4, "nv") if flag => e.set("nv", 1),
+            (Wheel::Rdna4, "scale_offset") if flag && e.has_field("scale_offset") => {
+                e.set("scale_offset", 1);
+            }
             (Wheel::Rdna4, "th") => {
                 // Only names: llvm-mc prints reserved values (`th:0x7`, `TH_ATOMIC_0x6`) that
                 // it does not accept back, and so do we.
@@ -831,6 +837,9 @@ fn cache_text(arch: Arch, info: &InstInfo, inst: &Inst, text: &mut String) {
         Wheel::Cdna => &["sc0", "nt", "sc1"],
         Wheel::Rdna4 => {
             let (th, scope) = (f("th"), f("scope"));
+            if f("scale_offset") != 0 {
+                text.push_str(" scale_offset");
+            }
             if th != 0 {
                 text.push_str(&format!(" th:{}", th_text(info, th, scope)));
             }

@@ -448,6 +448,9 @@ fn print_smem(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
         Wheel::Rdna4 => {
             const TH: [&str; 4] = ["TH_LOAD_RT", "TH_LOAD_NT", "TH_LOAD_HT", "TH_LOAD_LU"];
             const SCOPE: [&str; 4] = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"];
+            if f("scale_offset") != 0 {
+                mods.push("scale_offset".into());
+            }
             // th 3 is BYPASS with SCOPE_SYS and LU otherwise.
             if f("th") == 3 && f("scope") == 3 {
                 mods.push("th:TH_LOAD_BYPASS".into());

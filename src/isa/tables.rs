@@ -186,7 +186,7 @@ pub(crate) fn alias_rows(section: &str, arch: Arch) -> Vec<Vec<String>> {
         let applies = match cells.first().map(String::as_str) {
             Some("all") => true,
             Some("rdna") => matches!(arch.wheel(), Wheel::Rdna3 | Wheel::Rdna4),
-            Some(a) => a == arch.wheel().folder(),
+            Some(a) => a == arch.wheel().folder() || (a == arch.name() && !arch.is_wheel()),
             None => false,
         };
         if applies {

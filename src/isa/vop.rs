@@ -78,6 +78,9 @@ struct Layout {
     packed: bool,
     /// `v_mfma_ld_scale_b32`: `op_sel`/`op_sel_hi` only, no `neg_*` or `clamp`.
     scale: bool,
+    /// A VOP3P instruction without `neg_lo`/`neg_hi`: gfx1250's integer
+    /// `v_pk_{add_min,add_max,min3,max3}_{i16,u16}` (llvm-mc-22 refuses both lists on them).
+    no_neg: bool,
     /// Whether the `.l`/`.h` halves are printed for 16-bit VGPRs.
     t16: bool,
     /// Whether float modifiers (`neg`, `abs`, `omod`) apply.
@@ -327,6 +330,10 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
         has_opsel,
         opsel_srcs,
         scale: info.name == "V_MFMA_LD_SCALE_B32",
+        no_neg: fam == "VOP3P"
+            && ["V_PK_ADD_MIN_", "V_PK_ADD_MAX_", "V_PK_MIN3_", "V_PK_MAX3_"]
+                .iter()
+                .any(|p| info.name.starts_with(p)),
         packed: info.operands.iter().any(|o| o.format.contains("PK")),
         n_src: srcs.len(),
         ops,
@@ -522,10 +529,10 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         if hi & full != hi_default {
             text.push_str(&format!(" op_sel_hi:{}", list_text(hi, n)));
         }
-        if !lay.mix && !lay.scale && f("neg") as u32 & full != 0 {
+        if !lay.mix && !lay.scale && !lay.no_neg && f("neg") as u32 & full != 0 {
             text.push_str(&format!(" neg_lo:{}", list_text(f("neg") as u32, n)));
         }
-        if !lay.mix && !lay.scale && f("neg_hi") as u32 & full != 0 {
+        if !lay.mix && !lay.scale && !lay.no_neg && f("neg_hi") as u32 & full != 0 {
             text.push_str(&format!(" neg_hi:{}", list_text(f("neg_hi") as u32, n)));
         }
         if f("clmp") != 0 && !lay.scale {
@@ -1067,10 +1074,10 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
                 explicit_opsel = Some(bits);
             }
             ("op_sel_hi", v) if vop3p => opsel_hi = list_bits(e, m.col, v, lay.n_src)?,
-            ("neg_lo", v) if vop3p && !lay.mix && !lay.scale => {
+            ("neg_lo", v) if vop3p && !lay.mix && !lay.scale && !lay.no_neg => {
                 neg_lo = list_bits(e, m.col, v, lay.n_src)?
             }
-            ("neg_hi", v) if vop3p && !lay.mix && !lay.scale => {
+            ("neg_hi", v) if vop3p && !lay.mix && !lay.scale && !lay.no_neg => {
                 neg_hi = list_bits(e, m.col, v, lay.n_src)?
             }
             _ => return Err(e.err(m.col, "invalid modifier for instruction")),

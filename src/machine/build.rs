@@ -42,7 +42,8 @@ fn entry(arch: Arch, index: u32, inst: &Instruction) -> (InstFacts, Vec<OperandF
     let has_vdst = inst.operands.iter().any(|o| o.field == "vdst");
     let rtn = if !memory {
         Rtn::Never
-    } else if has("ATOMIC") {
+    } else if has("ATOMIC") && family != Family::Ds {
+        // DS atomics have separate `_RTN` opcodes (only those list `vdst`).
         Rtn::ReturnBit
     } else if has("LOAD") || has("READ") || has_vdst {
         Rtn::Always
@@ -118,13 +119,7 @@ fn entry(arch: Arch, index: u32, inst: &Instruction) -> (InstFacts, Vec<OperandF
         mixhi: has("_MIXHI_"),
         transpose: transpose_shape(name).map(|(b, n)| (b as u8, n as u8)),
         control: control(name),
-        refusal: if name.starts_with("DS_GWS_") {
-            Some(Refusal::GlobalWaveSync)
-        } else if matches!(name, "DS_ORDERED_COUNT" | "GLOBAL_ATOMIC_ORDERED_ADD_B64") {
-            Some(Refusal::OrderedAppend)
-        } else {
-            None
-        },
+        refusal: refusal(family, name),
         wait: wait(arch, name),
         depctr: matches!(name, "S_WAITCNT_DEPCTR" | "S_WAIT_ALU"),
         nop: name == "S_NOP",
@@ -244,6 +239,24 @@ fn access_bytes(name: &str) -> u8 {
         2
     } else {
         4
+    }
+}
+
+/// Why `name` (of encoding `family`) is refused, when it is.
+fn refusal(family: Family, name: &str) -> Option<Refusal> {
+    let buffer = matches!(family, Family::Mubuf | Family::Mtbuf);
+    if name.starts_with("DS_GWS_") {
+        Some(Refusal::GlobalWaveSync)
+    } else if matches!(name, "DS_ORDERED_COUNT" | "GLOBAL_ATOMIC_ORDERED_ADD_B64") {
+        Some(Refusal::OrderedAppend)
+    } else if buffer && name.contains("FORMAT") {
+        Some(Refusal::BufferFormat)
+    } else if buffer && name.contains("LDS") && !name.starts_with("BUFFER_LOAD_LDS_") {
+        Some(Refusal::BufferLds)
+    } else if family == Family::Smem && name.starts_with("S_BUFFER_") {
+        Some(Refusal::ScalarBuffer)
+    } else {
+        None
     }
 }
 

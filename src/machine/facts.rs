@@ -123,6 +123,17 @@ impl Family {
         matches!(self, Sop1 | Sop2 | Sopc | Sopk | Sopp)
     }
 
+    /// An encoding whose memory the wave layer's memory model addresses itself
+    /// (`wave/memory.rs`): scalar, LDS, global, flat and scratch memory and MUBUF/MTBUF
+    /// buffers (RDNA 4's `VBUFFER`, images and exports run their text or are refused).
+    pub fn is_wave_memory(self) -> bool {
+        use Family::*;
+        matches!(
+            self,
+            Smem | Ds | Flat | Global | Scratch | Vflat | Vglobal | Vscratch | Mubuf | Mtbuf
+        )
+    }
+
     /// The memory an encoding addresses.
     pub fn mem(self) -> MemKind {
         use Family::*;
@@ -186,15 +197,6 @@ impl MemKind {
                 | MemKind::Flat
                 | MemKind::Scratch
                 | MemKind::Buffer
-        )
-    }
-
-    /// The kinds the wave layer's memory model executes itself (`wave/memory.rs`): scalar,
-    /// LDS, global, flat and scratch (buffers and images run their text or are refused).
-    pub fn is_wave_memory(self) -> bool {
-        matches!(
-            self,
-            MemKind::Scalar | MemKind::Lds | MemKind::Global | MemKind::Flat | MemKind::Scratch
         )
     }
 }
@@ -428,6 +430,12 @@ pub enum Refusal {
     /// `ds_ordered_count`, `global_atomic_ordered_add_b64`: the graphics pipeline's ordered
     /// wave IDs.
     OrderedAppend,
+    /// MUBUF/MTBUF `*_FORMAT_*`: the conversion by the V#'s data and number formats.
+    BufferFormat,
+    /// MUBUF/MTBUF LDS forms that are not `buffer_load_lds_*` DMA loads (M0-addressed).
+    BufferLds,
+    /// SMEM `s_buffer_*`: the scalar unit's V# addressing and range rules.
+    ScalarBuffer,
 }
 
 /// The facts of one database entry.

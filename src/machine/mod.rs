@@ -10,5 +10,5 @@ pub mod facts;
 
 pub use facts::{
     Barrier, BitOp, Branch, Control, Counter, Event, Facts, Family, InstFacts, LaneOp, Matrix,
-    MemKind, Native, OperandFacts, Rtn, Wait,
+    MemKind, Native, OperandFacts, Refusal, Rtn, Wait,
 };

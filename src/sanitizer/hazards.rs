@@ -4,10 +4,8 @@
 //! sources of each rule. CDNA's wait-state table is here, RDNA 3's forwarding and mask rules
 //! in `hazards_rdna.rs`.
 
-use std::rc::Rc;
-
-use super::operands::Opnd;
-use super::{defined, operand_file_regs, reg_name, Finding, Kind, Regs, Sanitizer, WaveTrack};
+use super::history::{Past, Step};
+use super::{operand_file_regs, reg_name, Finding, Regs, Sanitizer, WaveTrack};
 use crate::machine::{InstFacts, LaneOp, Matrix, MemKind};
 use crate::spec::Wheel;
 use crate::wave::{code, Decoded};
@@ -15,88 +13,6 @@ use crate::wave::{code, Decoded};
 /// How many instructions of a wave's history the hazard rules look back over (RDNA 3's
 /// partial-forwarding window spans up to 8 VALUs with other instructions between).
 const HISTORY: usize = 24;
-
-/// One instruction of a wave's recent history.
-#[derive(Clone, Debug)]
-pub(super) struct Past {
-    pub(super) pc: u64,
-    pub(super) text: Rc<str>,
-    pub(super) valu: bool,
-    pub(super) salu: bool,
-    /// A transcendental VALU (RDNA 3's TRANS unit).
-    pub(super) trans: bool,
-    /// A WMMA / SWMMAC matrix instruction.
-    pub(super) wmma: bool,
-    /// Explicit register writes.
-    pub(super) writes: Rc<[Regs]>,
-    /// Register writes including the implicit ones (VCC, EXEC).
-    pub(super) all_writes: Rc<[Regs]>,
-    /// VGPRs of a store with more than 64 bits of data.
-    pub(super) wide_store_data: Vec<Regs>,
-    /// Wait states this instruction provides (1, or N+1 for `s_nop N`).
-    pub(super) wait_states: u32,
-    /// It drains the VALU result counter: a vector memory, LDS or export instruction, or
-    /// `s_waitcnt_depctr` / `s_wait_alu` with `va_vdst` = 0.
-    pub(super) va_vdst_zero: bool,
-    /// `s_waitcnt_depctr` / `s_wait_alu` with `sa_sdst` = 0.
-    pub(super) sa_sdst_zero: bool,
-    /// `s_waitcnt_depctr` / `s_wait_alu` with `va_sdst` = 0 (bits 11:9; `depctr_va_sdst(0)`
-    /// = 0xf19f).
-    pub(super) va_sdst_zero: bool,
-    /// SGPRs a VALU reads as a lane mask (VCC implicitly, or a mask operand).
-    pub(super) mask_reads: Vec<Regs>,
-    /// A VALU that reads some SGPR (or VCC) or a literal constant.
-    pub(super) reads_sgpr_or_literal: bool,
-    /// The hardware register an `s_setreg*` writes.
-    pub(super) setreg: Option<u32>,
-}
-
-/// An SGPR a SALU wrote after a VALU read it as a lane mask (RDNA 3 wave64): reading it
-/// again needs `s_waitcnt_depctr depctr_sa_sdst(0)` first.
-#[derive(Clone, Debug)]
-pub(super) struct Armed {
-    pub(super) regs: Regs,
-    pub(super) pc: u64,
-    pub(super) text: Rc<str>,
-}
-
-/// What the hazard rules see of the instruction being observed.
-pub(super) struct Step<'a> {
-    pub(super) wg: [u32; 3],
-    pub(super) wave: u32,
-    pub(super) wave64: bool,
-    pub(super) d: &'a Decoded,
-    pub(super) text: &'a Rc<str>,
-    /// Explicit operands.
-    pub(super) reads: &'a Rc<[Regs]>,
-    pub(super) writes: &'a Rc<[Regs]>,
-    /// Explicit and implicit operands.
-    pub(super) all_reads: &'a Rc<[Regs]>,
-    pub(super) all_writes: &'a Rc<[Regs]>,
-    pub(super) ops: &'a [Opnd],
-    pub(super) info: &'a defined::InstInfo,
-}
-
-impl Step<'_> {
-    /// A finding at this instruction against `earlier`.
-    pub(super) fn finding(
-        &self,
-        earlier: (u64, &str),
-        location: String,
-        detail: String,
-    ) -> Finding {
-        Finding {
-            kind: Kind::Hazard,
-            workgroup: self.wg,
-            wave: self.wave,
-            pc: self.d.addr,
-            inst: self.text.to_string(),
-            earlier: Some((self.wave, earlier.0, earlier.1.to_string())),
-            location,
-            detail,
-        }
-    }
-}
 
 /// The `va_vdst` and `sa_sdst` fields of an `s_waitcnt_depctr` / `s_wait_alu` immediate
 /// (bits 15:12 and 0; llvm-mc-22: `depctr_va_vdst(0)` = 0x0f9f, `depctr_sa_sdst(0)` = 0xff9e).

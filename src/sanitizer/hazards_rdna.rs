@@ -4,7 +4,7 @@
 //! `fixVALUMaskWriteHazard`). The history is the wave's executed instructions, so a window
 //! follows the path the wave took, across branches.
 
-use super::hazards::{Armed, Past, Step};
+use super::history::{Armed, Past, Step};
 use super::{reg_name, Finding, Regs, WaveTrack};
 use crate::spec::Arch;
 use crate::wave::{code, m0_code};

@@ -15,6 +15,7 @@
 mod defined;
 mod hazards;
 mod hazards_rdna;
+mod history;
 mod operands;
 
 use std::collections::{HashMap, VecDeque};
@@ -194,9 +195,9 @@ struct WaveTrack {
     pending: Vec<Pending>,
     arrived: u32,
     passed: u32,
-    history: VecDeque<hazards::Past>,
+    history: VecDeque<history::Past>,
     /// SGPRs whose next SALU read needs `depctr_sa_sdst(0)` (RDNA 3 wave64).
-    mask_armed: Vec<hazards::Armed>,
+    mask_armed: Vec<history::Armed>,
     /// Definedness of the wave's registers and scratch (created at its first instruction).
     def: Option<defined::WaveDef>,
 }
@@ -556,7 +557,7 @@ impl Sanitizer {
             }
         }
 
-        let step = hazards::Step {
+        let step = history::Step {
             wg,
             wave,
             wave64: after.wave_size == 64,

@@ -34,6 +34,15 @@ pub fn input_name(reg: &str, lane: Option<u32>) -> String {
     }
 }
 
+/// The input a text register reads when it is not a value of its own: every name a SOPK text
+/// gives its 16-bit immediate ([`exec::is_sopk_immediate`]) reads the one `SIMM16` input
+/// (zero-extended to its width), so texts of two generations compare on the same field.
+pub fn shared_input<'a>(p: &Prepared, reg: &'a str) -> Option<(&'a str, u32)> {
+    let sopk_immediate =
+        p.encoding == "SOPK" && (reg == "S1" || reg == "S0" && p.function.reg("D0").is_some());
+    sopk_immediate.then_some(("SIMM16", 16))
+}
+
 /// Translates a prepared instruction (its optimised IR) for a wave of `wave` lanes, binding
 /// operands as `exec::run_interp` does.
 ///
@@ -47,7 +56,14 @@ pub fn translate_prepared(p: &Prepared, wave: u32) -> Result<AluFormula, Unsuppo
         .iter()
         .zip(&p.per_lane)
         .map(|(r, &pl)| {
-            let v = |lane| Val::T(Term::var(&input_name(&r.name, lane), Sort::Bv(r.width)));
+            let v = |lane| {
+                Val::T(match shared_input(p, &r.name) {
+                    Some((name, w)) => {
+                        term::zext(&Term::var(&input_name(name, lane), Sort::Bv(w)), r.width)
+                    }
+                    None => Term::var(&input_name(&r.name, lane), Sort::Bv(r.width)),
+                })
+            };
             if pl {
                 SymReg::Lanes((0..wave).map(|l| v(Some(l))).collect())
             } else {
@@ -228,19 +244,21 @@ pub fn check_entry(
             match &formula.inputs[i] {
                 SymReg::Uniform(_) => {
                     let v = values.first().cloned().unwrap_or(Bits::zero(r.width));
+                    let (name, width) = shared_input(p, &r.name).unwrap_or((&r.name, r.width));
                     binds.push_str(&format!(
                         "({} {})",
-                        input_name(&r.name, None),
-                        lit(&v.zext(r.width))
+                        input_name(name, None),
+                        lit(&v.zext(width))
                     ));
                 }
                 SymReg::Lanes(l) => {
                     for lane in 0..l.len() {
                         let v = values.get(lane).cloned().unwrap_or(Bits::zero(r.width));
+                        let (name, width) = shared_input(p, &r.name).unwrap_or((&r.name, r.width));
                         binds.push_str(&format!(
                             "({} {})",
-                            input_name(&r.name, Some(lane as u32)),
-                            lit(&v.zext(r.width))
+                            input_name(name, Some(lane as u32)),
+                            lit(&v.zext(width))
                         ));
                     }
                 }

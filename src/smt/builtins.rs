@@ -9,7 +9,7 @@ use crate::value::Bits;
 use super::fp;
 use super::narrow;
 use super::term::{self, bool_to_bv, bvop, bvpred, eq, extract, ite, Term};
-use super::translate::Unsupported;
+use super::unsupported::Unsupported;
 
 type R<T> = Result<T, Unsupported>;
 

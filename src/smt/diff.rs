@@ -13,7 +13,7 @@ use crate::interp::RegValue;
 use crate::spec::{Arch, Instruction, SpecDb};
 use crate::value::Bits;
 
-use super::alu::{input_name, translate_prepared, AluFormula};
+use super::alu::{input_name, shared_input, translate_prepared, AluFormula};
 use super::solver::{value_of, Sexp, Solver};
 use super::term::{self, collect_vars, Sort, Term};
 use super::translate::{SymReg, Val};
@@ -378,7 +378,10 @@ fn replay(
             }
             let get = |lane| {
                 values
-                    .get(&input_name(&r.name, lane))
+                    .get(&match shared_input(p, &r.name) {
+                        Some((name, _)) => input_name(name, lane),
+                        None => input_name(&r.name, lane),
+                    })
                     .cloned()
                     .unwrap_or(Bits::zero(r.width))
                     .zext(r.width)

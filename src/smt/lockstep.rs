@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 use crate::spec::SpecDb;
 use crate::wave::Program;
 
-use super::equiv::{merged, sat, sym_written, Out};
+use super::outputs::{merged, sym_written, Out};
+use super::query::sat;
 use super::solver::Solver;
 use super::term::{self, Term};
 use super::wave::{Paths, SymExec, SymWave};

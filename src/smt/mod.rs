@@ -25,11 +25,15 @@ mod lockstep;
 pub mod memdiff;
 pub mod memory;
 pub mod narrow;
+pub mod outputs;
+mod query;
 pub mod regfile;
 pub mod solver;
 pub mod term;
 pub mod translate;
+mod unsupported;
 pub mod wave;
 
 pub use solver::{Solver, SolverError};
-pub use translate::{Unsupported, Val};
+pub use translate::Val;
+pub use unsupported::Unsupported;

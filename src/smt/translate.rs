@@ -15,24 +15,7 @@ use crate::value::Bits;
 
 use super::fp;
 use super::term::{self, and, bool_to_bv, bv_to_bool, bvop, bvpred, ite, not, or, Term};
-
-/// Why a text (or a program) cannot be translated.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported(pub String);
-
-impl std::fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Unsupported {}
-
-impl From<String> for Unsupported {
-    fn from(m: String) -> Unsupported {
-        Unsupported(m)
-    }
-}
+pub use super::unsupported::Unsupported;
 
 type R<T> = Result<T, Unsupported>;
 

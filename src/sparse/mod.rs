@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 mod host;
 mod region;
@@ -182,7 +183,21 @@ impl SparseMemory {
         }
         SparseMemory {
             extra: Some(Box::new(Extra {
-                host: Some(HostRanges(merged)),
+                host: Some(HostRanges::Ranges(merged)),
+                ..Extra::default()
+            })),
+            ..SparseMemory::default()
+        }
+    }
+
+    /// A memory that reads as `base` until written: the first write to a page copies the
+    /// page's bytes from `base` in, and `base` is never written. [`SparseMemory::pages`]
+    /// then yields only the pages written, so what changed is found without reading all of
+    /// `base` (threads of one launch each run on one over the launch's memory).
+    pub fn over(base: Arc<SparseMemory>) -> SparseMemory {
+        SparseMemory {
+            extra: Some(Box::new(Extra {
+                host: Some(HostRanges::Base(base)),
                 ..Extra::default()
             })),
             ..SparseMemory::default()

@@ -284,3 +284,30 @@ fn watched_range_inside_a_region_sees_every_writer() {
     assert!(n.add_region(0x2000, vec![0; 8], false).is_ok());
     assert!(n.take_watched_write(), "placing a region is a write");
 }
+
+#[test]
+fn a_memory_over_a_base_reads_it_and_copies_only_the_pages_it_writes() {
+    let mut base = SparseMemory::new();
+    base.write(0x1000, &[1, 2, 3, 4]);
+    assert!(base
+        .add_region(0x10_0000, (0..64u8).collect(), false)
+        .is_ok());
+    let base = Arc::new(base);
+    let mut v = SparseMemory::over(base.clone());
+    assert_eq!(v.read_vec(0x0ffe, 4), vec![0, 0, 1, 2]);
+    assert_eq!(v.read_u32(0x10_0004), u32::from_le_bytes([4, 5, 6, 7]));
+    assert!(v.pages().next().is_none(), "reads copy nothing");
+    v.write(0x1001, &[9]);
+    v.write_u32(0x10_0008, 0xaabb_ccdd);
+    // The pages written hold the base's other bytes; the base never changes.
+    assert_eq!(v.read_vec(0x1000, 4), vec![1, 9, 3, 4]);
+    assert_eq!(
+        v.read_vec(0x10_0007, 6),
+        vec![7, 0xdd, 0xcc, 0xbb, 0xaa, 12]
+    );
+    assert_eq!(base.read_vec(0x1000, 4), vec![1, 2, 3, 4]);
+    assert_eq!(base.read_vec(0x10_0008, 4), vec![8, 9, 10, 11]);
+    let mut pages: Vec<u64> = v.pages().map(|(a, _)| a).collect();
+    pages.sort();
+    assert_eq!(pages, vec![0x1000, 0x10_0000]);
+}

@@ -1122,7 +1122,8 @@ PCODE = {
                 (Arch::Cdna1, 1268),
                 (Arch::Cdna2, 1286),
                 (Arch::Cdna3, 1326),
-                (Arch::Cdna, 1441)
+                (Arch::Cdna, 1441),
+                (Arch::Cdna5, 1373)
             ]
         );
 

@@ -11,6 +11,11 @@
 //! RDNA 1 and 2 (gfx1010, gfx1030) come from the `rdna3` folder and the GFX10 target data
 //! of [`super::targets`] (docs/gfx10.md).
 //!
+//! CDNA 5 (gfx1250, GFX12.5) comes like CDNA 1-3 from the `rdna4` folder (gfx1200) and
+//! its target table: the GFX12 instructions gfx1250 keeps (none moved opcode), and
+//! gfx1250's own (its WMMA shapes, 64-bit VALU operations, tensor and async loads, cluster
+//! barriers, ...) with no pseudocode, so not executable (docs/cdna5.md).
+//!
 //! Any other arch reports [`SpecError::NoDatabase`] until its derivation exists.
 
 use super::db::{Instruction, Spec, SpecDb};
@@ -31,6 +36,10 @@ fn target_table(arch: Arch) -> Option<(&'static str, &'static str)> {
             "semantics/targets/gfx942.tsv",
             include_str!("../../semantics/targets/gfx942.tsv"),
         ),
+        Arch::Cdna5 => (
+            "semantics/targets/gfx1250.tsv",
+            include_str!("../../semantics/targets/gfx1250.tsv"),
+        ),
         _ => return None,
     })
 }
@@ -43,6 +52,11 @@ struct Row<'a> {
     base: Option<u32>,
     /// The opcode on the target (`None`: the target lacks it).
     target: Option<u32>,
+    /// LLVM's mnemonic, followed by ` renamed` when the target renamed the base instruction.
+    mnemonic: &'a str,
+    /// For a target-only instruction, the base instruction whose operands it takes, with
+    /// `~alike/probes` when LLVM printed the two alike on only some probe words.
+    operands_of: Option<&'a str>,
 }
 
 fn parse_table<'a>(file: &str, text: &'a str) -> Result<Vec<Row<'a>>, SpecError> {
@@ -76,6 +90,8 @@ fn parse_table<'a>(file: &str, text: &'a str) -> Result<Vec<Row<'a>>, SpecError>
             name: cells[1],
             base: opcode(cells[2])?,
             target: opcode(cells[3])?,
+            mnemonic: cells.get(4).copied().unwrap_or(""),
+            operands_of: cells.get(5).copied().filter(|c| *c != "-"),
         });
     }
     Ok(rows)
@@ -103,11 +119,15 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
     };
     let rows = parse_table(file, text)?;
     let mut keep: std::collections::HashMap<(&str, u32), u32> = Default::default();
+    let mut renamed: std::collections::HashMap<(&str, u32), &str> = Default::default();
     let mut extra = Vec::new();
     for r in &rows {
         match (r.base, r.target) {
             (Some(b), Some(t)) => {
                 keep.insert((r.encoding, b), t);
+                if let Some(new) = r.mnemonic.strip_suffix(" renamed") {
+                    renamed.insert((r.encoding, b), new);
+                }
             }
             (None, Some(_)) => extra.push(r),
             (_, None) => {}
@@ -120,6 +140,11 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
             continue;
         };
         let mut i = i.clone();
+        // A renamed instruction takes the target's name; the base's stays as an alias.
+        if let Some(new) = renamed.get(&(i.encoding.as_str(), i.opcode)) {
+            let old = std::mem::replace(&mut i.name, new.to_ascii_uppercase());
+            i.aliases.insert(0, old);
+        }
         i.opcode = opcode;
         if !arch.shares_text(&i.name) {
             i.pcode = None;
@@ -129,12 +154,24 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
     }
     let extra_count = extra.len();
     for r in extra {
+        let operands = match r.operands_of {
+            Some(donor) => donor_operands(base, file, r, donor)?,
+            None => Vec::new(),
+        };
+        // As in the wheel, a vector ALU form named `_E32`/`_E64` has its bare name as an
+        // alias (which is how the printer finds a 32-bit form's VOP3 twin).
+        let aliases = r
+            .name
+            .strip_suffix("_E32")
+            .or_else(|| r.name.strip_suffix("_E64"))
+            .map(|stem| vec![stem.to_string()])
+            .unwrap_or_default();
         instructions.push(Instruction {
             name: r.name.to_string(),
             encoding: r.encoding.to_string(),
             opcode: r.target.unwrap_or(0),
-            aliases: Vec::new(),
-            operands: Vec::new(),
+            aliases,
+            operands,
             pcode: None,
         });
     }
@@ -154,6 +191,16 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
             }
         }
         e.opcodes.sort_unstable();
+        if let Some(bit) = scale_offset_bit(arch, &e.name) {
+            e.fields.push(super::db::BitField {
+                name: "scale_offset".to_string(),
+                hi: bit,
+                lo: bit,
+                kind: "BitField".to_string(),
+                fixed: None,
+                default: None,
+            });
+        }
     }
     Ok(SpecDb::from_parts(
         arch,
@@ -161,4 +208,73 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
         encodings,
         pcode_order,
     ))
+}
+
+/// The bit of gfx1250's `scale_offset` in an encoding that has it (RDNA 4 leaves the bit
+/// unused): the register offset of a scalar or flat-family access is scaled by the access
+/// size. Read off llvm-mc-22 -mcpu=gfx1250 -show-encoding (`global_load_b32 v1, v2, s[0:1]
+/// scale_offset` sets bit 48, `s_load_b32 s1, s[2:3], s4 offset:0x0 scale_offset` bit 56);
+/// llvm-mc refuses it on buffer and LDS accesses.
+fn scale_offset_bit(arch: Arch, encoding: &str) -> Option<u32> {
+    if arch != Arch::Cdna5 {
+        return None;
+    }
+    match encoding {
+        "VFLAT" | "VGLOBAL" | "VSCRATCH" => Some(48),
+        "SMEM" => Some(56),
+        _ => None,
+    }
+}
+
+/// The operands of target-only instruction `r`, taken from base instruction `donor` (its
+/// `operands_of` cell; `NAME~k/n` when LLVM printed the two alike on only k of n probe
+/// words: the registers' widths agree, maybe not the value formats). An instruction whose
+/// name says it is integer-only (`V_ADD_NC_U64`) takes integer formats of the same widths.
+fn donor_operands(
+    base: &SpecDb,
+    file: &str,
+    r: &Row<'_>,
+    donor: &str,
+) -> Result<Vec<super::db::Operand>, SpecError> {
+    let name = donor.split_once('~').map_or(donor, |(name, _)| name);
+    let Some(d) = base
+        .instructions()
+        .iter()
+        .find(|i| i.encoding == r.encoding && i.name == name)
+    else {
+        return Err(SpecError::Shape {
+            file: file.to_string(),
+            line: 0,
+            message: format!(
+                "{} {}: operand donor `{name}` is not a {} instruction of the base",
+                r.encoding, r.name, r.encoding
+            ),
+        });
+    };
+    let mut ops = d.operands.clone();
+    // An integer-only instruction (`V_MUL_U64_E32`, whose donor is `V_ADD_F64_E32`) takes
+    // integer formats: a 32-bit literal for a 64-bit integer source is zero-extended, not
+    // put in the high half as for an f64 source.
+    if integer_only(r.name) {
+        for o in &mut ops {
+            if o.format.contains("_F") || o.format.contains("BF16") {
+                o.format = format!("FMT_NUM_B{}", o.bits);
+            }
+        }
+    }
+    Ok(ops)
+}
+
+/// Whether every type token of an instruction name (`U64`, `I32`, `B16`, ...) is an
+/// integer type: `V_MAD_NC_U64_U32` yes, `V_CVT_SR_PK_F16_F32` no.
+fn integer_only(name: &str) -> bool {
+    let types: Vec<&str> = name
+        .split('_')
+        .filter(|t| {
+            t.len() >= 2
+                && t[1..].chars().all(|c| c.is_ascii_digit())
+                && matches!(t.as_bytes()[0], b'U' | b'I' | b'B' | b'F')
+        })
+        .collect();
+    !types.is_empty() && types.iter().all(|t| !t.starts_with('F'))
 }

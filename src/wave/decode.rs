@@ -451,10 +451,13 @@ pub(crate) fn named(f: &impl Facts, dst: Dest, name: &str) -> Option<Named> {
             let k = (name.as_bytes()[1] - b'0') as usize;
             match f.src_field(k) {
                 Some(field) if f.has_field(field) => Named::Source(k, field),
-                // SOPK texts name the 16-bit immediate S1 when S0 is the SGPR `sdst` names
-                // (CDNA's S_CMPK_*: `S0.i32 == signext(S1.i16)`), and S0 when the SGPR is
-                // D0 (RDNA 4's and CDNA's S_MOVK/S_ADDK/S_MULK: `D0 + signext(S0.i16)`).
-                _ if f.family() == "SOPK" && (k == 1 || k == 0 && f.text().reg("D0").is_some()) => {
+                // A SOPK text's name for its 16-bit immediate (`exec::is_sopk_immediate`).
+                _ if crate::exec::is_sopk_immediate(
+                    f.family(),
+                    &name[name.len() - 2..],
+                    f.text().reg("D0").is_some(),
+                ) =>
+                {
                     Named::Value((f.field("simm16") & 0xffff) as u64)
                 }
                 _ if f.family() == "SOPK" && k == 0 => Named::Scalar(f.field("sdst")),

@@ -11,6 +11,8 @@
 //! treated as global. The executor's memory holds only the bytes an instruction can reach
 //! (up to 16 bytes past each address it may form), so a step costs what it touches.
 
+pub use super::memory_space::SCRATCH_LANE_SPAN;
+pub(super) use super::memory_space::{access_bytes, scratch_key, Space};
 use crate::exec::Machine;
 use crate::interp::RegValue;
 use crate::value::Bits;
@@ -20,9 +22,9 @@ use super::{Decoded, Entry, Executor, WaveError};
 use crate::machine::InstFacts;
 
 /// Whether an instruction addresses memory this module executes (scalar, LDS, global, flat,
-/// scratch).
+/// scratch and MUBUF/MTBUF buffers).
 pub(super) fn is_memory(f: &InstFacts) -> bool {
-    f.mem.is_wave_memory()
+    f.family.is_wave_memory()
 }
 
 /// The RDNA 3 / CDNA name of a memory family (RDNA 4's VGLOBAL, VSCRATCH and VFLAT are
@@ -42,6 +44,8 @@ pub(super) fn field_name<'a>(has: &dyn Fn(&str) -> bool, n: &'a str) -> &'a str 
     match n {
         "addr" if !has("addr") && has("vaddr") => "vaddr",
         "data" if !has("data") && has("vsrc") => "vsrc",
+        // MUBUF: `vdata` is the store data, the load destination and the atomic's operand.
+        "data" | "vdst" if !has(n) && has("vdata") => "vdata",
         "offset" if !has("offset") && has("ioffset") => "ioffset",
         other => other,
     }
@@ -67,11 +71,6 @@ fn vgpr_words(w: &WaveState, lane: u32, reg: u32, width: u32) -> Bits {
     Bits::from_words(width, &words)
 }
 
-/// The number of bytes one element of a load, store or atomic accesses.
-pub(super) fn access_bytes(f: &InstFacts) -> u64 {
-    u64::from(f.bytes)
-}
-
 /// Whether a DS instruction's text leaves the encoding's offset out (it reads none of `OFFSET`,
 /// `OFFSET0`, `OFFSET1`), so that ADDR must include it.
 pub(super) fn ds_offset_in_addr(e: &Entry, name: &str) -> bool {
@@ -81,36 +80,6 @@ pub(super) fn ds_offset_in_addr(e: &Entry, name: &str) -> bool {
         && ["OFFSET", "OFFSET0", "OFFSET1"]
             .iter()
             .all(|n| f.reg(n).is_none())
-}
-
-/// The bytes of scratch each lane has room for in the scratch map: lane `l`'s byte `a` is
-/// kept at `l * SCRATCH_LANE_SPAN + a`. AMD's scratch entries address `MEM[ADDR]` with a
-/// 32-bit ADDR, and 64 lanes of 64 MiB fill exactly 32 bits, so the key survives the text's
-/// truncation; launches with more scratch per lane are refused, and a launch's bounds keep
-/// every access below its scratch size.
-pub const SCRATCH_LANE_SPAN: u64 = 64 << 20;
-
-/// The scratch-map key of lane `lane`'s scratch byte `offset`.
-fn scratch_key(lane: u32, offset: u32) -> u64 {
-    lane as u64 * SCRATCH_LANE_SPAN + offset as u64
-}
-
-/// The memory an instruction addresses.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Space {
-    Global,
-    Lds,
-    Scratch,
-}
-
-impl Space {
-    fn name(self) -> &'static str {
-        match self {
-            Space::Global => "global",
-            Space::Lds => "LDS",
-            Space::Scratch => "scratch",
-        }
-    }
 }
 
 /// The byte ranges `(offset, bytes)` past its address that a DS instruction accesses.
@@ -197,6 +166,7 @@ pub(super) fn execute(
     if let Some(log) = w.last_access.as_mut() {
         log.clear();
     }
+    scale_shift(d, w).map_err(|why| unsupported(&why))?;
     // The GDS forms address the device's global data share, which a dispatch of one device's
     // waves does not model (its contents and allocation belong to the driver).
     if family == "DS" && field("gds") == 1 {
@@ -222,6 +192,8 @@ pub(super) fn execute(
 
     // The address of each lane (SMEM: one address).
     let mut addrs: Vec<u64> = Vec::with_capacity(lanes as usize);
+    // MUBUF: the space its V# addresses and each lane's bytes in range.
+    let mut buffer: Option<(Space, Vec<u64>)> = None;
     match family {
         "SMEM" => {
             let base = w.sgpr_pair(field("sbase") as u32 * 2);
@@ -244,7 +216,8 @@ pub(super) fn execute(
             } else {
                 let mut off = sext(field("offset"), offset_bits(21)) as u64;
                 if d.inst.field("soffset").is_some() && soff != null && soff < 128 {
-                    off = off.wrapping_add(w.read_sgpr(soff as u32) as u64);
+                    let shift = scale_shift(d, w).map_err(|why| unsupported(&why))?;
+                    off = off.wrapping_add((w.read_sgpr(soff as u32) as u64) << shift);
                 }
                 off
             };
@@ -263,16 +236,32 @@ pub(super) fn execute(
                 addrs.push((w.vgpr(lane, vaddr) as u64 + offset) & 0xffff_ffff);
             }
         }
+        "MUBUF" => {
+            let lanes = super::memory_buffer::addresses(d, w)?;
+            addrs = lanes.addrs;
+            buffer = Some((lanes.space, lanes.in_range));
+        }
         _ => addrs = vmem_addresses(d, w, family),
     }
 
     let smem = family == "SMEM";
-    let active = |lane: usize| smem || exec >> lane & 1 == 1;
+    // A buffer lane runs the text when its whole access is in range (see `buffer_rest`).
+    let size = access_bytes(&d.facts);
+    let in_range = |lane: usize| buffer.as_ref().is_none_or(|(_, r)| r[lane] == size);
+    let active = |lane: usize| smem || exec >> lane & 1 == 1 && in_range(lane);
     let mut space = match family {
         "DS" => Space::Lds,
         "SCRATCH" => Space::Scratch,
         _ => Space::Global,
     };
+    if let Some((s, _)) = &buffer {
+        space = *s;
+    }
+    // The lanes that run the text.
+    let exec_text = (0..lanes as usize)
+        .filter(|&l| in_range(l))
+        .fold(0u64, |m, l| m | 1 << l)
+        & exec;
     // A FLAT address in the shared or private aperture addresses LDS or the lane's scratch.
     if family == "FLAT" {
         space = flat_space(d, &mut addrs, &active)?;
@@ -289,7 +278,12 @@ pub(super) fn execute(
     };
     if let Some(b) = w.bounds.clone() {
         let load_only = d.facts.load_only;
-        check_bounds(&b, space, d, &addrs, &active, &extents, load_only)?;
+        match &buffer {
+            Some((_, in_range)) => {
+                super::memory_buffer::check_bounds(&b, space, d, &addrs, exec, in_range, load_only)?
+            }
+            None => check_bounds(&b, space, d, &addrs, &active, &extents, load_only)?,
+        }
     }
     if let Some(log) = w.last_access.as_mut() {
         let space = match space {
@@ -435,7 +429,7 @@ pub(super) fn execute(
                 Some(RegValue::Uniform(Bits::from_words(width, &words)))
             }
             "M0" => Some(RegValue::Uniform(Bits::from_u64(width, w.m0() as u64))),
-            "EXEC" => Some(RegValue::Uniform(Bits::from_u64(width, exec))),
+            "EXEC" => Some(RegValue::Uniform(Bits::from_u64(width, exec_text))),
             _ => None,
         };
         if let Some(v) = v {
@@ -444,7 +438,7 @@ pub(super) fn execute(
     }
     m.values
         .entry("EXEC".to_string())
-        .or_insert_with(|| RegValue::Uniform(Bits::from_u64(64, exec)));
+        .or_insert_with(|| RegValue::Uniform(Bits::from_u64(64, exec_text)));
     // DS_SWIZZLE_B32 reads and writes the VGPR file itself (`VGPR[lane][ADDR]`, `VDST`).
     let swizzle = name == "DS_SWIZZLE_B32" || e.vgpr_space;
     if swizzle {
@@ -501,7 +495,7 @@ pub(super) fn execute(
             }
             m.values.insert(
                 "EXEC".to_string(),
-                RegValue::Uniform(Bits::from_u64(64, exec)),
+                RegValue::Uniform(Bits::from_u64(64, exec_text)),
             );
             match (failed, merged) {
                 (Some(err), _) => Err(err),
@@ -531,7 +525,11 @@ pub(super) fn execute(
         }
     }
     let stores = d.facts.stores;
-    if stores && w.track_writes && space == Space::Global && matches!(family, "GLOBAL" | "FLAT") {
+    if stores
+        && w.track_writes
+        && space == Space::Global
+        && matches!(family, "GLOBAL" | "FLAT" | "MUBUF")
+    {
         let n = access_bytes(&d.facts);
         for (lane, &a) in addrs.iter().enumerate() {
             if !active(lane) {
@@ -577,6 +575,10 @@ pub(super) fn execute(
         }
     }
     ex.machine = m;
+    if let Some((_, in_range)) = &buffer {
+        let back = d.facts.returns_data(|f| d.inst.field(f));
+        super::memory_buffer::finish(d, w, space, &addrs, exec, in_range, back);
+    }
     Ok(None)
 }
 
@@ -604,6 +606,9 @@ pub(super) fn vmem_addresses(d: &Decoded, w: &WaveState, family: &str) -> Vec<u6
     } else {
         0
     };
+    // gfx1250's `scale_offset` (refused where it cannot apply by `scale_shift`, which the
+    // callers run first).
+    let shift = scale_shift(d, w).unwrap_or(0);
     (0..w.wave_size)
         .map(|lane| match () {
             _ if scratch => {
@@ -612,17 +617,55 @@ pub(super) fn vmem_addresses(d: &Decoded, w: &WaveState, family: &str) -> Vec<u6
                     a = w.read_sgpr(saddr as u32) as u64;
                 }
                 if sve || !saddr_on && d.inst.field("sve").is_none() {
-                    a = a.wrapping_add(w.vgpr(lane, vaddr) as u64);
+                    a = a.wrapping_add((w.vgpr(lane, vaddr) as u64) << shift);
                 }
                 scratch_key(lane, a.wrapping_add(offset) as u32)
             }
             _ if saddr_on => saddr_base
-                .wrapping_add(w.vgpr(lane, vaddr) as u64)
+                .wrapping_add((w.vgpr(lane, vaddr) as u64) << shift)
                 .wrapping_add(offset),
             _ => (w.vgpr(lane, vaddr) as u64 | (w.vgpr(lane, vaddr + 1) as u64) << 32)
                 .wrapping_add(offset),
         })
         .collect()
+}
+
+/// The left shift gfx1250's `scale_offset` bit applies to the register offset of a scalar
+/// or flat-family access: log2 of the access size in bytes (LLVM sets the bit when it folds
+/// `offset << log2(size)` into the address: `global_load_b32 v1, v0, s[4:5] scale_offset`
+/// reads `s[4:5] + v0 * 4`). The register offset is SGPR `soffset` (SMEM), VGPR `vaddr`
+/// with an SGPR base (GLOBAL, FLAT) and the `sve` VGPR (SCRATCH). An access with no such
+/// register, or of a size that is not a power of two, is refused: what the bit does there
+/// is not documented.
+pub(super) fn scale_shift(d: &Decoded, w: &WaveState) -> Result<u32, String> {
+    if d.inst.field("scale_offset").unwrap_or(0) == 0 {
+        return Ok(0);
+    }
+    let bytes = access_bytes(&d.facts);
+    if !bytes.is_power_of_two() {
+        return Err(format!(
+            "scale_offset on a {bytes}-byte access is not modelled (no documented scale)"
+        ));
+    }
+    let null = super::state::null_code(w.arch).unwrap_or(u32::MAX) as u64;
+    let field = |n: &str| d.inst.field(n).unwrap_or(0);
+    let family = canonical_family(d.inst.family.as_str());
+    let has_register = match family {
+        "SMEM" => field("soffset") != null && field("soffset") < 128,
+        "SCRATCH" => field("sve") == 1,
+        _ => {
+            let saddr = field("saddr");
+            d.inst.field("saddr").is_some() && saddr != null && saddr != 0x7f
+        }
+    };
+    if !has_register {
+        return Err(
+            "scale_offset without a register offset to scale (SMEM soffset, an SGPR base with \
+             GLOBAL/FLAT, sve with SCRATCH) is not modelled"
+                .to_string(),
+        );
+    }
+    Ok(bytes.trailing_zeros())
 }
 
 /// The memory a FLAT instruction addresses, from the aperture of its active lanes'

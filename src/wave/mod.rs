@@ -42,6 +42,9 @@ mod gpr_idx;
 pub mod json;
 mod memfast;
 mod memory;
+mod memory_buffer;
+mod memory_space;
+pub use memory_buffer::scratch_resource;
 mod memprep;
 pub mod native;
 mod program;
@@ -816,7 +819,7 @@ impl Executor {
             Class::Execute => {}
         }
         let next = if d.inst.family == "VOPD" {
-            vopd::execute(self, d, wave)?
+            vopd::execute(self, (program.id, idx), d, wave)?
         } else if let Some(entry) = self.slow_entry(program, idx) {
             // An instruction off the bound fast path (memory, register-file addressing)
             // whose entry is cached: no name lookup. A plain load or store runs from its

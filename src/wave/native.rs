@@ -62,6 +62,15 @@ pub fn refused(why: Refusal) -> &'static str {
              (VGT_GS_MAX_WAVE_ID, the dispatch order of the geometry front end), which a \
              compute dispatch model does not have"
         }
+        Refusal::BufferFormat => {
+            "buffer format access: the conversion by the V#'s data and number formats \
+             (ConvertFromFormat, ChannelOffset) is not modelled"
+        }
+        Refusal::BufferLds => "buffer access to LDS (M0-addressed) is not modelled",
+        Refusal::ScalarBuffer => {
+            "scalar buffer access: the scalar unit's V# addressing and range rules are not \
+             modelled"
+        }
     }
 }
 
@@ -75,6 +84,11 @@ pub(super) fn execute(kind: Native, d: &Decoded, w: &mut WaveState) -> Result<()
     if let Some(log) = w.last_access.as_mut() {
         log.clear();
     }
+    memory::scale_shift(d, w).map_err(|reason| WaveError::Unsupported {
+        addr: d.addr,
+        inst: d.inst.name.clone(),
+        reason,
+    })?;
     match kind {
         Native::LdsDma => lds_dma(d, w),
         Native::Transpose => transpose(d, w),

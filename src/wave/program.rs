@@ -75,14 +75,14 @@ impl Class {
 #[derive(Clone, Debug, Default)]
 pub struct Program {
     /// The instructions in memory order (fixed once built: executors cache per-instruction
-    /// plans by the program's id).
-    pub(super) insts: Vec<Decoded>,
+    /// plans by the program's id). Shared by clones, so a clone costs two reference counts.
+    pub(super) insts: std::sync::Arc<[Decoded]>,
     /// The byte size.
     pub size: u64,
     /// The address of the first byte: instruction addresses (and so PC) are `base + offset`.
     pub base: u64,
     /// Instruction index + 1 per 4-byte word of the program (0: no instruction starts there).
-    pub(super) index: Vec<u32>,
+    pub(super) index: std::sync::Arc<[u32]>,
     /// A process-unique id (clones share it): executors key their per-instruction binding
     /// plans by it, so a program's instructions must not be changed after it is built.
     pub(super) id: u64,
@@ -252,12 +252,18 @@ impl Program {
             pos += size;
         }
         Ok(Program {
-            insts,
+            insts: insts.into(),
             size: bytes.len() as u64,
             base,
-            index,
+            index: index.into(),
             id: NEXT_PROGRAM_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
+    }
+
+    /// The program's process-unique id, shared by its clones (a program never changes once
+    /// built, so what is derived from it can be kept by this id).
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// The instructions in memory order.

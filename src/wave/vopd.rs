@@ -15,7 +15,9 @@
 
 use crate::isa::{self, Isa};
 
-use super::{fetch, Decoded, Executor, WaveError, WaveState};
+use std::rc::Rc;
+
+use super::{fetch, Decoded, Entry, Executor, WaveError, WaveState};
 
 /// The VOP1/VOP2 instruction a VOPD opcode runs: (name, family, opcode, dual name).
 fn half(isa: &Isa, opcode: u32) -> Option<(String, String, u32, String)> {
@@ -79,50 +81,89 @@ fn split(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
     })
 }
 
-/// The identity of a VOPD instruction for [`Halves`]: its address and every field its halves
-/// are built from.
-pub(super) type Key = (u64, [u64; 8], Option<u32>);
+/// The identity of a VOPD instruction for [`Halves`]: its program's id and its index there
+/// (programs never change once built).
+pub(super) type Key = (u64, usize);
 
-/// The halves of VOPD instructions already split, by [`Key`] (`Executor::vopd_halves`).
-pub(super) type Halves = std::collections::HashMap<Key, std::rc::Rc<(Decoded, Decoded)>>;
+/// The entry and binding plan of one half, made for the MODE in the plan.
+type Bound = (Rc<Entry>, Rc<fetch::Plan>);
+
+/// A VOPD instruction split into its halves, with each half's entry and plan once built
+/// (`None` for a half off the bound fast path).
+pub(super) struct Split {
+    halves: Rc<(Decoded, Decoded)>,
+    /// The MODE and wave size the plans were made for, and Y's then X's.
+    bound: Option<(u32, u32, [Option<Bound>; 2])>,
+}
+
+/// The VOPD instructions already split, by [`Key`] (`Executor::vopd_halves`).
+pub(super) type Halves = std::collections::HashMap<Key, Split>;
 
 /// At most this many split instructions are kept (all are dropped when it is reached).
 const HALVES_MAX: usize = 4096;
 
-/// The X and Y halves of `d`, split once per instruction.
-fn halves(ex: &mut Executor, d: &Decoded) -> Option<std::rc::Rc<(Decoded, Decoded)>> {
-    let f = |n: &str| d.inst.field(n).unwrap_or(0);
-    let key: Key = (
-        d.addr,
-        [
-            f("opx"),
-            f("opy"),
-            f("srcx0"),
-            f("vsrcx1"),
-            f("srcy0"),
-            f("vsrcy1"),
-            f("vdstx"),
-            f("vdsty"),
-        ],
-        d.inst.literal,
-    );
-    if let Some(h) = ex.vopd_halves.get(&key) {
-        return Some(h.clone());
+/// The halves of `d` and their plans for `w`'s MODE when built, split once per instruction.
+#[allow(clippy::type_complexity)]
+fn halves(
+    ex: &mut Executor,
+    key: Key,
+    d: &Decoded,
+    w: &WaveState,
+) -> Option<(Rc<(Decoded, Decoded)>, Option<[Option<Bound>; 2]>)> {
+    if let Some(s) = ex.vopd_halves.get(&key) {
+        let bound = match &s.bound {
+            Some((mode, lanes, b)) if *mode == w.mode && *lanes == w.wave_size => Some(b.clone()),
+            _ => None,
+        };
+        return Some((s.halves.clone(), bound));
     }
-    let h = std::rc::Rc::new((split(ex.isa(), d, false)?, split(ex.isa(), d, true)?));
+    let h = Rc::new((split(ex.isa(), d, false)?, split(ex.isa(), d, true)?));
     if ex.vopd_halves.len() >= HALVES_MAX {
         ex.vopd_halves.clear();
     }
-    ex.vopd_halves.insert(key, h.clone());
-    Some(h)
+    let split = Split {
+        halves: h.clone(),
+        bound: None,
+    };
+    ex.vopd_halves.insert(key, split);
+    Some((h, None))
+}
+
+/// The entry and plan of half `d` for `w` (`None` off the bound fast path).
+fn bind(ex: &mut Executor, d: &Decoded, w: &WaveState) -> Result<Option<Bound>, WaveError> {
+    let entry = ex.entry(d)?;
+    if !fetch::fast_path(&entry, d) {
+        return Ok(None);
+    }
+    let plan = fetch::plan(&entry, d, w);
+    Ok(Some((entry, Rc::new(plan))))
+}
+
+/// Runs one half with its plan when it has one.
+fn run_half(
+    ex: &mut Executor,
+    bound: &Option<Bound>,
+    d: &Decoded,
+    w: &mut WaveState,
+) -> Result<(), WaveError> {
+    match bound {
+        Some((entry, plan)) => fetch::execute_bound(ex, entry, plan, d, w)?,
+        None => {
+            let entry = ex.entry(d)?;
+            fetch::execute(ex, &entry, d, w)?
+        }
+    };
+    Ok(())
 }
 
 /// Runs both halves on the state from before the instruction. The halves write only their
 /// destination VGPR (the assembler keeps the two apart), so Y runs first on `w` (it sees the
 /// state before the instruction), its destination row is saved and put back as it was, X
-/// runs (it sees the state before the instruction too), and Y's row goes in.
+/// runs (it sees the state before the instruction too), and Y's row goes in. `key` names
+/// the instruction (its program's id and index).
 pub(super) fn execute(
     ex: &mut Executor,
+    key: Key,
     d: &Decoded,
     w: &mut WaveState,
 ) -> Result<Option<u64>, WaveError> {
@@ -131,23 +172,31 @@ pub(super) fn execute(
         inst: d.inst.name.clone(),
         reason: "a VOPD half with no VOP1/VOP2 counterpart".into(),
     };
-    let h = halves(ex, d).ok_or_else(unsupported)?;
+    let (h, bound) = halves(ex, key, d, w).ok_or_else(unsupported)?;
     let (x, y) = (&h.0, &h.1);
+    let bound = match bound {
+        Some(b) => b,
+        None => {
+            let b = [bind(ex, y, w)?, bind(ex, x, w)?];
+            if let Some(s) = ex.vopd_halves.get_mut(&key) {
+                s.bound = Some((w.mode, w.wave_size, b.clone()));
+            }
+            b
+        }
+    };
     let vdsty = y.inst.field("vdst").unwrap_or(0) as u32;
     let lanes = w.wave_size as usize;
     let mut before = [0u32; 64];
     for (lane, v) in before.iter_mut().enumerate().take(lanes) {
         *v = w.vgpr(lane as u32, vdsty);
     }
-    let ey = ex.entry(y)?;
-    fetch::execute(ex, &ey, y, w)?;
+    run_half(ex, &bound[0], y, w)?;
     let mut after = [0u32; 64];
     for (lane, v) in after.iter_mut().enumerate().take(lanes) {
         *v = w.vgpr(lane as u32, vdsty);
         w.set_vgpr(lane as u32, vdsty, before[lane]);
     }
-    let ex_x = ex.entry(x)?;
-    fetch::execute(ex, &ex_x, x, w)?;
+    run_half(ex, &bound[1], x, w)?;
     for (lane, &v) in after.iter().enumerate().take(lanes) {
         w.set_vgpr(lane as u32, vdsty, v);
     }

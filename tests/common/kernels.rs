@@ -70,15 +70,39 @@ pub enum Target {
     Gfx1200,
     /// CDNA 4 (wave64).
     Gfx950,
+    /// CDNA 5 (wave32 only).
+    Gfx1250,
+    /// CDNA 1 (wave64).
+    Gfx908,
+    /// CDNA 2 (wave64).
+    Gfx90a,
+    /// CDNA 3 (wave64).
+    Gfx942,
+    /// RDNA 1, wave32.
+    Gfx1010,
+    /// RDNA 1, wave64 (`-mwavefrontsize64`).
+    Gfx1010W64,
+    /// RDNA 2, wave32.
+    Gfx1030,
+    /// RDNA 2, wave64 (`-mwavefrontsize64`).
+    Gfx1030W64,
 }
 
 impl Target {
     /// Every target, in report order.
-    pub const ALL: [Target; 4] = [
+    pub const ALL: [Target; 12] = [
         Target::Gfx1100,
         Target::Gfx1100W64,
         Target::Gfx1200,
         Target::Gfx950,
+        Target::Gfx1250,
+        Target::Gfx908,
+        Target::Gfx90a,
+        Target::Gfx942,
+        Target::Gfx1010,
+        Target::Gfx1010W64,
+        Target::Gfx1030,
+        Target::Gfx1030W64,
     ];
 
     /// The `-mcpu` value.
@@ -87,14 +111,54 @@ impl Target {
             Target::Gfx1100 | Target::Gfx1100W64 => "gfx1100",
             Target::Gfx1200 => "gfx1200",
             Target::Gfx950 => "gfx950",
+            Target::Gfx1250 => "gfx1250",
+            Target::Gfx908 => "gfx908",
+            Target::Gfx90a => "gfx90a",
+            Target::Gfx942 => "gfx942",
+            Target::Gfx1010 | Target::Gfx1010W64 => "gfx1010",
+            Target::Gfx1030 | Target::Gfx1030W64 => "gfx1030",
         }
+    }
+
+    /// Whether the target is CDNA (GFX9: gfx908, gfx90a, gfx942, gfx950).
+    pub fn is_cdna(self) -> bool {
+        matches!(
+            self,
+            Target::Gfx950 | Target::Gfx908 | Target::Gfx90a | Target::Gfx942
+        )
+    }
+
+    /// Whether the target is RDNA 1 or 2 (GFX10), which has no matrix cores.
+    pub fn is_gfx10(self) -> bool {
+        matches!(
+            self,
+            Target::Gfx1010 | Target::Gfx1010W64 | Target::Gfx1030 | Target::Gfx1030W64
+        )
+    }
+
+    /// Whether the target is compiled with `-mwavefrontsize64` (RDNA in wave64).
+    pub fn rdna_wave64(self) -> bool {
+        matches!(
+            self,
+            Target::Gfx1100W64 | Target::Gfx1010W64 | Target::Gfx1030W64
+        )
     }
 
     /// Lanes per wave.
     pub fn wave(self) -> u32 {
         match self {
-            Target::Gfx1100 | Target::Gfx1200 => 32,
-            Target::Gfx1100W64 | Target::Gfx950 => 64,
+            Target::Gfx1100
+            | Target::Gfx1200
+            | Target::Gfx1250
+            | Target::Gfx1010
+            | Target::Gfx1030 => 32,
+            Target::Gfx1100W64
+            | Target::Gfx950
+            | Target::Gfx908
+            | Target::Gfx90a
+            | Target::Gfx942
+            | Target::Gfx1010W64
+            | Target::Gfx1030W64 => 64,
         }
     }
 
@@ -105,6 +169,14 @@ impl Target {
             Target::Gfx1100W64 => "gfx1100w64",
             Target::Gfx1200 => "gfx1200",
             Target::Gfx950 => "gfx950",
+            Target::Gfx1250 => "gfx1250",
+            Target::Gfx908 => "gfx908",
+            Target::Gfx90a => "gfx90a",
+            Target::Gfx942 => "gfx942",
+            Target::Gfx1010 => "gfx1010",
+            Target::Gfx1010W64 => "gfx1010w64",
+            Target::Gfx1030 => "gfx1030",
+            Target::Gfx1030W64 => "gfx1030w64",
         }
     }
 }
@@ -295,7 +367,7 @@ pub fn compile(tools: &Toolchain, file: &str, target: Target, opt: Opt) -> CodeO
     .map(|s| s.to_string())
     .collect();
     args.push(format!("-mcpu={}", target.mcpu()));
-    if target == Target::Gfx1100W64 {
+    if target.rdna_wave64() {
         args.push("-mwavefrontsize64".into());
     }
     args.push(format!("-DWAVE={}", target.wave()));

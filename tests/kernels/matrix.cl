@@ -1,5 +1,6 @@
 // Matrix cores through their builtins: WMMA on gfx1100 (wave32 and wave64) and gfx1200, MFMA on
-// gfx950. One 16x16 tile per workgroup of one wave: D = A * B + C with A, B row-major f16 (or i8)
+// gfx908, gfx90a, gfx942 and gfx950. RDNA 1/2 (GFX10) have no matrix cores: the kernels are
+// empty there and the suite runs no case of them. One 16x16 tile per workgroup of one wave: D = A * B + C with A, B row-major f16 (or i8)
 // and C, D row-major f32 (or i32). The register layouts follow the ISA guides.
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
@@ -21,7 +22,9 @@ kernel void mma_f16(global const half *a, global const half *b, global const flo
   c += 256 * t;
   d += 256 * t;
   uint r = l % 16, h = l / 16;
-#if defined(__gfx950__)
+#if defined(__GFX10__)
+  // No matrix cores.
+#elif defined(__gfx950__) || defined(__gfx942__) || defined(__gfx90a__) || defined(__gfx908__)
   // v_mfma_f32_16x16x16_f16: lane holds A[r][4h..4h+3], B[4h..4h+3][r], C/D[4h+j][r].
   half4 va, vb;
   float4v vc;
@@ -84,7 +87,22 @@ kernel void mma_i8(global const char *a, global const char *b, global const int 
   c += 256 * t;
   d += 256 * t;
   uint r = l % 16, h = l / 16;
-#if defined(__gfx950__)
+#if defined(__GFX10__)
+  // No matrix cores.
+#elif defined(__gfx908__) || defined(__gfx90a__)
+  // v_mfma_i32_16x16x16_i8: A[r][4h..4h+3], B[4h..4h+3][r], C/D[4h+j][r]; K = 16.
+  int va = 0, vb = 0;
+  for (int j = 0; j < 4; j++) {
+    va |= (int)(uchar)a[r * 16 + 4 * h + j] << (8 * j);
+    vb |= (int)(uchar)b[(4 * h + j) * 16 + r] << (8 * j);
+  }
+  int4v vc;
+  for (int j = 0; j < 4; j++)
+    vc[j] = c[(4 * h + j) * 16 + r];
+  int4v vd = __builtin_amdgcn_mfma_i32_16x16x16i8(va, vb, vc, 0, 0, 0);
+  for (int j = 0; j < 4; j++)
+    d[(4 * h + j) * 16 + r] = vd[j];
+#elif defined(__gfx950__) || defined(__gfx942__)
   // v_mfma_i32_16x16x32_i8: A[r][8h..8h+7], B[8h..8h+7][r], C/D[4h+j][r]; K = 32.
   long va = 0, vb = 0;
   for (int j = 0; j < 8; j++) {

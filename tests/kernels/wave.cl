@@ -110,6 +110,8 @@ kernel void permlane(global const uint *data, global uint *out, uint sel_lo, uin
   r = __builtin_amdgcn_permlane16_swap(old, v, false, false);
   o[2] = r.x;
   o[3] = r.y;
+#elif defined(__GFX9__)
+  // gfx908, gfx90a, gfx942: no permlane instruction; the suite runs no case of this kernel.
 #else
   o[0] = __builtin_amdgcn_permlane16(old, v, sel_lo, sel_hi, false, false);
   o[1] = __builtin_amdgcn_permlanex16(old, v, sel_lo, sel_hi, false, false);

@@ -154,6 +154,7 @@ impl<'a> Lowerer<'a> {
                 if matches!(
                     name.as_str(),
                     "CalcDsAddr"
+                        | "CalcBufferAddr"
                         | "CalcGlobalAddr"
                         | "CalcFlatAddr"
                         | "CalcScratchAddr"
