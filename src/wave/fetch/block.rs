@@ -197,7 +197,7 @@ fn try_lower(
             Out::SgprD0 { code: c, width } => {
                 let halves = if width == 64 { 2 } else { 1 };
                 for k in 0..halves {
-                    let c = c + k;
+                    let c = dword_code(arch, c, k);
                     // `WaveState::write_sgpr` drops writes to `null` and past the file.
                     if Some(c) == null_code(arch) || c >= 128 {
                         continue;
