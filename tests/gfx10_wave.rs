@@ -172,3 +172,28 @@ fn wave64_null_carry_out_leaves_exec_alone() {
         );
     }
 }
+
+/// gfx1010's `v_madmk_f32`/`v_madak_f32` (literal K) are unfused: the product is rounded to
+/// f32 before the add. (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 rounds to 1 + 2^-11, so adding
+/// -(1 + 2^-11) gives 0, where a fused multiply-add gives 2^-24.
+#[test]
+fn gfx1010_madmk_and_madak_round_the_product() {
+    // v_madmk_f32 v0, v1, 0x3f800800, v2   (v0 = v1 * K + v2, K = 1 + 2^-12)
+    // v_madak_f32 v3, v1, v4, 0xbf801000   (v3 = v1 * v4 + K, K = -(1 + 2^-11))
+    // s_endpgm
+    let hex = "01 05 00 40 00 08 80 3f  01 09 06 42 00 10 80 bf  00 00 81 bf";
+    let a = 1.0f32 + 2f32.powi(-12);
+    let c = -(1.0f32 + 2f32.powi(-11));
+    assert_eq!(a.mul_add(a, c), 2f32.powi(-24), "fused would differ");
+    let w = run_hex(Arch::Rdna1, 32, hex, &|w| {
+        for l in 0..32 {
+            w.set_vgpr(l, 1, a.to_bits());
+            w.set_vgpr(l, 4, a.to_bits());
+            w.set_vgpr(l, 2, c.to_bits());
+        }
+    });
+    for l in 0..32u32 {
+        assert_eq!(w.vgpr(l, 0), 0, "lane {l}: v_madmk_f32");
+        assert_eq!(w.vgpr(l, 3), 0, "lane {l}: v_madak_f32");
+    }
+}

@@ -153,7 +153,7 @@ const GAPS: &[Gap] = &[
     Gap {
         kernels: &["int64_div"],
         targets: &[Target::Gfx1010, Target::Gfx1010W64],
-        opts: &[Opt::O0, Opt::O2],
+        opts: &[Opt::O0],
         reason: NO_MAC_TEXT,
     },
     Gap {

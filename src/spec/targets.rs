@@ -127,6 +127,11 @@ fn donor_name(llvm: &str) -> Option<String> {
         ("_fmin_x2", "_min_f64"),
         ("_fmax_x2", "_max_f64"),
         ("_fcmpswap_x2", "_cmpswap_x2"),
+        // gfx1010's unfused v_madmk_f32/v_madak_f32 (CDNA 4 dropped them) have the operands
+        // of the fused v_fmamk_f32/v_fmaak_f32: f32 src0 and vsrc1, the literal K (their text
+        // is an erratum, semantics/errata/rdna1/).
+        ("_madmk_f32", "_fmamk_f32"),
+        ("_madak_f32", "_fmaak_f32"),
     ]
     .iter()
     .find_map(|(from, to)| llvm.strip_suffix(from).map(|stem| format!("{stem}{to}")))
