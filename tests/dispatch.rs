@@ -557,6 +557,26 @@ fn launch_json_errors_name_the_key() {
     assert_eq!(o.memory, vec![(0x10, vec![0; 8])]);
 }
 
+/// A wave that runs into a word no instruction decodes from stops with that word and its
+/// address named (not as a jump out of the program), under both engines.
+#[test]
+fn a_wave_reaching_an_undecodable_word_names_it() {
+    // s_nop 0; a word no RDNA 3 instruction decodes from; s_endpgm.
+    let l = Launch::from_json(
+        r#"{"arch": "rdna3", "code_hex": "000080bf ffffffff 0000b0bf", "code_addr": "0x1000", "rsrc2": 0, "grid": 1, "block": 32}"#,
+        Path::new("."),
+    )
+    .expect("valid");
+    for engine in [Engine::Interp, Engine::Jit] {
+        let e = run(Arch::Rdna3, engine, &l).expect_err("the word stops the wave");
+        assert_eq!(
+            e.to_string(),
+            "workgroup (0,0,0) wave 0: address 0x1004: invalid instruction word 0xffffffff",
+            "{engine:?}"
+        );
+    }
+}
+
 fn cli(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
     use std::io::Write;
     let mut cmd = std::process::Command::new(common::bin());

@@ -53,11 +53,6 @@ const ANY: &str = "*";
 
 /// Known gaps, each with its measured symptom (every case of gfx1100, gfx1200 and gfx950
 /// passes on both engines). A new gap goes here with its measured reason.
-const GFX10_STOPS_AT_DS: &str = "GFX10 (gfx1010, gfx1030): the wave stops at an LDS instruction \
-    (ds_write_b32 in dma_copy at -O2) with `jump to <its own address>, outside the program`, under \
-    both engines; measured, not yet diagnosed";
-const GFX1030_W64_O2: &str = "gfx1030 wave64 at -O2: about half of the outputs stay 0 under both \
-    engines (gfx1030 wave32, gfx1010 wave64 and gfx1030 wave64 at -O0 pass); not yet diagnosed";
 const NO_MAC_TEXT: &str =
     "the compiler emits V_MAC_F32 / V_MADMK_F32, which CDNA 4's and RDNA 3's \
     texts lack (the derived gfx908/gfx90a/gfx1010 databases have no text for them: \
@@ -130,45 +125,6 @@ const GAPS: &[Gap] = &[
         targets: &[Target::Gfx1250],
         opts: &[Opt::O2],
         reason: VOPD3_OR_FLAT_SCRATCH,
-    },
-    Gap {
-        kernels: &[ANY],
-        targets: &[Target::Gfx1030W64],
-        opts: &[Opt::O2],
-        reason: GFX1030_W64_O2,
-    },
-    Gap {
-        kernels: &[
-            "dma_copy",
-            "hist_lds",
-            "atomic_minmax",
-            "cas_loops",
-            "reduce_u32",
-            "reduce_f32",
-            "transpose",
-            "scan_block",
-            "scan_single",
-            "matmul_tiled",
-        ],
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O0, Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernels: &["half_packed", "int64_div"],
-        targets: &[
-            Target::Gfx1010,
-            Target::Gfx1010W64,
-            Target::Gfx1030,
-            Target::Gfx1030W64,
-        ],
-        opts: &[Opt::O2],
-        reason: GFX10_STOPS_AT_DS,
     },
     Gap {
         kernels: &["int64_div"],

@@ -82,7 +82,16 @@ def shadowed(classes, order, name, bits):
     return False
 
 
-def word(fields, op):
+# Operand fields to clear, in turn, for an opcode the ordinary word does not decode as: GFX10's
+# decoder rejects a DS word whose unused fields are not zero (ds_write_b32 has no vdst,
+# ds_append no addr, ds_nop neither).
+CLEARED = [("vdst",), ("addr",), ("vdst", "addr", "data0", "data1")]
+# Then the ordinary word followed by a literal dword, for the instructions that always take one
+# (v_fmamk_f32, v_fmaak_f32).
+LITERAL = ("literal",)
+
+
+def word(fields, op, cleared=()):
     bits = 0
     top = 32
     for name, (ctor, hi, lo, fixed) in fields.items():
@@ -91,7 +100,7 @@ def word(fields, op):
             bits = put(bits, hi, lo, fixed)
         elif name == "op":
             bits = put(bits, hi, lo, op)
-        elif name in ORDINARY:
+        elif name in ORDINARY and name not in cleared:
             bits = put(bits, hi, lo, ORDINARY[name])
     if "soffset" in fields and fields["soffset"][2] == 57:  # SMEM: null soffset
         bits = put(bits, 63, 57, 0x7D)
@@ -230,6 +239,24 @@ def main():
             if fname == "op" or fixed is not None:
                 check = put(check, fhi, flo, -1)
         texts = disassemble(target, blobs, check)
+        cleared = {op: () for op in ops}
+        for clear in CLEARED + [LITERAL]:
+            if clear != LITERAL and not any(c in fields for c in clear):
+                continue
+            missing = [op for op, t in zip(ops, texts) if t is None]
+            blobs = []
+            for op in missing:
+                bits, size = word(fields, op)
+                if clear == LITERAL:
+                    bits, size = bits | (0x3F800000 << (8 * size)), size + 4
+                else:
+                    bits, size = word(fields, op, clear)
+                blobs.append(to_bytes(bits, size))
+            retry = disassemble(target, blobs, check)
+            for op, t in zip(missing, retry):
+                if t is not None:
+                    texts[op] = t
+                    cleared[op] = clear
         variants = {op: [] for op in ops}
         for suffix, code, extra in VARIANTS:
             vname = f"{name}_{suffix}"
@@ -257,7 +284,9 @@ def main():
                 if ok:
                     variants[op].append(suffix)
         found = [(op, t) for op, t in zip(ops, texts)
-                 if t is not None and not shadowed(classes, order, name, word(fields, op)[0])]
+                 if t is not None
+                 and not shadowed(classes, order, name,
+                                  word(fields, op, () if cleared[op] == LITERAL else cleared[op])[0])]
         names = gfx11_names([t for _, t in found])
         for (op, t), g in zip(found, names):
             m = t.split()[0]

@@ -87,6 +87,31 @@ pub enum DispatchError {
     },
 }
 
+/// A wave whose PC reached a word of its code that decodes to no instruction of the arch
+/// (data beside the code, or an instruction the database lacks) stops with that word named,
+/// rather than as a jump out of the program. Other errors are returned as they are.
+fn undecodable(
+    isa: &crate::isa::Isa,
+    global: &SparseMemory,
+    program: &Program,
+    e: WaveError,
+) -> WaveError {
+    let WaveError::PcOutOfProgram { target, .. } = e else {
+        return e;
+    };
+    if target < program.base || target >= program.end() {
+        return e;
+    }
+    let bytes = global.read_vec(target, (program.end() - target).min(16) as usize);
+    match isa.decode(&bytes) {
+        Err(err) => WaveError::Undecodable {
+            addr: target,
+            message: err.to_string(),
+        },
+        Ok(_) => e,
+    }
+}
+
 impl fmt::Display for DispatchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -472,7 +497,8 @@ impl Dispatcher {
                     wave: i as u32,
                     error,
                 };
-                let (step, n) = r.map_err(fail)?;
+                let (step, n) =
+                    r.map_err(|e| fail(undecodable(self.executor.isa(), global, &p.program, e)))?;
                 s.steps += n;
                 out.instructions += n;
                 match step {

@@ -3,7 +3,7 @@
 //! A VOP1/VOP2/VOPC word whose `src0` holds one of four reserved codes is followed by an
 //! extension dword (a VOP3/VOP3SD/VOP3P word on RDNA by a third dword): `0xfa` DPP16
 //! (`quad_perm`, row shifts and masks), `0xe9`/`0xea` DPP8 (eight 3-bit lane selects; `0xea`
-//! sets `fi`, RDNA only) and, on CDNA, `0xf9` SDWA (sub-dword selects). The real `src0` is the
+//! sets `fi`, RDNA only) and, on GFX9 and GFX10, `0xf9` SDWA (sub-dword selects). The real `src0` is the
 //! 8-bit `vsrc0` of the extension. The spec wheel gives the bit fields of each variant
 //! (`VOP1_DPP16`, `VOP3_DPP8`, `VOPC_SDWA_SDST`...); which code selects which variant, and
 //! the text of the controls, are LLVM's and written here once.
@@ -12,7 +12,7 @@ use super::encode::Enc;
 use super::syntax::{Expr, Modifier};
 use super::tables::{Format, InstInfo, Tables};
 use super::{AsmError, Inst};
-use crate::spec::{Arch, Wheel};
+use crate::spec::{Arch, Family, Wheel};
 
 /// The `src0` code of a DPP16 extension.
 pub(crate) const SRC_DPP16: u32 = 0xfa;
@@ -20,7 +20,7 @@ pub(crate) const SRC_DPP16: u32 = 0xfa;
 pub(crate) const SRC_DPP8: u32 = 0xe9;
 /// The `src0` code of a DPP8 extension with `fi:1`.
 pub(crate) const SRC_DPP8_FI: u32 = 0xea;
-/// The `src0` code of an SDWA extension (CDNA).
+/// The `src0` code of an SDWA extension (GFX9 and GFX10).
 pub(crate) const SRC_SDWA: u32 = 0xf9;
 
 /// Which extension an instruction carries.
@@ -30,7 +30,7 @@ pub(crate) enum Ext {
     Dpp16,
     /// DPP8: eight lane selects.
     Dpp8,
-    /// SDWA (CDNA): sub-dword selects.
+    /// SDWA (GFX9 and GFX10): sub-dword selects.
     Sdwa,
 }
 
@@ -41,7 +41,9 @@ pub(crate) fn ext_of(arch: Arch, family: &str, code: u32) -> Option<Ext> {
     match (arch.wheel(), code) {
         (_, SRC_DPP16) if short || (long && !arch.is_gfx9()) => Some(Ext::Dpp16),
         (Wheel::Rdna3 | Wheel::Rdna4, SRC_DPP8 | SRC_DPP8_FI) if short || long => Some(Ext::Dpp8),
-        (Wheel::Cdna, SRC_SDWA) if short => Some(Ext::Sdwa),
+        (_, SRC_SDWA) if short && matches!(arch.family(), Family::Gfx9 | Family::Gfx10) => {
+            Some(Ext::Sdwa)
+        }
         _ => None,
     }
 }

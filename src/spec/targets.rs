@@ -16,7 +16,7 @@
 //! its operand table comes from the `donor` database when that has an instruction of the
 //! same name (CDNA for GFX10-only instructions that GFX9 also has), else it is empty.
 
-use super::db::{build_encodings, Encoding, Instruction, SpecDb};
+use super::db::{build_encodings, Encoding, Instruction, Operand, SpecDb};
 use super::pyread;
 use super::{Arch, FastMap, SpecError};
 
@@ -127,9 +127,32 @@ fn donor_name(llvm: &str) -> Option<String> {
         ("_fmin_x2", "_min_f64"),
         ("_fmax_x2", "_max_f64"),
         ("_fcmpswap_x2", "_cmpswap_x2"),
+        // gfx1010's unfused v_madmk_f32/v_madak_f32 (CDNA 4 dropped them) have the operands
+        // of the fused v_fmamk_f32/v_fmaak_f32: f32 src0 and vsrc1, the literal K (their text
+        // is an erratum, semantics/errata/rdna1/).
+        ("_madmk_f32", "_fmamk_f32"),
+        ("_madak_f32", "_fmaak_f32"),
     ]
     .iter()
     .find_map(|(from, to)| llvm.strip_suffix(from).map(|stem| format!("{stem}{to}")))
+}
+
+/// The operands of a GFX9/gfx1010 `ds_*_src2_*` instruction, which neither RDNA 3 nor
+/// CDNA 4 has: only the address (LLVM's `DS_1A` form, `ds_add_src2_u32 v1 offset:16`: the
+/// data come from LDS at the address plus the offset), taken from the same operation without
+/// `src2` (`ds_add_u32`'s `addr`).
+fn src2_operands(base: &SpecDb, llvm: &str, encoding: &str) -> Option<Vec<Operand>> {
+    let plain = llvm.replacen("_src2_", "_", 1);
+    if plain == llvm {
+        return None;
+    }
+    let addr: Vec<Operand> = find(base, &plain, encoding)?
+        .operands
+        .iter()
+        .filter(|o| o.field == "addr")
+        .cloned()
+        .collect();
+    (!addr.is_empty()).then_some(addr)
 }
 
 /// `name` with the `_E32`/`_E64` suffix of `like`, if `like` has one.
@@ -233,6 +256,7 @@ pub fn derive_report(
                         })
                     })
                     .map(|d| d.operands.clone())
+                    .or_else(|| src2_operands(base, row.llvm, row.encoding))
                     .unwrap_or_default();
                 Instruction {
                     name: row.llvm.to_ascii_uppercase(),

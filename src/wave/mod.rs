@@ -68,9 +68,9 @@ use crate::jit::{Jit, Kernel};
 use crate::spec::{Arch, Instruction, SpecDb};
 
 pub use state::{
-    code, default_mode, m0_code, mode, mode_from_rsrc1, n_sgprs, null_code, sgpr_name, vgpr_rows,
-    Bounds, LoadRule, MemAccess, MemSpace, WaveState, AGPR_ROW, LANE_SLOTS, N_AGPRS, N_VGPRS,
-    PRIVATE_APERTURE, SHARED_APERTURE,
+    code, default_mode, dword_code, m0_code, mode, mode_from_rsrc1, n_sgprs, null_code, sgpr_name,
+    vgpr_rows, Bounds, LoadRule, MemAccess, MemSpace, WaveState, AGPR_ROW, LANE_SLOTS, N_AGPRS,
+    N_VGPRS, PRIVATE_APERTURE, SHARED_APERTURE,
 };
 
 /// Which executor runs each instruction's pseudocode.

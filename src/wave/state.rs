@@ -110,6 +110,18 @@ pub fn null_code(arch: Arch) -> Option<u32> {
     }
 }
 
+/// The operand code of dword `i` of a scalar operand that starts at `code`. `null` is null in
+/// every dword: a 64-bit `null` destination (wave64's discarded carry-out, `v_add_co_ci_u32_e64
+/// v4, null, ...`) writes nothing and a 64-bit `null` source reads zero, rather than reaching
+/// the code after it (EXEC_LO on GFX10, M0 on GFX11).
+pub fn dword_code(arch: Arch, code: u32, i: u32) -> u32 {
+    if Some(code) == null_code(arch) {
+        code
+    } else {
+        code + i
+    }
+}
+
 /// The base of the generic (flat) address aperture that maps to LDS: a flat address
 /// `SHARED_APERTURE + a` is LDS byte `a` (`src_shared_base` reads its high half).
 pub const SHARED_APERTURE: u64 = 0x0001_0000_0000_0000;
@@ -376,7 +388,7 @@ impl WaveState {
 
     /// Reads a 64-bit pair of scalar codes.
     pub fn sgpr_pair(&self, lo: u32) -> u64 {
-        self.read_sgpr(lo) as u64 | (self.read_sgpr(lo + 1) as u64) << 32
+        self.read_sgpr(lo) as u64 | (self.read_sgpr(dword_code(self.arch, lo, 1)) as u64) << 32
     }
 
     /// Reads one scalar code (`null` and unknown codes read zero).

@@ -240,7 +240,8 @@ impl SymExec {
         let v = and64(&v, w.full_mask());
         w.write_sgpr(self.arch(), c, Val::of(extract(&v, 0, 32)));
         if w.wave_size == 64 {
-            w.write_sgpr(self.arch(), c + 1, Val::of(extract(&v, 32, 32)));
+            let hi = crate::wave::dword_code(self.arch(), c, 1);
+            w.write_sgpr(self.arch(), hi, Val::of(extract(&v, 32, 32)));
         }
     }
 
@@ -437,9 +438,10 @@ fn write_sgprs(w: &mut SymWave, arch: Arch, c0: u32, v: &Val) {
     for i in 0..width.div_ceil(32) {
         let bits = (width - i * 32).min(32);
         let word = extract(&t, i * 32, bits);
+        let c = crate::wave::dword_code(arch, c0, i);
         let old = w
             .sgpr
-            .get((c0 + i) as usize)
+            .get(c as usize)
             .cloned()
             .unwrap_or(Val::C(Bits::zero(32)));
         let new = if bits == 32 {
@@ -447,7 +449,7 @@ fn write_sgprs(w: &mut SymWave, arch: Arch, c0: u32, v: &Val) {
         } else {
             term::concat(&[extract(&old.term(), bits, 32 - bits), word])
         };
-        w.write_sgpr(arch, c0 + i, Val::of(new));
+        w.write_sgpr(arch, c, Val::of(new));
     }
 }
 

@@ -12,7 +12,7 @@ use crate::jit::block::{BlockInst, Input, Output, Src};
 use crate::spec::Arch;
 use crate::value::mask64;
 use crate::wave::decode::{is_mask_format, Dest, Facts};
-use crate::wave::state::{code, m0_code, null_code, N_VGPRS};
+use crate::wave::state::{code, dword_code, m0_code, null_code, N_VGPRS};
 use crate::wave::{Decoded, Entry};
 
 /// A lowered instruction.
@@ -132,7 +132,11 @@ fn try_lower(
             }
             Bind::Sgpr { code: c, width: sw } => inputs.push(Input::Scalar {
                 lo: scalar(*c),
-                hi: if *sw > 32 { scalar(c + 1) } else { Src::Zero },
+                hi: if *sw > 32 {
+                    scalar(dword_code(ii.arch, *c, 1))
+                } else {
+                    Src::Zero
+                },
                 mask: mask64(width.min(*sw)),
                 off: off32,
                 n,
@@ -193,7 +197,7 @@ fn try_lower(
             Out::SgprD0 { code: c, width } => {
                 let halves = if width == 64 { 2 } else { 1 };
                 for k in 0..halves {
-                    let c = c + k;
+                    let c = dword_code(arch, c, k);
                     // `WaveState::write_sgpr` drops writes to `null` and past the file.
                     if Some(c) == null_code(arch) || c >= 128 {
                         continue;
@@ -256,7 +260,7 @@ fn by_name(
 ) -> Option<Input> {
     let pair = |c: u32| Input::Scalar {
         lo: scalar(c),
-        hi: scalar(c + 1),
+        hi: scalar(dword_code(ii.arch, c, 1)),
         mask: mask64(width),
         off,
         n,
@@ -271,7 +275,7 @@ fn by_name(
     let is_zero = |c: u32| Input::IsZero {
         lo: scalar(c),
         hi: if lanes == 64 {
-            scalar(c + 1)
+            scalar(dword_code(ii.arch, c, 1))
         } else {
             Src::Zero
         },
@@ -326,7 +330,11 @@ fn general_out(
     // `write_mask`: lanes inactive at issue read zero; wave32 writes one register.
     let lane_mask = |c: u32| Output::Mask {
         lo: code_of(c),
-        hi: if lanes == 64 { code_of(c + 1) } else { None },
+        hi: if lanes == 64 {
+            code_of(dword_code(ii.arch, c, 1))
+        } else {
+            None
+        },
         mask: mask64(width) & full_mask(lanes),
         by_exec: per_lane_run,
         per_lane: false,
@@ -334,7 +342,7 @@ fn general_out(
     };
     let both = |c: u32| Output::Mask {
         lo: code_of(c),
-        hi: code_of(c + 1),
+        hi: code_of(dword_code(ii.arch, c, 1)),
         mask: mask64(width),
         by_exec: false,
         per_lane: false,
@@ -361,7 +369,11 @@ fn general_out(
             let c = ii.field("sdst");
             vec![Output::Mask {
                 lo: code_of(c),
-                hi: if lanes == 64 { code_of(c + 1) } else { None },
+                hi: if lanes == 64 {
+                    code_of(dword_code(ii.arch, c, 1))
+                } else {
+                    None
+                },
                 mask: full_mask(lanes),
                 by_exec: per_lane_run,
                 per_lane: true,

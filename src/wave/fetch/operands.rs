@@ -7,7 +7,7 @@ use crate::value::Bits;
 use super::mods::apply_mods;
 use super::{uni, words_bits, Inst, Src};
 use crate::wave::decode::{self, src_mods, Default, Dest, Facts, Named, Scalar};
-use crate::wave::state::WaveState;
+use crate::wave::state::{dword_code, WaveState};
 
 pub(super) fn scalar_src(
     w: &WaveState,
@@ -21,7 +21,9 @@ pub(super) fn scalar_src(
         Scalar::Value(v) => v,
         Scalar::Sgpr(c) => {
             let n = width.div_ceil(32).max(1);
-            let words: Vec<u32> = (0..n).map(|i| w.read_sgpr(c + i)).collect();
+            let words: Vec<u32> = (0..n)
+                .map(|i| w.read_sgpr(dword_code(w.arch, c, i)))
+                .collect();
             words_bits(width, &words)
         }
         Scalar::Vccz => bit(w.vcc() & w.full_mask() == 0),

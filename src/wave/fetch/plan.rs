@@ -9,7 +9,7 @@ use super::operands::{bind_named, bind_source, default_value, read_vgpr_lanes, s
 use super::{uni, Entry, Inst, Src};
 use crate::wave::decode::{dest, src_mods, Dest, Facts, Mods};
 pub(super) use crate::wave::decode::{write_back_info, WriteBackInfo};
-use crate::wave::state::{code, WaveState};
+use crate::wave::state::{code, dword_code, WaveState};
 use crate::wave::Decoded;
 
 /// How one function register is filled, resolved once per decoded instruction.
@@ -306,7 +306,7 @@ pub(super) fn bind_value(
         Bind::Sgpr { code, width } => {
             let mut x = w.read_sgpr(*code) as u64;
             if *width > 32 {
-                x |= (w.read_sgpr(code + 1) as u64) << 32;
+                x |= (w.read_sgpr(dword_code(w.arch, *code, 1)) as u64) << 32;
             }
             uni(*width, x & crate::value::mask64(*width))
         }

@@ -13,7 +13,7 @@ use super::operands::{fit_value, read_vgpr_lanes};
 use super::plan::{Bind, Out, Plan};
 use super::writeback::{write_back, write_sgpr_d0, write_vgpr_d0, OutValue};
 use super::{Entry, Executor, Inst, WaveError};
-use crate::wave::state::{code, WaveState};
+use crate::wave::state::{code, dword_code, WaveState};
 
 /// Writes `v` into register `i`'s slots: every lane of a per-lane register, else its one slot.
 fn fill(slots: &mut [u64], c: &Compiled, i: usize, per_lane: bool, lanes: u32, v: u64) {
@@ -89,7 +89,7 @@ pub(super) fn execute(
             Bind::Sgpr { code, width } => {
                 let mut x = w.read_sgpr(*code) as u64;
                 if *width > 32 {
-                    x |= (w.read_sgpr(code + 1) as u64) << 32;
+                    x |= (w.read_sgpr(dword_code(w.arch, *code, 1)) as u64) << 32;
                 }
                 fill(slots, c, i, per_lane, lanes, x & mask64(*width) & m);
             }

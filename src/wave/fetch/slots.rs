@@ -7,7 +7,7 @@ use super::{
 };
 use crate::jit::Kernel;
 use crate::value::{mask64, Bits};
-use crate::wave::state::{code, WaveState, LANE_SLOTS};
+use crate::wave::state::{code, dword_code, WaveState, LANE_SLOTS};
 use crate::wave::Executor;
 
 /// Bytes per value in a slot buffer (two little-endian words).
@@ -190,7 +190,7 @@ pub(super) fn execute(
             Bind::Sgpr { code: c, width: sw } => {
                 let mut x = w.read_sgpr(*c) as u64;
                 if *sw > 32 {
-                    x |= (w.read_sgpr(c + 1) as u64) << 32;
+                    x |= (w.read_sgpr(dword_code(w.arch, *c, 1)) as u64) << 32;
                 }
                 put_uniform(&mut slots, off, width.min(*sw), per_lane, lanes, x);
             }
@@ -268,7 +268,7 @@ pub(super) fn execute(
                 let x = word(off);
                 w.write_sgpr(c, x as u32);
                 if width == 64 {
-                    w.write_sgpr(c + 1, (x >> 32) as u32);
+                    w.write_sgpr(dword_code(w.arch, c, 1), (x >> 32) as u32);
                 }
             }
             Out::Scc => w.scc = word(off) & 1 == 1,

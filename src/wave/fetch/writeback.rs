@@ -11,7 +11,7 @@ use super::operands::source;
 use super::plan::WriteBackInfo;
 use super::{slots, Inst, Src};
 use crate::wave::decode::{Dest, Facts};
-use crate::wave::state::{code, m0_code, WaveState};
+use crate::wave::state::{code, dword_code, m0_code, WaveState};
 
 pub(super) fn write_vgpr_value(
     w: &mut WaveState,
@@ -67,8 +67,9 @@ pub(super) fn write_sgprs(w: &mut WaveState, code0: u32, v: &Bits) {
         } else {
             (1 << bits) - 1
         };
-        let old = w.read_sgpr(code0 + i);
-        w.write_sgpr(code0 + i, (old & !mask) | (word & mask));
+        let code = dword_code(w.arch, code0, i);
+        let old = w.read_sgpr(code);
+        w.write_sgpr(code, (old & !mask) | (word & mask));
     }
 }
 
@@ -78,7 +79,7 @@ pub(super) fn write_mask(w: &mut WaveState, code0: u32, v: u64, exec: u64, per_l
     let v = if per_lane_run { v & exec } else { v } & w.full_mask();
     w.write_sgpr(code0, v as u32);
     if w.wave_size == 64 {
-        w.write_sgpr(code0 + 1, (v >> 32) as u32);
+        w.write_sgpr(dword_code(w.arch, code0, 1), (v >> 32) as u32);
     }
 }
 
@@ -322,6 +323,6 @@ pub(super) fn write_vgpr_d0(
 pub(super) fn write_sgpr_d0(w: &mut WaveState, code: u32, width: u32, x: u64) {
     w.write_sgpr(code, x as u32);
     if width == 64 {
-        w.write_sgpr(code + 1, (x >> 32) as u32);
+        w.write_sgpr(dword_code(w.arch, code, 1), (x >> 32) as u32);
     }
 }
