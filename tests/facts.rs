@@ -7,8 +7,8 @@
 mod common;
 
 use amdpcode::machine::{
-    Barrier, Branch, Control, Counter, Event, Facts, Family, InstFacts, LaneOp, MemKind, Native,
-    Refusal, Rtn,
+    Barrier, Branch, ClampOp, Control, Counter, DsLanes, ElemType, Event, Facts, Family, InstFacts,
+    IntClamp, LaneOp, MemKind, Native, Refusal, Rtn,
 };
 use amdpcode::spec::{Arch, SpecDb, Wheel};
 
@@ -443,4 +443,197 @@ fn control_instructions_have_their_executor_class() {
         let mov = fact(db, &facts, "SOP1", "S_MOV_B32");
         assert!(mov.smov && mov.control == Control::Execute && mov.mem == MemKind::None);
     }
+}
+
+#[test]
+fn lds_lane_moves_and_lds_transfers_are_told_apart_from_lds_accesses() {
+    for (arch, db, facts) in arches() {
+        let has = |n: &str| db.instructions().iter().any(|i| i.name == n);
+        let ds = |n: &str| fact(db, &facts, "DS", n).ds_lanes;
+        assert_eq!(ds("DS_SWIZZLE_B32"), DsLanes::Swizzle, "{arch}");
+        let permute = |backward, fetch_inactive| DsLanes::Permute {
+            backward,
+            fetch_inactive,
+        };
+        assert_eq!(ds("DS_PERMUTE_B32"), permute(false, false), "{arch}");
+        assert_eq!(ds("DS_BPERMUTE_B32"), permute(true, false), "{arch}");
+        if has("DS_BPERMUTE_FI_B32") {
+            assert_eq!(ds("DS_BPERMUTE_FI_B32"), permute(true, true), "{arch}");
+        }
+        let load = if has("DS_LOAD_B32") {
+            "DS_LOAD_B32"
+        } else {
+            "DS_READ_B32"
+        };
+        assert_eq!(ds(load), DsLanes::None, "{arch}");
+        let mut transfers = 0;
+        for (inst, f) in db.instructions().iter().zip(facts.all()) {
+            // Only DS entries move values between lanes; LDS transfers are other families'.
+            if inst.encoding != "DS" {
+                assert_eq!(f.ds_lanes, DsLanes::None, "{arch} {}", inst.name);
+            }
+            if f.lds_transfer {
+                transfers += 1;
+                assert_ne!(f.family, Family::Ds, "{arch} {}", inst.name);
+                assert_ne!(f.mem, MemKind::None, "{arch} {}", inst.name);
+            }
+        }
+        if has("GLOBAL_LOAD_LDS_DWORD") {
+            let f = fact(db, &facts, "GLOBAL", "GLOBAL_LOAD_LDS_DWORD");
+            assert!(f.lds_transfer && f.control == Control::Native(Native::LdsDma));
+            assert!(transfers >= 5, "{arch}: {transfers} LDS transfers");
+        }
+    }
+}
+
+#[test]
+fn plain_dword_accesses_are_the_b_spelled_loads_and_stores_of_their_size() {
+    let mut plain_arches = 0;
+    for (arch, db, facts) in arches() {
+        let mut n = 0;
+        for (inst, f) in db.instructions().iter().zip(facts.all()) {
+            if f.plain_words == 0 {
+                continue;
+            }
+            n += 1;
+            // The dword count (from the `_B<bits>` spelling) agrees with the access size.
+            assert_eq!(
+                u32::from(f.bytes),
+                4 * u32::from(f.plain_words),
+                "{arch} {}",
+                inst.name
+            );
+            assert!(
+                !f.atomic && !f.d16 && !f.signed && !f.addtid,
+                "{arch} {}",
+                inst.name
+            );
+            assert!(f.load_only != f.stores, "{arch} {}", inst.name);
+            assert!(
+                matches!(
+                    f.family,
+                    Family::Global | Family::Vglobal | Family::Ds | Family::Smem
+                ),
+                "{arch} {}",
+                inst.name
+            );
+        }
+        let has = |n: &str| db.instructions().iter().any(|i| i.name == n);
+        if !has("GLOBAL_LOAD_B128") {
+            // CDNA and GFX10 spell sizes `_DWORD*`: nothing is plain.
+            assert_eq!(n, 0, "{arch}");
+            let f = fact(db, &facts, "GLOBAL", "GLOBAL_LOAD_DWORD");
+            assert_eq!((f.plain_words, f.bytes), (0, 4), "{arch}");
+            continue;
+        }
+        plain_arches += 1;
+        let global = if arch.wheel() == Wheel::Rdna4 {
+            "VGLOBAL"
+        } else {
+            "GLOBAL"
+        };
+        assert_eq!(fact(db, &facts, global, "GLOBAL_LOAD_B128").plain_words, 4);
+        assert_eq!(fact(db, &facts, global, "GLOBAL_STORE_B32").plain_words, 1);
+        assert_eq!(fact(db, &facts, global, "GLOBAL_LOAD_U8").plain_words, 0);
+        assert_eq!(
+            fact(db, &facts, global, "GLOBAL_LOAD_D16_B16").plain_words,
+            0
+        );
+        assert_eq!(fact(db, &facts, "SMEM", "S_LOAD_B512").plain_words, 16);
+        let pair = fact(db, &facts, "DS", "DS_STORE_2ADDR_STRIDE64_B64");
+        assert_eq!((pair.plain_words, pair.ds_two), (2, 64), "{arch}");
+        let pair = fact(db, &facts, "DS", "DS_LOAD_2ADDR_B32");
+        assert_eq!((pair.plain_words, pair.ds_two), (1, 1), "{arch}");
+        assert!(pair.load_only && !pair.stores);
+        assert_eq!(fact(db, &facts, "DS", "DS_ADD_U32").plain_words, 0);
+    }
+    assert!(
+        plain_arches >= 3,
+        "{plain_arches} arches with `_B<bits>` names"
+    );
+}
+
+#[test]
+fn integer_clamp_matrix_accumulator_and_hardware_register_facts() {
+    let spec = common::spec();
+    let rdna3 = spec.db(Arch::Rdna3);
+    let facts = Facts::of(rdna3);
+    let f = |family: &str, n: &str| *fact(rdna3, &facts, family, n);
+    let clamp = |op, signed, bits, carry_in| {
+        Some(IntClamp {
+            op,
+            signed,
+            bits,
+            carry_in,
+        })
+    };
+    assert_eq!(
+        f("VOP3", "V_ADD_NC_U16").int_clamp,
+        clamp(ClampOp::Add, false, 16, false)
+    );
+    assert_eq!(
+        f("VOP3", "V_SUB_NC_I32").int_clamp,
+        clamp(ClampOp::Sub, true, 32, false)
+    );
+    assert_eq!(
+        f("VOP2", "V_SUB_CO_CI_U32_E32").int_clamp,
+        clamp(ClampOp::Sub, false, 32, true)
+    );
+    assert_eq!(
+        f("VOP3", "V_MAD_U32_U16").int_clamp,
+        clamp(ClampOp::Mad, false, 32, false)
+    );
+    // 24-bit multiplies and float adds are not covered.
+    assert_eq!(f("VOP3", "V_MAD_U32_U24").int_clamp, None);
+    assert_eq!(f("VOP2", "V_ADD_F32_E32").int_clamp, None);
+
+    assert_eq!(
+        f("VOP3P", "V_WMMA_F16_16X16X16_F16").matrix_c,
+        Some(ElemType::F16)
+    );
+    assert_eq!(
+        f("VOP3P", "V_WMMA_I32_16X16X16_IU8").matrix_c,
+        Some(ElemType::I32)
+    );
+    assert_eq!(f("VOP3P", "V_DOT2_F32_F16").matrix_c, None);
+    assert_eq!((ElemType::Bf16.bits(), ElemType::F64.bits()), (16, 64));
+    assert_eq!(ElemType::Bf16.format(), "FMT_NUM_BF16");
+
+    assert!(f("SOPK", "S_GETREG_B32").getreg && !f("SOPK", "S_GETREG_B32").setreg);
+    assert!(f("SOPK", "S_SETREG_B32").setreg && !f("SOPK", "S_SETREG_B32").getreg);
+
+    let cdna3 = spec.db(Arch::Cdna3);
+    let facts = Facts::of(cdna3);
+    assert_eq!(
+        fact(cdna3, &facts, "VOP3P", "V_MFMA_F64_16X16X4_F64").matrix_c,
+        Some(ElemType::F64)
+    );
+    let smfmac = cdna3
+        .instructions()
+        .iter()
+        .position(|i| i.name.starts_with("V_SMFMAC_"))
+        .unwrap();
+    assert_eq!(facts.all()[smfmac].matrix_c, None);
+
+    // S_ROUND_MODE and S_DENORM_MODE set MODE[3:0] and MODE[7:4].
+    let mut set_mode = 0;
+    for (arch, db, facts) in arches() {
+        for (inst, f) in db.instructions().iter().zip(facts.all()) {
+            let want = match inst.name.as_str() {
+                "S_ROUND_MODE" => 0,
+                "S_DENORM_MODE" => 4,
+                _ => continue,
+            };
+            set_mode += 1;
+            assert_eq!(
+                f.control,
+                Control::Native(Native::SetMode { shift: want }),
+                "{arch}"
+            );
+        }
+    }
+    assert!(
+        set_mode >= 2,
+        "{set_mode} S_ROUND_MODE/S_DENORM_MODE entries"
+    );
 }

@@ -4,8 +4,8 @@
 //! spellings it reads; `tests/facts.rs` checks the result per family on every arch.
 
 use super::facts::{
-    Barrier, BitOp, Branch, Control, Counter, Facts, Family, InstFacts, LaneOp, Matrix, MemKind,
-    Native, OperandFacts, Refusal, Rtn, Wait,
+    Barrier, BitOp, Branch, ClampOp, Control, Counter, DsLanes, ElemType, Facts, Family, InstFacts,
+    IntClamp, LaneOp, Matrix, MemKind, Native, OperandFacts, Refusal, Rtn, Wait,
 };
 use crate::spec::{Arch, Family as ArchFamily, FastMap, Instruction, SpecDb};
 
@@ -151,6 +151,23 @@ fn entry(arch: Arch, index: u32, inst: &Instruction) -> (InstFacts, Vec<OperandF
             && name
                 .strip_prefix("BUFFER_LOAD_")
                 .is_some_and(|s| plain_buffer_load.contains(&s)),
+        ds_lanes: if family != Family::Ds {
+            DsLanes::None
+        } else if name == "DS_SWIZZLE_B32" {
+            DsLanes::Swizzle
+        } else if has("PERMUTE") {
+            DsLanes::Permute {
+                backward: has("BPERMUTE"),
+                fetch_inactive: has("_FI_"),
+            }
+        } else {
+            DsLanes::None
+        },
+        lds_transfer: memory && family != Family::Ds && has("LDS"),
+        plain_words: plain_words(family, name),
+        getreg: name == "S_GETREG_B32",
+        int_clamp: int_clamp(name),
+        matrix_c: matrix_c(name),
     };
     let compare = facts.compare;
     let operands = inst
@@ -342,10 +359,107 @@ fn native(name: &str) -> Option<Native> {
     }
     match name {
         "S_MEMTIME" | "S_MEMREALTIME" => Some(Native::MemTime),
-        "S_ROUND_MODE" | "S_DENORM_MODE" => Some(Native::SetMode),
+        "S_ROUND_MODE" => Some(Native::SetMode { shift: 0 }),
+        "S_DENORM_MODE" => Some(Native::SetMode { shift: 4 }),
         "S_SENDMSG_RTN_B32" | "S_SENDMSG_RTN_B64" => Some(Native::SendMsgRtn),
         _ => None,
     }
+}
+
+/// The dword count of a plain load or store spelled `<GLOBAL|DS|S>_<LOAD|STORE>_B<bits>`
+/// (DS: `_2ADDR` and `_2ADDR_STRIDE64` forms too), else 0.
+fn plain_words(family: Family, name: &str) -> u8 {
+    let prefix = match family {
+        Family::Global | Family::Vglobal => "GLOBAL_",
+        Family::Ds => "DS_",
+        Family::Smem => "S_",
+        _ => return 0,
+    };
+    let Some(rest) = name.strip_prefix(prefix) else {
+        return 0;
+    };
+    let Some(rest) = rest
+        .strip_prefix("LOAD_")
+        .or_else(|| rest.strip_prefix("STORE_"))
+    else {
+        return 0;
+    };
+    let rest = match family {
+        Family::Ds => rest
+            .strip_prefix("2ADDR_STRIDE64_")
+            .or_else(|| rest.strip_prefix("2ADDR_"))
+            .unwrap_or(rest),
+        _ => rest,
+    };
+    match rest {
+        "B32" => 1,
+        "B64" => 2,
+        "B96" => 3,
+        "B128" => 4,
+        "B256" => 8,
+        "B512" => 16,
+        _ => 0,
+    }
+}
+
+/// The integer add/sub/mad whose VOP3 `clamp` the wave layer models: the operation from the
+/// name's prefix, the destination type from the first token after it (`U16`, `I32`, ...).
+fn int_clamp(full: &str) -> Option<IntClamp> {
+    let name = full.trim_end_matches("_E64");
+    let (op, rest) = [
+        ("V_ADD_NC_", ClampOp::Add),
+        ("V_ADD_CO_CI_", ClampOp::Add),
+        ("V_ADD_CO_", ClampOp::Add),
+        ("V_ADD_", ClampOp::Add),
+        ("V_SUB_NC_", ClampOp::Sub),
+        ("V_SUB_CO_CI_", ClampOp::Sub),
+        ("V_SUB_CO_", ClampOp::Sub),
+        ("V_SUB_", ClampOp::Sub),
+        ("V_SUBREV_CO_CI_", ClampOp::SubRev),
+        ("V_SUBREV_CO_", ClampOp::SubRev),
+        ("V_SUBREV_", ClampOp::SubRev),
+        ("V_MAD_", ClampOp::Mad),
+    ]
+    .into_iter()
+    .find_map(|(prefix, op)| name.strip_prefix(prefix).map(|r| (op, r)))?;
+    // 24-bit multiplies read part of their sources; they are not covered.
+    if rest.contains("24") {
+        return None;
+    }
+    let ty = rest.split('_').next()?;
+    let signed = match ty.as_bytes().first()? {
+        b'U' => false,
+        b'I' => true,
+        _ => return None,
+    };
+    let bits: u8 = ty[1..].parse().ok()?;
+    if !matches!(bits, 16 | 32) {
+        return None;
+    }
+    Some(IntClamp {
+        op,
+        signed,
+        bits,
+        carry_in: rest.contains("CI") || full.contains("_CI_"),
+    })
+}
+
+/// The accumulator element type of a `V_WMMA_*`/`V_MFMA_*` instruction (its name's first
+/// type).
+fn matrix_c(name: &str) -> Option<ElemType> {
+    let ty = name
+        .strip_prefix("V_WMMA_")
+        .or_else(|| name.strip_prefix("V_MFMA_"))?
+        .split('_')
+        .next()?;
+    Some(match ty {
+        "F16" => ElemType::F16,
+        "BF16" => ElemType::Bf16,
+        "F32" => ElemType::F32,
+        "I32" => ElemType::I32,
+        "F64" => ElemType::F64,
+        _ => return None,
+    })
 }
 
 /// Element bits and elements per lane of a transposing load.

@@ -235,8 +235,12 @@ pub enum Native {
     Transpose,
     /// `S_MEMTIME`, `S_MEMREALTIME`: the 64-bit instruction clock into an SGPR pair.
     MemTime,
-    /// `S_ROUND_MODE`, `S_DENORM_MODE`: MODE fields from the immediate.
-    SetMode,
+    /// `S_ROUND_MODE` (`shift` 0: MODE[3:0], FP_ROUND), `S_DENORM_MODE` (`shift` 4:
+    /// MODE[7:4], FP_DENORM): a MODE field from the immediate's low 4 bits.
+    SetMode {
+        /// The field's low bit in MODE.
+        shift: u8,
+    },
     /// `S_SENDMSG_RTN_B32/B64`: the message's returned value (`MSG_RTN_GET_REALTIME` only).
     SendMsgRtn,
 }
@@ -256,6 +260,88 @@ pub enum Control {
     AgprMove,
     /// Modelled by the wave layer itself.
     Native(Native),
+}
+
+/// An LDS-encoded instruction that moves values between lanes instead of addressing LDS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DsLanes {
+    /// None of these.
+    None,
+    /// `ds_swizzle_b32`: the offset is the lane pattern.
+    Swizzle,
+    /// `ds_permute_b32` (`backward` false), `ds_bpermute_b32` (true), `ds_bpermute_fi_b32`
+    /// (`fetch_inactive`: reads inactive lanes too).
+    Permute {
+        /// Each lane reads (rather than writes) the lane its address names.
+        backward: bool,
+        /// Inactive lanes' values are read too.
+        fetch_inactive: bool,
+    },
+}
+
+/// An integer operation whose VOP3 `clamp` saturates the exact result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClampOp {
+    /// `S0 + S1` (+ carry-in).
+    Add,
+    /// `S0 - S1` (- borrow-in).
+    Sub,
+    /// `S1 - S0` (- borrow-in).
+    SubRev,
+    /// `S0 * S1 + S2`.
+    Mad,
+}
+
+/// The integer add/sub/mad whose VOP3 `clamp` the wave layer models (`V_ADD_NC_U16`,
+/// `V_SUB_CO_CI_U32`, `V_MAD_I32_I16`, ...; 24-bit multiplies are not covered).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntClamp {
+    /// The operation.
+    pub op: ClampOp,
+    /// The destination type is signed (`I`) rather than unsigned (`U`).
+    pub signed: bool,
+    /// The destination type's width: 16 or 32.
+    pub bits: u8,
+    /// It adds a carry-in (subtracts a borrow-in) from VCC (`*_CI_*`).
+    pub carry_in: bool,
+}
+
+/// The element type of a matrix instruction's accumulator C (the name's first type:
+/// `V_WMMA_F16_16X16X16_F16` has f16 C).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElemType {
+    /// IEEE half.
+    F16,
+    /// bfloat16.
+    Bf16,
+    /// IEEE single.
+    F32,
+    /// 32-bit signed integer.
+    I32,
+    /// IEEE double.
+    F64,
+}
+
+impl ElemType {
+    /// The width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            ElemType::F16 | ElemType::Bf16 => 16,
+            ElemType::F32 | ElemType::I32 => 32,
+            ElemType::F64 => 64,
+        }
+    }
+
+    /// The spec's operand format of one element (`FMT_NUM_F16`, ...).
+    pub fn format(self) -> &'static str {
+        match self {
+            ElemType::F16 => "FMT_NUM_F16",
+            ElemType::Bf16 => "FMT_NUM_BF16",
+            ElemType::F32 => "FMT_NUM_F32",
+            ElemType::I32 => "FMT_NUM_I32",
+            ElemType::F64 => "FMT_NUM_F64",
+        }
+    }
 }
 
 /// A lane-crossing scalar/vector move.
@@ -529,6 +615,24 @@ pub struct InstFacts {
     /// A CDNA MUBUF load that becomes an LDS DMA load when its `lds` bit is set
     /// (`buffer_load_dword ... lds`).
     pub lds_by_bit: bool,
+    /// An LDS instruction that moves values between lanes.
+    pub ds_lanes: DsLanes,
+    /// A memory instruction of another family whose data goes to or comes from LDS
+    /// (`GLOBAL_LOAD_LDS_*`, `BUFFER_LOAD_LDS_*`, ...).
+    pub lds_transfer: bool,
+    /// A plain load or store of whole dwords spelled `<GLOBAL|DS|S>_<LOAD|STORE>_B<bits>`
+    /// (DS two-address forms `DS_<LOAD|STORE>_2ADDR[_STRIDE64]_B<bits>` too): its dword count
+    /// per address, else 0. No sign or zero extension, D16 half, address mode or LDS
+    /// transfer; only the `_B<bits>` spelling (RDNA 3 and later; CDNA and GFX10 spell sizes
+    /// `_DWORD*`), which the wave layer's fast memory paths take.
+    pub plain_words: u8,
+    /// `s_getreg_b32`: reads a hardware register field.
+    pub getreg: bool,
+    /// The integer operation of an add/sub/mad whose VOP3 `clamp` is modelled.
+    pub int_clamp: Option<IntClamp>,
+    /// The element type of a `V_WMMA_*`/`V_MFMA_*` accumulator that may be an inline
+    /// constant or literal.
+    pub matrix_c: Option<ElemType>,
 }
 
 impl InstFacts {
@@ -737,6 +841,12 @@ impl InstFacts {
             permutes: false,
             cndmask_bits: 0,
             lds_by_bit: false,
+            ds_lanes: DsLanes::None,
+            lds_transfer: false,
+            plain_words: 0,
+            getreg: false,
+            int_clamp: None,
+            matrix_c: None,
         }
     }
 }

@@ -9,6 +9,6 @@ mod build;
 pub mod facts;
 
 pub use facts::{
-    Barrier, BitOp, Branch, Control, Counter, Event, Facts, Family, InstFacts, LaneOp, Matrix,
-    MemKind, Native, OperandFacts, Refusal, Rtn, Wait,
+    Barrier, BitOp, Branch, ClampOp, Control, Counter, DsLanes, ElemType, Event, Facts, Family,
+    InstFacts, IntClamp, LaneOp, Matrix, MemKind, Native, OperandFacts, Refusal, Rtn, Wait,
 };

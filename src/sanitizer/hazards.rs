@@ -125,7 +125,6 @@ fn overlap(written: &[Regs], regs: &[Regs], file: char) -> Option<(char, u32)> {
 /// section 4.5 "Manually Inserted Wait States (NOPs)").
 fn cdna_hazards(track: &WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding>) {
     let d = s.d;
-    let name = d.inst.name.as_str();
     let f = &d.facts;
     let vmem = matches!(
         f.mem,
@@ -195,7 +194,7 @@ fn cdna_hazards(track: &WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding
             },
         });
     }
-    if name == "S_GETREG_B32" {
+    if d.facts.getreg {
         rules.push(Rule {
             needed: 2,
             what: "s_getreg reads a hardware register an s_setreg wrote",

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::frontend;
-use crate::machine::{Control, Facts, Family, InstFacts};
+use crate::machine::{Control, DsLanes, Facts, Family, InstFacts};
 use crate::spec::{Instruction, SpecDb};
 
 /// How one instruction is executed.
@@ -53,7 +53,11 @@ pub struct Row {
 
 /// What the wave layer models natively for `name` (facts `f`), if anything.
 fn native(name: &str, f: &InstFacts) -> Option<&'static str> {
-    if name == "DS_PERMUTE_B32" || name == "DS_BPERMUTE_B32" {
+    if let DsLanes::Permute {
+        fetch_inactive: false,
+        ..
+    } = f.ds_lanes
+    {
         return Some(
             "ds_permute: AMD's algorithm run over the wave's VGPRs (its text addresses VGPRs by \
              operand number through locals)",
@@ -79,7 +83,7 @@ fn native(name: &str, f: &InstFacts) -> Option<&'static str> {
              its VOP1/VOP2 counterpart's pseudocode",
         );
     }
-    if super::fetch::int_clamp_covers(name) {
+    if f.int_clamp.is_some() {
         return Some(
             "integer clamp: with `clamp` the exact result (carry-in included) is saturated to \
              the destination type, recomputed from the sources (AMD's text computes the \

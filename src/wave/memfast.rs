@@ -7,6 +7,7 @@
 //! (`tests/dispatch.rs` compares both ways).
 
 use super::state::{WaveState, LANE_SLOTS};
+use crate::machine::{Family, InstFacts};
 use crate::sparse::{SparseMemory, PAGE};
 
 /// What one plain access does.
@@ -20,28 +21,25 @@ pub(super) enum Plain {
     ScalarLoad { words: u32 },
 }
 
-/// The plain access `name` is, for RDNA 3 family `family` (canonical name), if it is one.
-pub(super) fn classify(family: &str, name: &str) -> Option<Plain> {
-    let (rest, scalar) = match family {
-        "GLOBAL" => (name.strip_prefix("GLOBAL_")?, false),
-        "DS" => (name.strip_prefix("DS_")?, false),
-        "SMEM" => (name.strip_prefix("S_")?, true),
+/// The plain access an instruction (its facts `f`) is, if it is one.
+pub(super) fn classify(f: &InstFacts) -> Option<Plain> {
+    // DS two-address forms have their own plan (`memprep`).
+    if f.plain_words == 0 || f.ds_two > 0 {
+        return None;
+    }
+    let words = u32::from(f.plain_words);
+    let scalar = match f.family {
+        Family::Smem => true,
+        Family::Global | Family::Vglobal | Family::Ds => false,
         _ => return None,
     };
-    let (op, bits) = rest.split_once("_B")?;
-    let words = match bits {
-        "32" => 1,
-        "64" => 2,
-        "96" => 3,
-        "128" => 4,
-        "256" if scalar => 8,
-        "512" if scalar => 16,
-        _ => return None,
-    };
-    match (op, scalar) {
-        ("LOAD", true) => Some(Plain::ScalarLoad { words }),
-        ("LOAD", false) => Some(Plain::Load { words }),
-        ("STORE", false) => Some(Plain::Store { words }),
+    if words > 4 && !scalar {
+        return None;
+    }
+    match (f.load_only, f.stores, scalar) {
+        (true, _, true) => Some(Plain::ScalarLoad { words }),
+        (true, _, false) => Some(Plain::Load { words }),
+        (false, true, false) => Some(Plain::Store { words }),
         _ => None,
     }
 }

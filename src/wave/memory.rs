@@ -19,7 +19,7 @@ use crate::value::Bits;
 
 use super::state::WaveState;
 use super::{Decoded, Entry, Executor, WaveError};
-use crate::machine::InstFacts;
+use crate::machine::{DsLanes, InstFacts};
 
 /// Whether an instruction addresses memory this module executes (scalar, LDS, global, flat,
 /// scratch and MUBUF/MTBUF buffers).
@@ -73,13 +73,25 @@ fn vgpr_words(w: &WaveState, lane: u32, reg: u32, width: u32) -> Bits {
 
 /// Whether a DS instruction's text leaves the encoding's offset out (it reads none of `OFFSET`,
 /// `OFFSET0`, `OFFSET1`), so that ADDR must include it.
-pub(super) fn ds_offset_in_addr(e: &Entry, name: &str) -> bool {
+pub(super) fn ds_offset_in_addr(e: &Entry, facts: &InstFacts) -> bool {
     let f = &e.prepared.function;
-    name != "DS_SWIZZLE_B32"
-        && !matches!(name, "DS_PERMUTE_B32" | "DS_BPERMUTE_B32")
+    !is_lane_move(facts)
         && ["OFFSET", "OFFSET0", "OFFSET1"]
             .iter()
             .all(|n| f.reg(n).is_none())
+}
+
+/// Whether a DS instruction moves values between lanes and its offset is a pattern or
+/// nothing (`ds_swizzle_b32`, `ds_permute_b32`, `ds_bpermute_b32`): no LDS byte is accessed.
+fn is_lane_move(f: &InstFacts) -> bool {
+    matches!(
+        f.ds_lanes,
+        DsLanes::Swizzle
+            | DsLanes::Permute {
+                fetch_inactive: false,
+                ..
+            }
+    )
 }
 
 /// The byte ranges `(offset, bytes)` past its address that a DS instruction accesses.
@@ -175,13 +187,19 @@ pub(super) fn execute(
              does not have (only the LDS form is modelled)",
         ));
     }
-    if family == "DS" && (name == "DS_PERMUTE_B32" || name == "DS_BPERMUTE_B32") {
-        permute(w, name == "DS_BPERMUTE_B32", &field);
-        return Ok(None);
+    match d.facts.ds_lanes {
+        DsLanes::Permute {
+            backward,
+            fetch_inactive: false,
+        } => {
+            permute(w, backward, &field);
+            return Ok(None);
+        }
+        DsLanes::Permute { .. } => return Err(unsupported("not modelled yet")),
+        _ if d.facts.lds_transfer => return Err(unsupported("not modelled yet")),
+        _ => {}
     }
-    if name.contains("PERMUTE") || name.contains("LDS") && family != "DS" {
-        return Err(unsupported("not modelled yet"));
-    }
+    let swizzle = d.facts.ds_lanes == DsLanes::Swizzle;
     let exec = w.exec() & w.full_mask();
     let p = &e.prepared;
     let f = &p.function;
@@ -226,7 +244,7 @@ pub(super) fn execute(
         "DS" => {
             // The texts of the DS atomics read `MEM[ADDR]` without the instruction's offset
             // (the loads and stores add `OFFSET` themselves): it is folded into ADDR here.
-            let offset = if ds_offset_in_addr(e, name) {
+            let offset = if ds_offset_in_addr(e, &d.facts) {
                 field("offset0") | field("offset1") << 8
             } else {
                 0
@@ -266,10 +284,10 @@ pub(super) fn execute(
     if family == "FLAT" {
         space = flat_space(d, &mut addrs, &active)?;
     }
-    let extents = if name == "DS_SWIZZLE_B32" {
+    let extents = if swizzle {
         // A lane swizzle: the offset is the pattern and no LDS byte is accessed.
         Vec::new()
-    } else if family == "DS" && ds_offset_in_addr(e, name) {
+    } else if family == "DS" && ds_offset_in_addr(e, &d.facts) {
         vec![(0, access_bytes(&d.facts))]
     } else if family == "DS" {
         ds_extents(&d.facts, field("offset0"), field("offset1"))
@@ -311,9 +329,9 @@ pub(super) fn execute(
     let data_field = if has_op("data") { "data" } else { "data0" };
     if ex.memory_fast_path && w.arch.wheel() == crate::spec::Wheel::Rdna3 && space != Space::Scratch
     {
-        if let Some(kind) = super::memfast::classify(family, name) {
+        if let Some(kind) = super::memfast::classify(&d.facts) {
             let addr_bits = f.regs.iter().find(|r| r.name == "ADDR").map(|r| r.width);
-            let ds_offset = family == "DS" && !ds_offset_in_addr(e, name);
+            let ds_offset = family == "DS" && !ds_offset_in_addr(e, &d.facts);
             let reg = match kind {
                 super::memfast::Plain::ScalarLoad { .. } => Some(field("sdata") as u32),
                 super::memfast::Plain::Load { .. } if has_op("vdst") => Some(field("vdst") as u32),
@@ -375,12 +393,10 @@ pub(super) fn execute(
         let per_lane = |g: &dyn Fn(u32) -> Bits| RegValue::Lanes((0..lanes).map(g).collect());
         let v = match r.name.as_str() {
             // DS_SWIZZLE_B32's text addresses the VGPR file by register number.
-            "ADDR" if name == "DS_SWIZZLE_B32" => {
-                Some(RegValue::Uniform(Bits::from_u64(width, field("addr"))))
-            }
+            "ADDR" if swizzle => Some(RegValue::Uniform(Bits::from_u64(width, field("addr")))),
             // Texts that write the VGPR file themselves (DS_SWIZZLE_B32, the DS_APPEND and
             // DS_CONSUME errata: `VGPR[lane][VDST]`) take the register number.
-            "VDST" if name == "DS_SWIZZLE_B32" || e.vgpr_space => {
+            "VDST" if swizzle || e.vgpr_space => {
                 Some(RegValue::Uniform(Bits::from_u64(width, field("vdst"))))
             }
             "ADDR" => Some(if family == "SMEM" {
@@ -440,8 +456,7 @@ pub(super) fn execute(
         .entry("EXEC".to_string())
         .or_insert_with(|| RegValue::Uniform(Bits::from_u64(64, exec_text)));
     // DS_SWIZZLE_B32 reads and writes the VGPR file itself (`VGPR[lane][ADDR]`, `VDST`).
-    let swizzle = name == "DS_SWIZZLE_B32" || e.vgpr_space;
-    if swizzle {
+    if swizzle || e.vgpr_space {
         for reg in [field("addr") as u32, field("vdst") as u32] {
             for lane in 0..lanes {
                 m.vgpr.insert((lane, reg), w.vgpr(lane, reg));
@@ -517,7 +532,7 @@ pub(super) fn execute(
             });
         }
     };
-    if swizzle {
+    if swizzle || e.vgpr_space {
         for (&(lane, reg), &v) in &m.vgpr {
             if (reg as usize) < w.vgpr_rows() && lane < lanes {
                 w.set_vgpr(lane, reg, v);

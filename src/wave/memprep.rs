@@ -64,7 +64,7 @@ pub(super) struct MemOp {
     reg: u32,
     /// `(offset, bytes)` past each address that the bounds check covers.
     extents: Vec<(u64, u64)>,
-    /// `memory::is_load_only` of the name.
+    /// The facts' `load_only`.
     load_only: bool,
 }
 
@@ -74,16 +74,15 @@ pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
         return None;
     }
     let family = memory::canonical_family(d.inst.family.as_str());
-    let name = d.inst.name.as_str();
     if !matches!(family, "SMEM" | "DS" | "GLOBAL") {
         return None;
     }
     if family == "DS" {
-        if let Some(op) = prepare_pair(e, d, name) {
+        if let Some(op) = prepare_pair(e, d) {
             return Some(op);
         }
     }
-    let kind = memfast::classify(family, name)?;
+    let kind = memfast::classify(&d.facts)?;
     let in_word = |n: &str| d.inst.field(n).is_some();
     let field = |n: &str| d.inst.field(memory::field_name(&in_word, n)).unwrap_or(0);
     let listed = |n: &str| e.inst.operands.iter().any(|o| o.field == n);
@@ -122,7 +121,7 @@ pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
         }
         "DS" => {
             // Entries whose text leaves the offset out fold it into ADDR: the generic path.
-            if memory::ds_offset_in_addr(e, name) {
+            if memory::ds_offset_in_addr(e, &d.facts) {
                 return None;
             }
             let addr = Addr::Lds {
@@ -166,24 +165,15 @@ pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
 
 /// The prepared form of a DS two-address load or store (RDNA 3 field names), if `d` is one
 /// whose text adds the offsets itself.
-fn prepare_pair(e: &Entry, d: &Decoded, name: &str) -> Option<MemOp> {
-    let rest = name.strip_prefix("DS_")?;
-    let (op, tail) = rest.split_once("_2ADDR_")?;
-    let store = match op {
-        "LOAD" => false,
-        "STORE" => true,
-        _ => return None,
-    };
-    let (stride64, bits) = match tail.strip_prefix("STRIDE64_") {
-        Some(b) => (true, b),
-        None => (false, tail),
-    };
-    let words = match bits {
-        "B32" => 1,
-        "B64" => 2,
-        _ => return None,
-    };
-    if memory::ds_offset_in_addr(e, name) {
+fn prepare_pair(e: &Entry, d: &Decoded) -> Option<MemOp> {
+    let f = &d.facts;
+    // `DS_LOAD_2ADDR_B32` .. `DS_STORE_2ADDR_STRIDE64_B64`.
+    if f.ds_two == 0 || !matches!(f.plain_words, 1 | 2) {
+        return None;
+    }
+    let store = f.stores;
+    let (stride64, words) = (f.ds_two == 64, u32::from(f.plain_words));
+    if memory::ds_offset_in_addr(e, f) {
         return None;
     }
     let field = |n: &str| d.inst.field(n);

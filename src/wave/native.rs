@@ -38,7 +38,7 @@ pub fn describe(kind: Native) -> &'static str {
             "time counter: the 64-bit count of instructions the wave executed before this one \
              (a deterministic clock, one tick per instruction) into the SGPR pair"
         }
-        Native::SetMode => {
+        Native::SetMode { .. } => {
             "MODE from the immediate: S_ROUND_MODE sets MODE[3:0] (FP_ROUND), S_DENORM_MODE \
              MODE[7:4] (FP_DENORM), from SIMM16[3:0]"
         }
@@ -98,9 +98,8 @@ pub(super) fn execute(kind: Native, d: &Decoded, w: &mut WaveState) -> Result<()
             w.write_sgpr(c + 1, (w.retired >> 32) as u32);
             Ok(())
         }
-        Native::SetMode => {
+        Native::SetMode { shift } => {
             let imm = (field(d, "simm16") & 0xf) as u32;
-            let shift = if d.inst.name == "S_ROUND_MODE" { 0 } else { 4 };
             w.mode = (w.mode & !(0xf << shift)) | (imm << shift);
             Ok(())
         }

@@ -38,7 +38,6 @@ use super::decode::{dest, Dest};
 use super::{Decoded, Entry, Executor, WaveError};
 use bound::empty_memory;
 pub(super) use bound::execute_bound;
-pub(super) use clamp::int_clamp_covers;
 use mods::{apply_mods, flush_f32};
 use operands::{bind_named, default_value, read_vgpr_lanes};
 pub(super) use plan::{fast_path, plan, Plan};

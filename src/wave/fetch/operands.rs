@@ -2,6 +2,7 @@
 //! modifiers (DPP and SDWA selects included), and the registers a text reads by name.
 
 use crate::interp::RegValue;
+use crate::machine::ElemType;
 use crate::value::Bits;
 
 use super::mods::apply_mods;
@@ -179,26 +180,14 @@ const MATRIX_SCALE: [u32; 2] = [MATRIX_CONSTANT_C + 32, MATRIX_CONSTANT_C + 33];
 /// hold elements (two 16-bit ones per word, a 64-bit one over two words). `None` for other
 /// instructions (`V_SWMMAC_*`/`V_SMFMAC_*` use `SRC2` for sparsity indices) or register codes.
 fn matrix_constant_c(w: &WaveState, ii: &Inst<'_>, code: u32) -> Option<Vec<u32>> {
-    let name = ii.d.inst.name.as_str();
-    let ty = name
-        .strip_prefix("V_WMMA_")
-        .or_else(|| name.strip_prefix("V_MFMA_"))?
-        .split('_')
-        .next()?;
-    let (bits, format) = match ty {
-        "F16" => (16, "FMT_NUM_F16"),
-        "BF16" => (16, "FMT_NUM_BF16"),
-        "F32" => (32, "FMT_NUM_F32"),
-        "I32" => (32, "FMT_NUM_I32"),
-        "F64" => (64, "FMT_NUM_F64"),
-        _ => return None,
-    };
+    let ty = ii.d.facts.matrix_c?;
+    let (bits, format) = (ty.bits(), ty.format());
     if code < 128 {
         return None;
     }
     let words: Vec<u32> = if bits == 16 {
         let c = scalar_src(w, ii, code, 32, "FMT_NUM_F32").low_u64() as u32;
-        let h = if ty == "BF16" && (240..=248).contains(&code) {
+        let h = if ty == ElemType::Bf16 && (240..=248).contains(&code) {
             // bf16 takes the top half of the f32 constant (exact but for 1/(2*pi)).
             c >> 16
         } else {
