@@ -62,6 +62,9 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
             available: bytes.len(),
         });
     }
+    if super::vopd3::applies(tables, bytes) {
+        return super::vopd3::decode(tables, bytes);
+    }
     let bits = read_bits(bytes);
     let word = bits as u32;
     for &fi in &tables.decode_order {

@@ -921,7 +921,19 @@ fn encode_as(
 /// Encodes one statement, trying every instruction its mnemonic names.
 fn encode_stmt(tables: &Tables, stmt: &Statement, line: usize) -> Result<Encoded, AsmError> {
     if let Some(y) = &stmt.pair {
-        return Ok((super::vopd::encode(tables, stmt, y, line)?, None));
+        // gfx1250 takes a pair VOPD cannot hold as VOPD3 (llvm-mc-22 does the same); when
+        // neither holds it, the error of the form that got further is reported.
+        return match super::vopd::encode(tables, stmt, y, line) {
+            Ok(bytes) => Ok((bytes, None)),
+            Err(e) if tables.arch == Arch::Cdna5 => {
+                match super::vopd3::encode(tables, stmt, y, line) {
+                    Ok(bytes) => Ok((bytes, None)),
+                    Err(e3) if e3.col > e.col => Err(e3),
+                    Err(_) => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        };
     }
     // `_dpp`/`_e64_dpp`/`_sdwa` select an extension form; RDNA's VOPC DPP forms have no
     // suffix and are recognised by their DPP modifiers.

@@ -37,6 +37,7 @@ pub mod syntax;
 pub mod tables;
 mod vop;
 mod vopd;
+pub(crate) mod vopd3;
 
 pub(crate) use decode::SCALE_LOAD;
 pub use operands::Reg;

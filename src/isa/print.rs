@@ -331,6 +331,9 @@ fn slot_text(tables: &Tables, inst: &Inst, field: &str, slot: Slot) -> String {
 }
 
 pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
+    if inst.format == "VOPD3" {
+        return super::vopd3::print(tables, inst);
+    }
     if inst.family == "VOPD" {
         return super::vopd::print(tables, inst);
     }
