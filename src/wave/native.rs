@@ -20,7 +20,8 @@ pub enum Native {
     LdsDma,
     /// `DS_READ_B*_TR_B*`, `GLOBAL_LOAD_TR_B*`: loads transposed across 16-lane groups.
     Transpose,
-    /// `S_MEMTIME`, `S_MEMREALTIME`: the 64-bit instruction clock into an SGPR pair.
+    /// `S_MEMTIME`, `S_MEMREALTIME`, gfx1250's `S_GET_SHADER_CYCLES_U64`: the 64-bit
+    /// instruction clock into an SGPR pair.
     MemTime,
     /// `S_ROUND_MODE`, `S_DENORM_MODE`: MODE fields from the immediate.
     SetMode,
@@ -37,7 +38,7 @@ pub fn kind(name: &str) -> Option<Native> {
         return Some(Native::Transpose);
     }
     match name {
-        "S_MEMTIME" | "S_MEMREALTIME" => Some(Native::MemTime),
+        "S_MEMTIME" | "S_MEMREALTIME" | "S_GET_SHADER_CYCLES_U64" => Some(Native::MemTime),
         "S_ROUND_MODE" | "S_DENORM_MODE" => Some(Native::SetMode),
         "S_SENDMSG_RTN_B32" | "S_SENDMSG_RTN_B64" => Some(Native::SendMsgRtn),
         _ => None,
@@ -144,7 +145,8 @@ pub(super) fn execute(kind: Native, d: &Decoded, w: &mut WaveState) -> Result<()
         Native::LdsDma => lds_dma(d, w),
         Native::Transpose => transpose(d, w),
         Native::MemTime => {
-            let c = field(d, "sdata") as u32;
+            // SMEM `sdata`, or the SOP1 `sdst` of `s_get_shader_cycles_u64`.
+            let c = d.inst.field("sdst").unwrap_or_else(|| field(d, "sdata")) as u32;
             w.write_sgpr(c, w.retired as u32);
             w.write_sgpr(c + 1, (w.retired >> 32) as u32);
             Ok(())
