@@ -392,6 +392,10 @@ pub(crate) fn encode(
     };
     let mut scalars: Vec<u32> = Vec::new();
     let mut dsts = Vec::new();
+    // Per half: the VGPRs (first, count) and Y's column of `src0`, `vsrc1` and the third
+    // source (the accumulator of `fmac`), and whether the half is a move.
+    let mut regs: Vec<[Option<(u32, u32, usize)>; 3]> = Vec::new();
+    let mut moves = Vec::new();
     for (s, st, is_y) in [("x", stmt, false), ("y", y, true)] {
         let name = st
             .mnemonic
@@ -436,6 +440,12 @@ pub(crate) fn encode(
                 _ => Ok(a.clone()),
             }
         };
+        let n = if o.wide { 2 } else { 1 };
+        let mut used: [Option<(u32, u32, usize)>; 3] = [None; 3];
+        moves.push(o.name == "mov_b32");
+        if o.third == Third::Acc {
+            used[2] = Some((vdst, n, st.args[0].col));
+        }
         let a0 = peel(0, &st.args[1])?;
         let mut enc = super::encode::Enc::new(tables, fmt, line);
         let (src0, high) = super::vop::encode_src(&mut enc, &a0.expr, a0.col, bits_of, o.neg)?;
@@ -449,16 +459,23 @@ pub(crate) fn encode(
         if src0 < 256 && !(128..=208).contains(&src0) && !(240..=248).contains(&src0) {
             scalars.push(src0);
         }
+        if src0 >= 256 {
+            used[0] = Some((src0 - 256, n, a0.col));
+        }
         set(&format!("src{s}0"), u64::from(src0));
         let mut rest = st.args[2..].iter();
         if o.src1 {
             let a = peel(1, rest.next().expect("bug: operand count checked"))?;
-            set(&format!("vsrc{s}1"), u64::from(vgpr_of(&a, o.wide, line)?));
+            let r = vgpr_of(&a, o.wide, line)?;
+            used[1] = Some((r, n, a.col));
+            set(&format!("vsrc{s}1"), u64::from(r));
         }
         match o.third {
             Third::Vgpr => {
                 let a = peel(2, rest.next().expect("bug: operand count checked"))?;
-                set(&format!("vsrc{s}2"), u64::from(vgpr_of(&a, o.wide, line)?));
+                let r = vgpr_of(&a, o.wide, line)?;
+                used[2] = Some((r, n, a.col));
+                set(&format!("vsrc{s}2"), u64::from(r));
             }
             Third::Sgpr => {
                 let a = rest.next().expect("bug: operand count checked");
@@ -474,6 +491,27 @@ pub(crate) fn encode(
         }
         set(&format!("op{s}"), u64::from(o.opcode));
         set(&format!("neg{s}"), neg);
+        regs.push(used);
+    }
+    // llvm-mc's bank rules: the two halves' `src0`, `vsrc1` and third-source VGPRs lie in
+    // different banks (`v % 4`, every register of a pair) unless they are the same
+    // register; two moves may share a `src0` bank.
+    let banks = |(first, count, _): (u32, u32, usize)| -> u32 {
+        (first..first + count).fold(0, |m, r| m | 1 << (r % 4))
+    };
+    for (k, what) in ["src0", "src1", "src2"].iter().enumerate() {
+        if k == 0 && moves[0] && moves[1] {
+            continue;
+        }
+        if let (Some(a), Some(b)) = (regs[0][k], regs[1][k]) {
+            if a.0 != b.0 && banks(a) & banks(b) != 0 {
+                return Err(err(
+                    line,
+                    b.2,
+                    &format!("{what} operands must use different VGPR banks"),
+                ));
+            }
+        }
     }
     if dsts[0] == dsts[1] {
         let col = y.args.first().map_or(y.col, |a| a.col);
