@@ -81,8 +81,14 @@ fn split3(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
         ("clmp".to_string(), 0),
         ("opsel".to_string(), 0),
     ];
+    let facts = isa
+        .facts()
+        .find("VOP3", single.opcode)
+        .copied()
+        .unwrap_or_else(|| crate::machine::InstFacts::unlisted(crate::machine::Family::of("VOP3")));
     Some(Decoded {
         addr: d.addr,
+        facts,
         inst: isa::Inst {
             name: single.name.clone(),
             format: "VOP3".into(),
@@ -120,8 +126,16 @@ fn split(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
         f("vdstx")
     };
     fields.push(("vdst".to_string(), vdst));
+    let facts = isa
+        .facts()
+        .find(&family, opcode)
+        .copied()
+        .unwrap_or_else(|| {
+            crate::machine::InstFacts::unlisted(crate::machine::Family::of(&family))
+        });
     Some(Decoded {
         addr: d.addr,
+        facts,
         inst: isa::Inst {
             name,
             format: family.clone(),
