@@ -501,7 +501,7 @@ pub(crate) fn named(f: &impl Facts, dst: Dest, name: &str) -> Option<Named> {
         "M0" => Named::Sgpr(super::m0_code(f.arch())),
         "PC" => Named::Value(d.addr),
         "SIMM16" => Named::Value(f.field("simm16") as u64),
-        "SIMM32" => Named::Value(d.inst.literal.unwrap_or(0) as u64),
+        "SIMM32" => Named::Value(d.inst.literal.unwrap_or(0)),
         "SRC0" | "SRC1" | "SRC2" | "VDST" | "DST" | "SDST" => {
             let field = match name {
                 "VDST" | "DST" => "vdst",
