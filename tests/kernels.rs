@@ -51,7 +51,7 @@ struct Gap {
 /// Every kernel of the suite (in `kernels` of a gap that covers them all).
 const ANY: &str = "*";
 
-/// Known gaps, each with its measured symptom (every case of gfx1100, gfx1200 and gfx950
+/// Known gaps, each with its measured symptom (every case of gfx1100, gfx1200, gfx950 and gfx1250
 /// passes on both engines). A new gap goes here with its measured reason.
 const NO_MAC_TEXT: &str =
     "the compiler emits V_MAC_F32 / V_MADMK_F32, which CDNA 4's and RDNA 3's \
@@ -63,69 +63,7 @@ const GFX908_O2_UNDIAGNOSED: &str =
     "gfx908 at -O2: transpose writes wrong values and matmul_tiled \
     faults on an LDS write of lane 16; measured, not yet diagnosed";
 
-/// Why most gfx1250 -O2 kernels stop early.
-const VOPD3_OR_FLAT_SCRATCH: &str = "the code object holds gfx1250's VOPD3 dual-issue words (96 \
-     bits, first byte 0xcf: v_dual_add_nc_u32 .. :: v_dual_lshlrev_b32 ..) or \
-     src_flat_scratch_base_lo, which the decoder does not know, so the program ends at the \
-     first one (the kernels before it pass)";
-
 const GAPS: &[Gap] = &[
-    Gap {
-        kernels: &[ANY],
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O0],
-        reason: "gfx1250 -O0 code reads src_flat_scratch_base_lo/hi (operand codes 0xe6/0xe7) to \
-                 build flat addresses of private memory; neither the operands nor gfx1250's \
-                 flat scratch addressing are modelled, so the program ends at that word",
-    },
-    Gap {
-        kernels: &["clocks"],
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: "s_get_shader_cycles_u64 (gfx1250 only) has no text or erratum",
-    },
-    Gap {
-        kernels: &["f64_ops"],
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: "v_fmamk_f64 (gfx1250 only, 64-bit literal) has no text or erratum",
-    },
-    Gap {
-        kernels: &["atomic_minmax"],
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: "v_mov_b64_e32 v[2:3], 0x7fffffff80000000 takes a 64-bit literal (operand \
-                 code 0xfe and two dwords), which the decoder reads as src_lds_direct, so the \
-                 literal's dwords run as instructions (v_cos_bf16_e32)",
-    },
-    Gap {
-        kernels: &[
-            "bpermute",
-            "call_basic",
-            "call_private",
-            "call_stack_args",
-            "dma_copy",
-            "f32_ops",
-            "first_lane",
-            "hist_lds",
-            "index_3d",
-            "int64_div",
-            "int_bits",
-            "int_div32",
-            "int_ops",
-            "matmul_tiled",
-            "mul_wide",
-            "permlane",
-            "private_lookup",
-            "private_small",
-            "scan_single",
-            "transpose",
-            "transpose_load",
-        ],
-        targets: &[Target::Gfx1250],
-        opts: &[Opt::O2],
-        reason: VOPD3_OR_FLAT_SCRATCH,
-    },
     Gap {
         kernels: &["int64_div"],
         targets: &[Target::Gfx908],

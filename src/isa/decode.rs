@@ -23,23 +23,36 @@ fn lookup<'t>(tables: &'t Tables, fmt: &Format, bits: u128) -> Option<&'t InstIn
     Some(&tables.insts[idx])
 }
 
-/// Whether `info` reads a literal dword when encoded with these fields.
-pub(crate) fn takes_literal(info: &InstInfo, fmt: &Format, bits: u128) -> bool {
+/// How many literal bytes follow an instruction `info` encoded with these fields: 4 for the
+/// 32-bit literal (a source field holding 255, a `K` operand, `S_*_IMM32`), 8 for gfx1250's
+/// 64-bit literal (a source field holding 0xfe) and the 64-bit `K` of
+/// `v_fmamk_f64`/`v_fmaak_f64`, 0 for none.
+pub(crate) fn literal_bytes(tables: &Tables, info: &InstInfo, fmt: &Format, bits: u128) -> usize {
     if info.family == "SOPK" {
-        return info.name.contains("IMM32");
+        return if info.name.contains("IMM32") { 4 } else { 0 };
     }
     if super::layout::has_literal_k(info) {
-        return true;
+        return if info.name.contains("F64") { 8 } else { 4 };
     }
-    info.operands.iter().any(|op| {
+    let mut bytes = 0;
+    for op in &info.operands {
         if op.kind == "SENDMSG_RTN" || op.kind.starts_with("SIMM") {
-            return false;
+            continue;
         }
         let Some(f) = fmt.field(&op.field) else {
-            return false;
+            continue;
         };
-        matches!(f.kind.as_str(), "SSrcField" | "SrcField") && f.get(bits) as u32 == LITERAL
-    })
+        if !matches!(f.kind.as_str(), "SSrcField" | "SrcField") {
+            continue;
+        }
+        let code = f.get(bits) as u32;
+        if code == LITERAL {
+            bytes = bytes.max(4);
+        } else if operands::is_literal64(tables.arch, code) {
+            bytes = 8;
+        }
+    }
+    bytes
 }
 
 pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), DecodeError> {
@@ -48,6 +61,9 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
             needed: 4,
             available: bytes.len(),
         });
+    }
+    if super::vopd3::applies(tables, bytes) {
+        return super::vopd3::decode(tables, bytes);
     }
     let bits = read_bits(bytes);
     let word = bits as u32;
@@ -121,24 +137,24 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
             }
             used = var;
             size = var.size;
-        } else if takes_literal(info, fmt, bits) {
-            if let Some(lit_fmt) = tables.variant(&fmt.family, "_LIT", info.opcode) {
-                used = lit_fmt;
+        } else {
+            let n = literal_bytes(tables, info, fmt, bits);
+            if n > 0 {
+                if let Some(lit_fmt) = tables.variant(&fmt.family, "_LIT", info.opcode) {
+                    used = lit_fmt;
+                }
+                let at = fmt.size;
+                if bytes.len() < at + n {
+                    return Err(DecodeError::Truncated {
+                        needed: at + n,
+                        available: bytes.len(),
+                    });
+                }
+                let mut buf = [0u8; 8];
+                buf[..n].copy_from_slice(&bytes[at..at + n]);
+                literal = Some(u64::from_le_bytes(buf));
+                size = at + n;
             }
-            let at = fmt.size;
-            if bytes.len() < at + 4 {
-                return Err(DecodeError::Truncated {
-                    needed: at + 4,
-                    available: bytes.len(),
-                });
-            }
-            literal = Some(u32::from_le_bytes([
-                bytes[at],
-                bytes[at + 1],
-                bytes[at + 2],
-                bytes[at + 3],
-            ]));
-            size = at + 4;
         }
         let fields: Vec<(String, u64)> = (if ext.is_some() { used } else { fmt })
             .fields
@@ -227,7 +243,7 @@ fn value_of(
     field: &str,
     bits: u32,
     raw: u64,
-    literal: Option<u32>,
+    literal: Option<u64>,
 ) -> Value {
     let kind = fmt.field(field).map(|f| f.kind.as_str()).unwrap_or("");
     let regs = bits.div_ceil(32).max(1) as u8;
@@ -245,7 +261,7 @@ fn value_of(
                     count: regs,
                 });
             }
-            if code == LITERAL {
+            if code == LITERAL || operands::is_literal64(tables.arch, code) {
                 return Value::Literal(literal.unwrap_or(0));
             }
             if let Some(v) = operands::inline_int(code) {
@@ -285,7 +301,10 @@ fn scalar_value(tables: &Tables, code: u32, regs: u8) -> Value {
 /// Whether 9-bit source code `code` names something on this arch (a register, an inline
 /// constant or the literal).
 pub(crate) fn known_src(tables: &Tables, code: u32) -> bool {
-    code >= 256 || code == LITERAL || !matches!(value_of_code(tables, code), Value::Unknown(_))
+    code >= 256
+        || code == LITERAL
+        || operands::is_literal64(tables.arch, code)
+        || !matches!(value_of_code(tables, code), Value::Unknown(_))
 }
 
 fn value_of_code(tables: &Tables, code: u32) -> Value {

@@ -30,6 +30,9 @@ pub(crate) struct Enc<'t> {
     fmt: &'t Format,
     bits: u128,
     literal: Option<u32>,
+    /// A 64-bit literal (gfx1250's source code 0xfe, the `K` of `v_fmamk_f64`), which
+    /// replaces `literal`.
+    literal64: Option<u64>,
     line: usize,
     label: Option<(String, usize)>,
 }
@@ -42,6 +45,7 @@ impl<'t> Enc<'t> {
             fmt,
             bits: 0,
             literal: None,
+            literal64: None,
             line,
             label: None,
         };
@@ -56,10 +60,26 @@ impl<'t> Enc<'t> {
     /// The first `size` bytes of the instruction, then the literal if one was set.
     pub(crate) fn finish(&self, size: usize) -> Vec<u8> {
         let mut bytes = self.bits.to_le_bytes()[..size].to_vec();
-        if let Some(lit) = self.literal {
+        self.push_literal(&mut bytes);
+        bytes
+    }
+
+    /// Appends the literal set, if any (two dwords for a 64-bit one).
+    fn push_literal(&self, bytes: &mut Vec<u8>) {
+        if let Some(lit) = self.literal64 {
+            bytes.extend_from_slice(&lit.to_le_bytes());
+        } else if let Some(lit) = self.literal {
             bytes.extend_from_slice(&lit.to_le_bytes());
         }
-        bytes
+    }
+
+    /// Sets a 64-bit literal (the instruction then carries two literal dwords).
+    pub(crate) fn set_literal64(&mut self, value: u64, col: usize) -> Result<(), AsmError> {
+        if self.literal.is_some() || self.literal64.is_some_and(|v| v != value) {
+            return Err(self.err(col, "only one unique literal operand is allowed"));
+        }
+        self.literal64 = Some(value);
+        Ok(())
     }
 
     pub(crate) fn err(&self, col: usize, message: impl Into<String>) -> AsmError {
@@ -91,12 +111,15 @@ impl<'t> Enc<'t> {
         &self.fmt.name
     }
 
-    /// The literal constant set so far.
+    /// The literal constant set so far (the low dword of a 64-bit one).
     pub(crate) fn literal(&self) -> Option<u32> {
-        self.literal
+        self.literal.or(self.literal64.map(|v| v as u32))
     }
 
     pub(crate) fn set_literal(&mut self, value: u32, col: usize) -> Result<(), AsmError> {
+        if self.literal64.is_some() {
+            return Err(self.err(col, "only one unique literal operand is allowed"));
+        }
         match self.literal {
             Some(v) if v != value => {
                 Err(self.err(col, "only one unique literal operand is allowed"))
@@ -107,6 +130,36 @@ impl<'t> Enc<'t> {
             }
         }
     }
+}
+
+/// A 64-bit operand given as integer `v` where gfx1250's 64-bit literal is allowed (as
+/// llvm-mc-22 -mcpu=gfx1250 encodes it): an integer operand takes the 32-bit literal for
+/// 0..=i32::MAX and the 64-bit one otherwise; a float operand takes a value of 32 unsigned
+/// bits as the high dword (the 32-bit literal) and any other pattern as 64 bits. A full
+/// pattern that is an inline float is that constant unless `forced` (`lit(...)`).
+fn encode_int64(
+    e: &mut Enc<'_>,
+    col: usize,
+    v: i64,
+    float: bool,
+    forced: bool,
+) -> Result<u32, AsmError> {
+    let fits = if float {
+        int_in(v, 0, i64::from(u32::MAX))
+    } else {
+        int_in(v, 0, i64::from(i32::MAX))
+    };
+    if fits {
+        e.set_literal(v as u32, col)?;
+        return Ok(LITERAL);
+    }
+    if !forced {
+        if let Some(code) = operands::literal_inline_code(v as u64, 64) {
+            return Ok(code);
+        }
+    }
+    e.set_literal64(v as u64, col)?;
+    Ok(operands::LITERAL64)
 }
 
 /// The register code and count of a scalar register expression.
@@ -142,7 +195,9 @@ fn scalar_reg(arch: Arch, expr: &Expr) -> Option<(u32, u32)> {
 
 /// Codes that name one register whatever the operand size (`null`, `src_scc`, ...).
 fn any_size(arch: Arch, code: u32) -> bool {
-    code >= 235 || operands::special_code(arch, "null").map(|c| c.0) == Some(code)
+    code >= 235
+        || code == operands::FLAT_SCRATCH_BASE_LO && arch == Arch::Cdna5
+        || operands::special_code(arch, "null").map(|c| c.0) == Some(code)
 }
 
 fn int_in(v: i64, lo: i64, hi: i64) -> bool {
@@ -158,11 +213,15 @@ pub(crate) fn encode_ssrc(
 ) -> Result<u32, AsmError> {
     let arch = e.tables.arch;
     let regs = bits.div_ceil(32).max(1);
+    let lit64 = bits == 64 && operands::literal64_allowed(arch, e.format_name());
     match &arg.expr {
         Expr::Int(v) => {
             let v = *v;
             if let Some(code) = operands::int_code(v) {
                 return Ok(code);
+            }
+            if lit64 {
+                return encode_int64(e, arg.col, v, float, false);
             }
             // A 16-bit float operand takes a 16-bit literal.
             if bits == 16 && float && !int_in(v, -32768, 65535) {
@@ -211,11 +270,36 @@ pub(crate) fn encode_ssrc(
                     e.set_literal((b >> 32) as u32, arg.col)?;
                     return Ok(LITERAL);
                 }
+                if lit64 && float {
+                    e.set_literal64(b, arg.col)?;
+                    return Ok(operands::LITERAL64);
+                }
                 return Err(e.err(arg.col, "invalid operand for instruction"));
             }
             e.set_literal((*f as f32).to_bits(), arg.col)?;
             Ok(LITERAL)
         }
+        Expr::Call { name, args } if name == "lit64" && args.len() == 1 && lit64 => {
+            let v = match &args[0] {
+                Expr::Int(v) => *v as u64,
+                Expr::Float(f) if float => f.to_bits(),
+                _ => return Err(e.err(arg.col, "invalid literal")),
+            };
+            e.set_literal64(v, arg.col)?;
+            Ok(operands::LITERAL64)
+        }
+        Expr::Call { name, args } if name == "lit" && args.len() == 1 && lit64 => match &args[0] {
+            Expr::Int(v) => encode_int64(e, arg.col, *v, float, true),
+            Expr::Float(f) if float && f.to_bits() & 0xffff_ffff == 0 => {
+                e.set_literal((f.to_bits() >> 32) as u32, arg.col)?;
+                Ok(LITERAL)
+            }
+            Expr::Float(f) if float => {
+                e.set_literal64(f.to_bits(), arg.col)?;
+                Ok(operands::LITERAL64)
+            }
+            _ => Err(e.err(arg.col, "invalid literal")),
+        },
         Expr::Call { name, args } if name == "lit" && args.len() == 1 => {
             let v = match &args[0] {
                 Expr::Int(v) if int_in(*v, i64::from(i32::MIN), i64::from(u32::MAX)) => *v as u32,
@@ -825,10 +909,11 @@ fn encode_as(
         ));
     }
     let mut bytes = e.bits.to_le_bytes()[..fmt.size].to_vec();
-    if let Some(lit) = e.literal {
-        bytes.extend_from_slice(&lit.to_le_bytes());
-    } else if super::decode::takes_literal(info, fmt, e.bits) {
-        bytes.extend_from_slice(&0u32.to_le_bytes());
+    if e.literal.is_some() || e.literal64.is_some() {
+        e.push_literal(&mut bytes);
+    } else {
+        let n = super::decode::literal_bytes(tables, info, fmt, e.bits);
+        bytes.extend(std::iter::repeat_n(0u8, n));
     }
     Ok((bytes, e.label))
 }
@@ -836,7 +921,19 @@ fn encode_as(
 /// Encodes one statement, trying every instruction its mnemonic names.
 fn encode_stmt(tables: &Tables, stmt: &Statement, line: usize) -> Result<Encoded, AsmError> {
     if let Some(y) = &stmt.pair {
-        return Ok((super::vopd::encode(tables, stmt, y, line)?, None));
+        // gfx1250 takes a pair VOPD cannot hold as VOPD3 (llvm-mc-22 does the same); when
+        // neither holds it, the error of the form that got further is reported.
+        return match super::vopd::encode(tables, stmt, y, line) {
+            Ok(bytes) => Ok((bytes, None)),
+            Err(e) if tables.arch == Arch::Cdna5 => {
+                match super::vopd3::encode(tables, stmt, y, line) {
+                    Ok(bytes) => Ok((bytes, None)),
+                    Err(e3) if e3.col > e.col => Err(e3),
+                    Err(_) => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        };
     }
     // `_dpp`/`_e64_dpp`/`_sdwa` select an extension form; RDNA's VOPC DPP forms have no
     // suffix and are recognised by their DPP modifiers.

@@ -37,6 +37,7 @@ pub mod syntax;
 pub mod tables;
 mod vop;
 mod vopd;
+pub(crate) mod vopd3;
 
 pub(crate) use decode::SCALE_LOAD;
 pub use operands::Reg;
@@ -52,8 +53,9 @@ pub enum Value {
     InlineInt(i64),
     /// An inline float constant, by source code (240..=248).
     InlineFloat(u32),
-    /// A 32-bit literal constant that followed the instruction.
-    Literal(u32),
+    /// A literal constant that followed the instruction: 32 bits, or 64 for gfx1250's
+    /// 64-bit literal (source code 0xfe).
+    Literal(u64),
     /// An immediate field (offsets, `simm16`, counters).
     Imm(i64),
     /// A source code with no known meaning on this arch.
@@ -84,8 +86,10 @@ pub struct Inst {
     pub fields: Vec<(String, u64)>,
     /// The operands in printed order.
     pub operands: Vec<Operand>,
-    /// The literal constant, if one followed the instruction word(s).
-    pub literal: Option<u32>,
+    /// The literal constant, if one followed the instruction word(s): one dword, or two for
+    /// gfx1250's 64-bit literal (source code 0xfe, [`operands::LITERAL64`]) and the `K` of
+    /// `v_fmamk_f64`/`v_fmaak_f64`.
+    pub literal: Option<u64>,
     /// The encoded size in bytes.
     pub size: usize,
 }

@@ -75,6 +75,32 @@ fn specials(arch: Arch) -> &'static [(u32, &'static str, Option<&'static str>)] 
             (254, "src_lds_direct", None),
         ];
     }
+    if arch == Arch::Cdna5 {
+        // gfx1250 (llvm-mc-22): no `src_lds_direct` (its code 0xfe is the 64-bit literal);
+        // `src_flat_scratch_base_lo/hi` (0xe6/0xe7) read the wave's flat scratch base, which a
+        // 64-bit read takes whole (printed `src_flat_scratch_base_lo`).
+        return &[
+            (106, "vcc_lo", Some("vcc")),
+            (107, "vcc_hi", None),
+            (124, "null", Some("null")),
+            (125, "m0", None),
+            (126, "exec_lo", Some("exec")),
+            (127, "exec_hi", None),
+            (
+                FLAT_SCRATCH_BASE_LO,
+                "src_flat_scratch_base_lo",
+                Some("src_flat_scratch_base_lo"),
+            ),
+            (FLAT_SCRATCH_BASE_LO + 1, "src_flat_scratch_base_hi", None),
+            (235, "src_shared_base", Some("src_shared_base")),
+            (236, "src_shared_limit", Some("src_shared_limit")),
+            (237, "src_private_base", Some("src_private_base")),
+            (238, "src_private_limit", Some("src_private_limit")),
+            (251, "src_vccz", None),
+            (252, "src_execz", None),
+            (253, "src_scc", None),
+        ];
+    }
     match arch.wheel() {
         Wheel::Cdna => &[
             (102, "flat_scratch_lo", Some("flat_scratch")),
@@ -182,6 +208,66 @@ pub const INLINE_FLOATS: [(u32, f64, &str, u32, u64, u16); 9] = [
 /// The literal-constant source code.
 pub const LITERAL: u32 = 255;
 
+/// gfx1250's 64-bit literal source code: two dwords follow the instruction (on the other
+/// arches the code is `src_lds_direct`).
+pub const LITERAL64: u32 = 254;
+
+/// gfx1250's `src_flat_scratch_base_lo` source code (`_hi` is the next one).
+pub const FLAT_SCRATCH_BASE_LO: u32 = 230;
+
+/// Whether source code `code` is the 64-bit literal on `arch`.
+pub fn is_literal64(arch: Arch, code: u32) -> bool {
+    code == LITERAL64 && arch == Arch::Cdna5
+}
+
+/// Whether an instruction of format `format` takes the 64-bit literal for a 64-bit source
+/// on `arch`: gfx1250's 32-bit VALU and scalar ALU encodings (llvm-mc-22 refuses it in VOP3).
+pub fn literal64_allowed(arch: Arch, format: &str) -> bool {
+    arch == Arch::Cdna5
+        && matches!(
+            format,
+            "VOP1"
+                | "VOP2"
+                | "VOPC"
+                | "SOP1"
+                | "SOP2"
+                | "SOPC"
+                | "VOP1_LIT"
+                | "VOP2_LIT"
+                | "VOPC_LIT"
+                | "SOP1_LIT"
+                | "SOP2_LIT"
+                | "SOPC_LIT"
+        )
+}
+
+/// How LLVM prints a 64-bit literal `v` (gfx1250's code 0xfe, or the `K` of
+/// `v_fmamk_f64`/`v_fmaak_f64` when `k`): a value that fits in 32 unsigned bits as
+/// `lit64(0x..)` (so it re-assembles to the 64-bit form), a source that equals an inline
+/// constant as that constant, a float whose low dword is zero as its high dword (the 32-bit
+/// literal spelling), anything else in full hex (measured with llvm-mc-22 -mcpu=gfx1250).
+pub fn literal64_text(v: u64, float: bool, k: bool) -> String {
+    if v <= u64::from(u32::MAX) {
+        return format!("lit64(0x{v:x})");
+    }
+    if !k {
+        if let Some(c) = literal_inline_code(v, 64) {
+            if let Some(t) = inline_text(c) {
+                return if c == 248 {
+                    "0.15915494309189532".into()
+                } else {
+                    t
+                };
+            }
+        }
+    }
+    if float && v as u32 == 0 {
+        format!("0x{:x}", v >> 32)
+    } else {
+        format!("0x{v:x}")
+    }
+}
+
 /// The text of a scalar register code holding `count` registers, or `None` if the code is
 /// not a register (or cannot hold that many).
 pub fn sreg_text(arch: Arch, code: u32, count: u32) -> Option<String> {
@@ -206,7 +292,7 @@ pub fn sreg_text(arch: Arch, code: u32, count: u32) -> Option<String> {
         return Some(format!("ttmp[{}:{}]", t, t + count - 1));
     }
     let &(_, lo, wide) = specials(arch).iter().find(|s| s.0 == code)?;
-    if count == 1 || lo == "null" || code >= 235 {
+    if count == 1 || lo == "null" || code >= FLAT_SCRATCH_BASE_LO {
         Some(lo.to_string())
     } else if count == 2 {
         wide.map(str::to_string)

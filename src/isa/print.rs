@@ -28,8 +28,23 @@ pub(crate) fn sreg(tables: &Tables, code: u32, regs: u32) -> String {
 }
 
 /// A scalar or vector source operand.
-pub(crate) fn src(tables: &Tables, code: u32, bits: u32, literal: Option<u32>) -> String {
+pub(crate) fn src(tables: &Tables, code: u32, bits: u32, literal: Option<u64>) -> String {
+    src_typed(tables, code, bits, false, literal)
+}
+
+/// A scalar or vector source operand of a float (`float`) or integer format.
+pub(crate) fn src_typed(
+    tables: &Tables,
+    code: u32,
+    bits: u32,
+    float: bool,
+    literal: Option<u64>,
+) -> String {
     let regs = bits.div_ceil(32).max(1);
+    if operands::is_literal64(tables.arch, code) {
+        return operands::literal64_text(literal.unwrap_or(0), float, false);
+    }
+    let literal = literal.map(|v| v as u32);
     if code >= 256 {
         let v = code - 256;
         return if regs == 1 {
@@ -271,13 +286,13 @@ fn imm_small(v: u64) -> String {
 
 fn slot_text(tables: &Tables, inst: &Inst, field: &str, slot: Slot) -> String {
     let raw = if field == "literal" {
-        u64::from(inst.literal.unwrap_or(0))
+        inst.literal.unwrap_or(0)
     } else {
         inst.field(field).unwrap_or(0)
     };
     match slot {
         Slot::SReg { regs } => sreg(tables, raw as u32, regs),
-        Slot::SSrc { bits, .. } => src(tables, raw as u32, bits, inst.literal),
+        Slot::SSrc { bits, float } => src_typed(tables, raw as u32, bits, float, inst.literal),
         Slot::BarrierId => src(tables, raw as u32, 32, inst.literal),
         Slot::ImmHex => format!("0x{raw:x}"),
         Slot::ImmSmall => imm_small(raw),
@@ -315,6 +330,9 @@ fn slot_text(tables: &Tables, inst: &Inst, field: &str, slot: Slot) -> String {
 }
 
 pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
+    if inst.format == "VOPD3" {
+        return super::vopd3::print(tables, inst);
+    }
     if inst.family == "VOPD" {
         return super::vopd::print(tables, inst);
     }

@@ -251,7 +251,7 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
             (_, 1) => ("src1", Kind::Src),
             _ => ("src2", Kind::Src),
         };
-        let k_bits = vdst.map_or(32, |d| d.bits.min(32));
+        let k_bits = k_bits(info, vdst);
         if fmamk && i == 1 {
             ops.push(Opnd {
                 field: "literal",
@@ -286,7 +286,7 @@ fn layout(tables: &Tables, info: &InstInfo) -> Layout {
         ops.push(Opnd {
             field: "literal",
             kind: Kind::LitK,
-            bits: vdst.map_or(32, |d| d.bits.min(32)),
+            bits: k_bits(info, vdst),
             float: false,
             idx: 0,
             vgpr_only: false,
@@ -401,7 +401,7 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         let raw = if op.field.is_empty() {
             0
         } else if op.field == "literal" {
-            u64::from(inst.literal.unwrap_or(0))
+            inst.literal.unwrap_or(0)
         } else if op.field == "src0" && ext.is_some() {
             // The real `src0` is `vsrc0` of the extension: a VGPR, or for SDWA with `s0`
             // a scalar source code.
@@ -423,6 +423,7 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
             Kind::Implicit(name) => (*name).to_string(),
             Kind::Vgpr if sdwa_scalar1 => super::print::src(tables, raw as u32, op.bits, None),
             Kind::LitK if op.bits == 16 => format!("0x{:x}", raw & 0xffff),
+            Kind::LitK if op.bits == 64 => operands::literal64_text(raw, true, true),
             Kind::LitK => format!("0x{raw:x}"),
             Kind::Sreg => super::print::sreg(tables, raw as u32, regs),
             Kind::Vgpr => {
@@ -445,7 +446,7 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
                     }
                 } else {
                     // (A literal that is also an inline value prints as `lit(...)` there.)
-                    super::print::src(tables, code, op.bits, inst.literal)
+                    super::print::src_typed(tables, code, op.bits, op.float, inst.literal)
                 }
             }
         };
@@ -687,6 +688,17 @@ pub(crate) fn encode_src(
     }
 }
 
+/// The width of the literal `K` of `v_fmamk_*`/`v_fmaak_*`: 64 bits for gfx1250's
+/// `v_fmamk_f64`/`v_fmaak_f64`, else the destination's width up to 32.
+fn k_bits(info: &InstInfo, vdst: Option<&OperandSpec>) -> u32 {
+    let bits = vdst.map_or(32, |d| d.bits);
+    if bits == 64 && info.name.contains("F64") {
+        64
+    } else {
+        bits.min(32)
+    }
+}
+
 /// The IEEE half bits of `v`, if exactly representable.
 fn half_bits(v: f64) -> Option<u16> {
     let f = v as f32;
@@ -723,10 +735,11 @@ fn uses_constant_bus(arch: Arch, code: u32) -> bool {
 }
 
 /// Whether a VALU source may name `code`: RDNA has no `src_vccz`/`src_execz`, and no arch
-/// here has `src_lds_direct` (llvm-mc: "not available on this GPU").
+/// here has `src_lds_direct` (llvm-mc: "not available on this GPU"; on gfx1250 the code is
+/// the 64-bit literal).
 pub(crate) fn source_available(arch: Arch, code: u32) -> bool {
     match code {
-        254 => false,
+        254 => operands::is_literal64(arch, code),
         251 | 252 => arch.is_gfx9(),
         _ => true,
     }
@@ -767,7 +780,7 @@ fn check_constant_bus(
             }
             Kind::Src => {
                 let code = e.get(op.field) as u32;
-                if code == LITERAL {
+                if code == LITERAL || operands::is_literal64(arch, code) {
                     literal = true;
                 }
                 if !source_available(arch, code) {
@@ -912,6 +925,24 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
                 }
                 e.set("vsrc1", u64::from(code));
                 e.set("s1", 1);
+            }
+            Kind::LitK if op.bits == 64 => {
+                // The `K` of `v_fmamk_f64`/`v_fmaak_f64`: 64 bits; a value of 32 unsigned bits
+                // is the high dword, as for a 32-bit literal of an f64 source (llvm-mc-22).
+                let v = match p.expr {
+                    Expr::Float(f) => f.to_bits(),
+                    Expr::Int(v) if (0..=i64::from(u32::MAX)).contains(v) => (*v as u64) << 32,
+                    Expr::Int(v) => *v as u64,
+                    Expr::Call { name, args } if name == "lit64" && args.len() == 1 => {
+                        match &args[0] {
+                            Expr::Int(v) => *v as u64,
+                            Expr::Float(f) => f.to_bits(),
+                            _ => return Err(e.err(arg.col, "invalid literal")),
+                        }
+                    }
+                    _ => return Err(e.err(arg.col, "invalid literal")),
+                };
+                e.set_literal64(v, arg.col)?;
             }
             Kind::LitK => {
                 let v = match p.expr {

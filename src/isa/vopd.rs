@@ -75,12 +75,12 @@ pub(crate) fn decode(
                 available: bytes.len(),
             });
         }
-        literal = Some(u32::from_le_bytes([
+        literal = Some(u64::from(u32::from_le_bytes([
             bytes[size],
             bytes[size + 1],
             bytes[size + 2],
             bytes[size + 3],
-        ]));
+        ])));
         size += 4;
     }
     let fields: Vec<(String, u64)> = fmt

@@ -358,7 +358,7 @@ fn native(name: &str) -> Option<Native> {
         return Some(Native::Transpose);
     }
     match name {
-        "S_MEMTIME" | "S_MEMREALTIME" => Some(Native::MemTime),
+        "S_MEMTIME" | "S_MEMREALTIME" | "S_GET_SHADER_CYCLES_U64" => Some(Native::MemTime),
         "S_ROUND_MODE" => Some(Native::SetMode { shift: 0 }),
         "S_DENORM_MODE" => Some(Native::SetMode { shift: 4 }),
         "S_SENDMSG_RTN_B32" | "S_SENDMSG_RTN_B64" => Some(Native::SendMsgRtn),

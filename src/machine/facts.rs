@@ -233,7 +233,8 @@ pub enum Native {
     LdsDma,
     /// `DS_READ_B*_TR_B*`, `GLOBAL_LOAD_TR_B*`: loads transposed across 16-lane groups.
     Transpose,
-    /// `S_MEMTIME`, `S_MEMREALTIME`: the 64-bit instruction clock into an SGPR pair.
+    /// `S_MEMTIME`, `S_MEMREALTIME`, gfx1250's `S_GET_SHADER_CYCLES_U64`: the 64-bit
+    /// instruction clock into an SGPR pair.
     MemTime,
     /// `S_ROUND_MODE` (`shift` 0: MODE[3:0], FP_ROUND), `S_DENORM_MODE` (`shift` 4:
     /// MODE[7:4], FP_DENORM): a MODE field from the immediate's low 4 bits.

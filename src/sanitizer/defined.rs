@@ -465,7 +465,7 @@ fn scalar_source(w: &WaveDef, s: &Step<'_>, field: &str, words: u32) -> Option<V
             .map(|x| (x, u32::MAX))
             .collect(),
         crate::isa::Value::Literal(l) => (0..words)
-            .map(|k| if k == 0 { l } else { 0 })
+            .map(|k| if k < 2 { (l >> (32 * k)) as u32 } else { 0 })
             .map(|x| (x, u32::MAX))
             .collect(),
         _ => {
@@ -808,7 +808,7 @@ fn lane_select(w: &WaveDef, s: &Step<'_>) -> u32 {
         .find(|o| matches!(o.field.as_str(), "src1" | "ssrc1"))
         .map_or(0, |o| match o.value {
             crate::isa::Value::InlineInt(i) => i as u32,
-            crate::isa::Value::Literal(l) => l,
+            crate::isa::Value::Literal(l) => l as u32,
             _ => super::value_regs(&o.value).map_or(0, |r| {
                 w.prev_sgpr.get(r.first as usize).copied().unwrap_or(0)
             }),

@@ -154,9 +154,10 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
     }
     let extra_count = extra.len();
     for r in extra {
-        let operands = match r.operands_of {
-            Some(donor) => donor_operands(base, file, r, donor)?,
-            None => Vec::new(),
+        let operands = match (r.operands_of, widened_donor(arch, r.name)) {
+            (Some(donor), _) => donor_operands(base, file, r, donor)?,
+            (None, Some(donor)) => widened_operands(base, file, r, donor)?,
+            (None, None) => Vec::new(),
         };
         // As in the wheel, a vector ALU form named `_E32`/`_E64` has its bare name as an
         // alias (which is how the printer finds a 32-bit form's VOP3 twin).
@@ -224,6 +225,34 @@ fn scale_offset_bit(arch: Arch, encoding: &str) -> Option<u32> {
         "SMEM" => Some(56),
         _ => None,
     }
+}
+
+/// gfx1250's `v_fmamk_f64`/`v_fmaak_f64` have no RDNA 4 instruction of their shape (the
+/// table's probe finds none): they take the operands of `v_fmamk_f32`/`v_fmaak_f32` at 64
+/// bits, `K` included (llvm-mc-22 -mcpu=gfx1250: `v_fmamk_f64 v[2:3], v[4:5],
+/// 0x4000000000000001, v[6:7]` is the VOP2 word of `src0`, `vsrc1`, `vdst` followed by a
+/// 64-bit `K`).
+fn widened_donor(arch: Arch, name: &str) -> Option<&'static str> {
+    match (arch, name) {
+        (Arch::Cdna5, "V_FMAMK_F64") => Some("V_FMAMK_F32_E32"),
+        (Arch::Cdna5, "V_FMAAK_F64") => Some("V_FMAAK_F32_E32"),
+        _ => None,
+    }
+}
+
+/// The operands of `donor` (a 32-bit float instruction) at 64 bits, for `r`.
+fn widened_operands(
+    base: &SpecDb,
+    file: &str,
+    r: &Row<'_>,
+    donor: &str,
+) -> Result<Vec<super::db::Operand>, SpecError> {
+    let mut ops = donor_operands(base, file, r, donor)?;
+    for o in &mut ops {
+        o.bits = 64;
+        o.format = o.format.replace("F32", "F64");
+    }
+    Ok(ops)
 }
 
 /// The operands of target-only instruction `r`, taken from base instruction `donor` (its

@@ -72,7 +72,7 @@ pub(super) fn execute(d: &super::Decoded, w: &mut WaveState) -> Result<(), WaveE
         128..=192 => Some(src - 128),
         193..=208 => Some((-((src - 192) as i32)) as u32),
         240..=248 => Some(crate::isa::operands::INLINE_FLOATS[(src - 240) as usize].3),
-        255 => inst.literal,
+        255 => inst.literal.map(|v| v as u32),
         256.. => None,
         _ => {
             return Err(WaveError::Unsupported {

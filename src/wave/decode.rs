@@ -247,11 +247,22 @@ pub(crate) fn scalar(f: &impl Facts, src_code: u32, width: u32, format: &str) ->
                 v >> 32
             }
         }
+        // gfx1250's `src_flat_scratch_base_lo/hi`: a 64-bit read of `_lo` gives the base.
+        230 | 231 if f.arch() == crate::spec::Arch::Cdna5 => {
+            let base = super::state::FLAT_SCRATCH_BASE;
+            match (src_code, width >= 64) {
+                (230, true) => base,
+                (230, false) => base & 0xffff_ffff,
+                _ => base >> 32,
+            }
+        }
+        // gfx1250's 64-bit literal (two dwords after the instruction).
+        254 if f.arch() == crate::spec::Arch::Cdna5 => f.decoded().inst.literal.unwrap_or(0),
         251 => return Scalar::Vccz,
         252 => return Scalar::Execz,
         253 => return Scalar::Scc,
         255 => {
-            let lit = f.decoded().inst.literal.unwrap_or(0) as u64;
+            let lit = f.decoded().inst.literal.unwrap_or(0);
             if width >= 64 && fbits == 64 {
                 lit << 32
             } else if width >= 64 && format.contains("I64") {
@@ -490,7 +501,7 @@ pub(crate) fn named(f: &impl Facts, dst: Dest, name: &str) -> Option<Named> {
         "M0" => Named::Sgpr(super::m0_code(f.arch())),
         "PC" => Named::Value(d.addr),
         "SIMM16" => Named::Value(f.field("simm16") as u64),
-        "SIMM32" => Named::Value(d.inst.literal.unwrap_or(0) as u64),
+        "SIMM32" => Named::Value(d.inst.literal.unwrap_or(0)),
         "SRC0" | "SRC1" | "SRC2" | "VDST" | "DST" | "SDST" => {
             let field = match name {
                 "VDST" | "DST" => "vdst",

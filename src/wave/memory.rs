@@ -282,7 +282,7 @@ pub(super) fn execute(
         & exec;
     // A FLAT address in the shared or private aperture addresses LDS or the lane's scratch.
     if family == "FLAT" {
-        space = flat_space(d, &mut addrs, &active)?;
+        space = flat_space(d, w.arch, &mut addrs, &active)?;
     }
     let extents = if swizzle {
         // A lane swizzle: the offset is the pattern and no LDS byte is accessed.
@@ -685,15 +685,24 @@ pub(super) fn scale_shift(d: &Decoded, w: &WaveState) -> Result<u32, String> {
 
 /// The memory a FLAT instruction addresses, from the aperture of its active lanes'
 /// addresses; LDS and scratch addresses are rewritten to their offsets (scratch: per lane).
+///
+/// gfx1250 addresses private memory through its flat scratch base instead
+/// (`src_flat_scratch_base_lo/hi`, [`FLAT_SCRATCH_BASE`]): a flat address `base + (lane <<
+/// 52) + offset` is byte `offset` of lane `lane`'s scratch (clang-22 builds `lane << 52`
+/// from `v_mbcnt_lo_u32_b32` when it casts a private pointer to a flat one), so a lane may
+/// address another lane's private memory.
 fn flat_space(
     d: &Decoded,
+    arch: crate::spec::Arch,
     addrs: &mut [u64],
     active: &dyn Fn(usize) -> bool,
 ) -> Result<Space, WaveError> {
-    use super::state::{PRIVATE_APERTURE, SHARED_APERTURE};
+    use super::state::{FLAT_SCRATCH_BASE, PRIVATE_APERTURE, SHARED_APERTURE};
+    let gfx1250 = arch == crate::spec::Arch::Cdna5;
     let aperture = |a: u64| match a >> 32 {
         x if x == SHARED_APERTURE >> 32 => Space::Lds,
-        x if x == PRIVATE_APERTURE >> 32 => Space::Scratch,
+        _ if gfx1250 && a.wrapping_sub(FLAT_SCRATCH_BASE) >> 57 == 0 => Space::Scratch,
+        x if x == PRIVATE_APERTURE >> 32 && !gfx1250 => Space::Scratch,
         _ => Space::Global,
     };
     let mut space = None;
@@ -712,6 +721,21 @@ fn flat_space(
         space = Some(s);
         match s {
             Space::Lds => *a &= 0xffff_ffff,
+            Space::Scratch if gfx1250 => {
+                let rel = a.wrapping_sub(FLAT_SCRATCH_BASE);
+                if rel >> 32 & 0xf_ffff != 0 {
+                    return Err(WaveError::Unsupported {
+                        addr: d.addr,
+                        inst: d.inst.name.clone(),
+                        reason: format!(
+                            "lane {lane}: flat address {a:#x} lies in the private aperture \
+                             beyond a lane's 4 GiB (bits 51:32 of its offset from the flat \
+                             scratch base are not zero)"
+                        ),
+                    });
+                }
+                *a = scratch_key((rel >> 52) as u32, rel as u32);
+            }
             Space::Scratch => *a = scratch_key(lane as u32, *a as u32),
             Space::Global => {}
         }

@@ -93,7 +93,8 @@ pub(super) fn execute(kind: Native, d: &Decoded, w: &mut WaveState) -> Result<()
         Native::LdsDma => lds_dma(d, w),
         Native::Transpose => transpose(d, w),
         Native::MemTime => {
-            let c = field(d, "sdata") as u32;
+            // SMEM `sdata`, or the SOP1 `sdst` of `s_get_shader_cycles_u64`.
+            let c = d.inst.field("sdst").unwrap_or_else(|| field(d, "sdata")) as u32;
             w.write_sgpr(c, w.retired as u32);
             w.write_sgpr(c + 1, (w.retired >> 32) as u32);
             Ok(())

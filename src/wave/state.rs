@@ -128,6 +128,10 @@ pub const SHARED_APERTURE: u64 = 0x0001_0000_0000_0000;
 /// The base of the generic address aperture that maps to the lane's scratch
 /// (`src_private_base` reads its high half).
 pub const PRIVATE_APERTURE: u64 = 0x0002_0000_0000_0000;
+/// gfx1250's flat scratch base (`src_flat_scratch_base_lo/hi`): the flat address of lane 0's
+/// private byte 0; lane `l`'s byte `x` is at `FLAT_SCRATCH_BASE + (l << 52) + x` (the
+/// private aperture spans 57 bits). Placed at the other arches' private aperture.
+pub const FLAT_SCRATCH_BASE: u64 = PRIVATE_APERTURE;
 
 /// The memory a launch mapped. A wave that has bounds faults on any access outside them;
 /// a wave without (the single-wave `run`) reads unwritten memory as zero.

@@ -12,6 +12,9 @@
 //!
 //! `isa::Isa::decode` decodes the word (fields as `ins.py` names them); [`split`] turns
 //! each half into the VOP1/VOP2 instruction it runs.
+//!
+//! gfx1250's VOPD3 (96 bits, `isa/vopd3.rs`) runs the same way, each half as the VOP3
+//! instruction of its operation with the half's `neg` bits and third source ([`split3`]).
 
 use crate::isa::{self, Isa};
 
@@ -37,8 +40,78 @@ fn half(isa: &Isa, opcode: u32) -> Option<(String, String, u32, String)> {
     ))
 }
 
+/// The X (`y == false`) or Y half of a VOPD3 word (gfx1250) as the VOP3 instruction it
+/// runs, with the half's sources, destination and `neg` bits in the VOP3 fields (`src1` a
+/// VGPR; the select SGPR of `cndmask` in `src2`; `bitop2`'s truth table in `neg`, `abs`
+/// and `omod` as `v_bitop3_b32` holds it, with 0 as its third source).
+fn split3(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
+    use isa::vopd3::Third;
+    let f = |n: &str| d.inst.field(n).unwrap_or(0);
+    let s = if y { "y" } else { "x" };
+    let o = isa::vopd3::lookup(f(&format!("op{s}")) as u32, y)?;
+    let t = isa.tables();
+    let single = t
+        .insts
+        .iter()
+        .find(|i| i.name == o.runs && i.family == "VOP3")?;
+    let vdst = f(&format!("vdst{s}"));
+    let v2 = f(&format!("vsrc{s}2"));
+    let (src2, table) = match o.third {
+        Third::Vgpr => (256 + v2, 0),
+        Third::Sgpr => (v2, 0),
+        Third::Acc => (256 + vdst, 0),
+        Third::Table => (128, v2),
+        Third::None => (0, 0),
+    };
+    let neg = if o.third == Third::Table {
+        table & 7
+    } else if o.neg {
+        f(&format!("neg{s}"))
+    } else {
+        0
+    };
+    let fields = vec![
+        ("vdst".to_string(), vdst),
+        ("src0".to_string(), f(&format!("src{s}0"))),
+        ("src1".to_string(), 256 + f(&format!("vsrc{s}1"))),
+        ("src2".to_string(), src2),
+        ("omod".to_string(), table >> 6),
+        ("neg".to_string(), neg),
+        ("abs".to_string(), table >> 3 & 7),
+        ("clmp".to_string(), 0),
+        ("opsel".to_string(), 0),
+    ];
+    let facts = isa
+        .facts()
+        .find("VOP3", single.opcode)
+        .copied()
+        .unwrap_or_else(|| crate::machine::InstFacts::unlisted(crate::machine::Family::of("VOP3")));
+    Some(Decoded {
+        addr: d.addr,
+        facts,
+        inst: isa::Inst {
+            name: single.name.clone(),
+            format: "VOP3".into(),
+            family: "VOP3".into(),
+            opcode: single.opcode,
+            fields,
+            operands: Vec::new(),
+            literal: None,
+            size: d.size,
+        },
+        as_encoded: None,
+        size: d.size,
+        line: d.line,
+        ext: None,
+        class: super::Class::Execute,
+    })
+}
+
 /// The X (`y == false`) or Y half as a VOP1/VOP2 instruction.
 fn split(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
+    if d.inst.format == "VOPD3" {
+        return split3(isa, d, y);
+    }
     let f = |n: &str| d.inst.field(n).unwrap_or(0);
     let s = if y { "y" } else { "x" };
     let (name, family, opcode, _) = half(isa, f(&format!("op{s}")) as u32)?;
@@ -170,7 +243,9 @@ pub(super) fn execute(
     let unsupported = || WaveError::Unsupported {
         addr: d.addr,
         inst: d.inst.name.clone(),
-        reason: "a VOPD half with no VOP1/VOP2 counterpart".into(),
+        reason: "a VOPD half with no VOP1/VOP2/VOP3 counterpart to run (gfx1250's \
+                 v_dual_dot2acc_* have none)"
+            .into(),
     };
     let (h, bound) = halves(ex, key, d, w).ok_or_else(unsupported)?;
     let (x, y) = (&h.0, &h.1);

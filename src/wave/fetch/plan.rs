@@ -250,7 +250,7 @@ pub(in crate::wave) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
                 "EXEC" => Bind::Exec,
                 "PC" => uni_field(d.addr),
                 "SIMM16" => uni_field(ii.field("simm16") as u64),
-                "SIMM32" => uni_field(d.inst.literal.unwrap_or(0) as u64),
+                "SIMM32" => uni_field(d.inst.literal.unwrap_or(0)),
                 "OPSEL" => uni_field(ii.field("opsel") as u64),
                 "NEG" => uni_field(ii.field("neg") as u64),
                 "NEG_HI" => uni_field(ii.field("neg_hi") as u64),
