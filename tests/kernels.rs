@@ -58,10 +58,6 @@ const GFX10_STOPS_AT_DS: &str = "GFX10 (gfx1010, gfx1030): the wave stops at an 
     both engines; measured, not yet diagnosed";
 const GFX1030_W64_O2: &str = "gfx1030 wave64 at -O2: about half of the outputs stay 0 under both \
     engines (gfx1030 wave32, gfx1010 wave64 and gfx1030 wave64 at -O0 pass); not yet diagnosed";
-const NO_MAC_TEXT: &str =
-    "the compiler emits V_MAC_F32 / V_MADMK_F32, which CDNA 4's and RDNA 3's \
-    texts lack (the derived gfx908/gfx90a/gfx1010 databases have no text for them: \
-    not_executable in spec fidelity)";
 const NO_OLD_MFMA_TEXT: &str = "V_MFMA_F32_16X16X16F16 / V_MFMA_I32_16X16X16I8 of gfx908/gfx90a \
     have no executable text in the derived databases (CDNA 4's table has no such entry)";
 const GFX908_O2_UNDIAGNOSED: &str =
@@ -169,36 +165,6 @@ const GAPS: &[Gap] = &[
         ],
         opts: &[Opt::O2],
         reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernels: &["int64_div"],
-        targets: &[Target::Gfx908],
-        opts: &[Opt::O2],
-        reason: NO_MAC_TEXT,
-    },
-    Gap {
-        kernels: &["int64_div"],
-        targets: &[Target::Gfx908],
-        opts: &[Opt::O0],
-        reason: NO_MAC_TEXT,
-    },
-    Gap {
-        kernels: &["int64_div"],
-        targets: &[Target::Gfx90a],
-        opts: &[Opt::O2],
-        reason: NO_MAC_TEXT,
-    },
-    Gap {
-        kernels: &["int64_div"],
-        targets: &[Target::Gfx90a],
-        opts: &[Opt::O0],
-        reason: NO_MAC_TEXT,
-    },
-    Gap {
-        kernels: &["int64_div"],
-        targets: &[Target::Gfx1010, Target::Gfx1010W64],
-        opts: &[Opt::O0],
-        reason: NO_MAC_TEXT,
     },
     Gap {
         kernels: &["mma_f16", "mma_i8"],

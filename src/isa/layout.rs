@@ -93,9 +93,12 @@ fn imm_slot(info: &InstInfo, op: &OperandSpec, hex_imm: bool) -> Slot {
 }
 
 /// Whether the instruction carries an extra literal constant `K` (`s_fmamk_f32`,
-/// `v_fmaak_f32`, ...), which `operands.py` does not list.
+/// `v_fmaak_f32`, GFX9/10's unfused `v_madmk_f32`, `v_madak_f16`, ...), which `operands.py`
+/// does not list.
 pub fn has_literal_k(info: &InstInfo) -> bool {
-    info.name.contains("FMAMK") || info.name.contains("FMAAK")
+    ["FMAMK", "FMAAK", "MADMK", "MADAK"]
+        .iter()
+        .any(|k| info.name.contains(k))
 }
 
 /// The positional operands of a scalar ALU instruction (SOP1, SOP2, SOPC, SOPK, SOPP), or
