@@ -58,8 +58,6 @@ const GFX10_STOPS_AT_DS: &str = "GFX10 (gfx1010, gfx1030): the wave stops at an 
     both engines; measured, not yet diagnosed";
 const GFX1030_W64_O2: &str = "gfx1030 wave64 at -O2: about half of the outputs stay 0 under both \
     engines (gfx1030 wave32, gfx1010 wave64 and gfx1030 wave64 at -O0 pass); not yet diagnosed";
-const NO_OLD_MFMA_TEXT: &str = "V_MFMA_F32_16X16X16F16 / V_MFMA_I32_16X16X16I8 of gfx908/gfx90a \
-    have no executable text in the derived databases (CDNA 4's table has no such entry)";
 const GFX908_O2_UNDIAGNOSED: &str =
     "gfx908 at -O2: transpose writes wrong values and matmul_tiled \
     faults on an LDS write of lane 16; measured, not yet diagnosed";
@@ -165,18 +163,6 @@ const GAPS: &[Gap] = &[
         ],
         opts: &[Opt::O2],
         reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernels: &["mma_f16", "mma_i8"],
-        targets: &[Target::Gfx908],
-        opts: &[Opt::O0, Opt::O2],
-        reason: NO_OLD_MFMA_TEXT,
-    },
-    Gap {
-        kernels: &["mma_f16", "mma_i8"],
-        targets: &[Target::Gfx90a],
-        opts: &[Opt::O0, Opt::O2],
-        reason: NO_OLD_MFMA_TEXT,
     },
     Gap {
         kernels: &["transpose", "matmul_tiled"],
