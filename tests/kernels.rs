@@ -58,9 +58,6 @@ const GFX10_STOPS_AT_DS: &str = "GFX10 (gfx1010, gfx1030): the wave stops at an 
     both engines; measured, not yet diagnosed";
 const GFX1030_W64_O2: &str = "gfx1030 wave64 at -O2: about half of the outputs stay 0 under both \
     engines (gfx1030 wave32, gfx1010 wave64 and gfx1030 wave64 at -O0 pass); not yet diagnosed";
-const GFX908_O2_UNDIAGNOSED: &str =
-    "gfx908 at -O2: transpose writes wrong values and matmul_tiled \
-    faults on an LDS write of lane 16; measured, not yet diagnosed";
 
 /// Why most gfx1250 -O2 kernels stop early.
 const VOPD3_OR_FLAT_SCRATCH: &str = "the code object holds gfx1250's VOPD3 dual-issue words (96 \
@@ -163,12 +160,6 @@ const GAPS: &[Gap] = &[
         ],
         opts: &[Opt::O2],
         reason: GFX10_STOPS_AT_DS,
-    },
-    Gap {
-        kernels: &["transpose", "matmul_tiled"],
-        targets: &[Target::Gfx908],
-        opts: &[Opt::O2],
-        reason: GFX908_O2_UNDIAGNOSED,
     },
 ];
 
