@@ -20,6 +20,7 @@ pub mod interp;
 pub mod ir;
 pub mod isa;
 pub mod jit;
+pub mod machine;
 pub mod sanitizer;
 pub mod smt;
 pub mod sniff;

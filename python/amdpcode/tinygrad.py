@@ -20,11 +20,21 @@ interpreter instead of the JIT.
 """
 import ctypes
 import os
+import re
 import time
 
 from . import Error, engine
 
 _ARCHES = {"rdna3": "rdna3", "rdna4": "rdna4", "cdna": "cdna", "cdna4": "cdna"}
+
+
+def _dev_target(dev):
+  """The processor a ``DEV`` value names (``MOCK+AMD:LLVM:gfx942`` -> ``gfx942``), or None.
+  tinygrad's mock GPU knows three arches and labels every other target's code with the nearest
+  (``rdna3`` for gfx942); the compiler builds for the named processor, so that name decides
+  which amdpcode arch runs the code."""
+  found = re.findall(r"(?:^|[:+])(gfx[0-9a-f]+)\b", dev or "")
+  return found[-1] if found else None
 
 
 class Remu:
@@ -44,7 +54,7 @@ class Remu:
     self.mapped_bytes = 0
 
   def run_asm(self, lib: int, lib_sz: int, gx: int, gy: int, gz: int, lx: int, ly: int, lz: int, args_ptr: int) -> int:
-    arch = _ARCHES.get(self.arch)
+    arch = _dev_target(os.environ.get("DEV")) or _ARCHES.get(self.arch)
     if arch is None: raise Error(f"unknown arch `{self.arch}` (expected rdna3, rdna4 or cdna)")
     start = time.perf_counter()
     eng = engine(arch, self.engine_name)

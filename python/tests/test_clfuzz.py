@@ -159,3 +159,49 @@ def test_reduction_check_keeps_the_failure_and_rejects_undefined_behaviour(tmp_p
   no_init = planted.replace("  for (uint i = 0; i < 8u; i++) arr[i] = in[(gid * 8u + i) & 255u] ^ i;\n", "")
   assert no_init != planted
   assert check.interesting(spec, head + no_init) == (False, "the private array is no longer initialized")
+
+
+# The reduced reproducer of the LLVM bug in docs/compiler-bugs.md ("break large PHIs"), in the
+# generator's frame (its head, buffers and inputs of seed 3072).
+BREAK_LARGE_PHIS_BODY = """kernel void fuzz(global const uint *in, global ulong *out, global uchar *m8, global ushort *m16,
+                 global uint *m32, global ulong *m64, global uint *atom, global ulong *atom64) {
+  uint gid = GID();
+  ushort4 v = (ushort4)((ushort)in[0], (ushort)in[gid & 255u], 0, 0);
+  float f = (float)(int)in[0] * 1e-30f;
+  switch ((in[0] + gid) & 7u) {
+  case 2:
+    atom[8] = 0;
+    break;
+  case 3:
+    if (f != (float)gid - f) v = 0;
+    break;
+  default:
+    m32[gid] = 0;
+  }
+  out[gid] = v.s0;
+}
+"""
+
+
+def test_the_split_vector_phi_miscompile_is_caught_and_classed_as_the_compilers():
+  _need_tools()
+  from amdpcode.clfuzz import known, reduce
+  seed = gen.generate(3072)
+  head, _ = reduce.split_source(seed.source)
+  case = gen.Case(seed=3072, source=head + BREAK_LARGE_PHIS_BODY, block=seed.block, groups=seed.groups,
+                  knobs=seed.knobs, input_words=seed.input_words)
+  ref = core.run_reference(case)
+  # Every work-item writes the low half of in[0] (PoCL, and amdpcode at -O0).
+  assert all(int(x) == case.input_words[0] & 0xffff for x in ref[0])
+  assert core.compare(ref, core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1100", "O0"))) == []
+  diff = core.compare(ref, core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1100", "O2")))
+  assert diff and diff[0][0] == "out" and diff[0][1] == 4
+  got = core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1100", "O2"))
+  wrong = [g for g in range(len(ref[0])) if got[0][g] != ref[0][g]]
+  # Only the lanes that reach the join from the default case after the `> 2` test lose the value.
+  assert wrong and all((case.input_words[0] + g) & 7 >= 4 for g in wrong)
+  fixed = core.compile_kernel(case.source, "gfx1100", "O2", extra=known.BREAK_LARGE_PHIS_OFF)
+  assert core.compare(ref, core.run_amdpcode(case, fixed)) == []
+  r = {"seed": 3072, "target": "gfx1100", "opt": "O2", "status": "mismatch", "diff": diff}
+  t = triage.triage(case, r, {("gfx1100", "O2"): diff, ("gfx1100", "O0"): []}, "jit")
+  assert (t["class"], t.get("known")) == ("compiler", "llvm-amdgpu-break-large-phis")

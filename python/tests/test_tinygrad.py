@@ -1,8 +1,8 @@
 """tinygrad on amdpcode, from the tinygrad snapshot in ``../shared/tinygrad`` (skipped,
 with the reason, when the snapshot or Debian's libllvm22 is missing): its hardware-validated
 instruction tests (``test/amd/hw``) and, through the mock GPU, ``test/backend/test_dtype_alu.py``
-on RDNA 3 run through the pytest plugin. Failures other than the known ones below fail these
-tests; so does a run that passes nothing."""
+on RDNA 3 and on gfx942 (CDNA 3) run through the pytest plugin. Failures other than the known
+ones below fail these tests; so does a run that passes nothing."""
 import os
 import pathlib
 import re
@@ -13,7 +13,7 @@ import tarfile
 
 import pytest
 
-from amdpcode.tinygrad import write_kfd_header
+from amdpcode.tinygrad import _dev_target, write_kfd_header
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TARBALL = ROOT.parent / "shared" / "tinygrad" / "tinygrad-a9069c177a-src.tar.gz"
@@ -31,12 +31,12 @@ def _llvm():
   return next((l for l in out.splitlines() if l.endswith("libLLVM.so.22.1")), None)
 
 
-def _tree_and_env(tmp_path):
+def _tree_and_env(tmp_path, dev="MOCK+AMD:LLVM"):
   """tinygrad's source tree extracted under ``tmp_path`` and the environment its mock GPU needs."""
   with tarfile.open(TARBALL) as t: t.extractall(tmp_path)
   tree = next(p for p in tmp_path.iterdir() if (p / "tinygrad").is_dir())
   write_kfd_header(tree)
-  env = dict(os.environ, DEV="MOCK+AMD:LLVM", LLVM_PATH=_llvm(), PYTHONPATH=str(tree))
+  env = dict(os.environ, DEV=dev, LLVM_PATH=_llvm(), PYTHONPATH=str(tree))
   # tinygrad's CPU device (the reference side of some tests) runs `clang`; Debian's clang-22
   # package installs only `clang-22`.
   if shutil.which("clang") is None and shutil.which("clang-22") is not None:
@@ -56,6 +56,14 @@ HW_HARNESS_ARTIFACTS = [
   "test/amd/hw/test_cdna_vop3.py::TestCDNAVOP3::test_cvt_pk_bf8_f32_overflow_and_inf",
   "test/amd/hw/test_cdna_vop3.py::TestCDNAVOP3::test_cvt_pk_fp8_f32_preserves_upper_half",
 ]
+
+
+def test_dev_names_the_processor_the_plugin_runs():
+  assert _dev_target("MOCK+AMD:LLVM:gfx942") == "gfx942"
+  assert _dev_target("MOCK+AMD:LLVM:gfx90a") == "gfx90a"
+  assert _dev_target("AMD:gfx1201") == "gfx1201"
+  assert _dev_target("MOCK+AMD:LLVM") is None
+  assert _dev_target("") is None and _dev_target(None) is None
 
 
 @pytest.mark.skipif(not TARBALL.exists(), reason=f"tinygrad snapshot not found at {TARBALL}")
@@ -79,8 +87,12 @@ def test_tinygrad_hardware_validated_instruction_suite(tmp_path):
 @pytest.mark.skipif(_llvm() is None, reason="Debian's libllvm22 (package llvm-22) is not installed")
 @pytest.mark.skipif(os.environ.get("AMDPCODE_TINYGRAD") != "1",
                     reason="long (minutes): run with AMDPCODE_TINYGRAD=1 (.ci/run does)")
-def test_tinygrad_dtype_alu_rdna3(tmp_path):
-  tree, env = _tree_and_env(tmp_path)
+@pytest.mark.parametrize("dev", ["MOCK+AMD:LLVM", "MOCK+AMD:LLVM:gfx942"], ids=["rdna3", "gfx942"])
+def test_tinygrad_dtype_alu(tmp_path, dev):
+  """``test_dtype_alu.py`` through the mock GPU: on its default target (gfx1100) and on gfx942,
+  which tinygrad compiles for while its mock labels the code RDNA 3; the plugin runs the
+  processor ``DEV`` names (CDNA 3)."""
+  tree, env = _tree_and_env(tmp_path, dev)
   # A fixed hypothesis seed keeps this run reproducible (AMDPCODE_HYPOTHESIS_SEED overrides it;
   # other seeds explore other inputs).
   seed = os.environ.get("AMDPCODE_HYPOTHESIS_SEED", "0")

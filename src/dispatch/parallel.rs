@@ -47,9 +47,10 @@ unsafe impl Send for Worker {}
 /// Whether `program` has an instruction whose result depends on other workgroups through
 /// memory: atomics outside LDS, and the global wave sync.
 pub(super) fn orders_workgroups(program: &Program) -> bool {
+    use crate::machine::{facts::Refusal, MemKind};
     program.insts().iter().any(|d| {
-        let n = d.inst.name.as_str();
-        (n.contains("ATOMIC") && !n.starts_with("DS_")) || n.starts_with("DS_GWS")
+        let f = &d.facts;
+        f.atomic && f.mem != MemKind::Lds || f.refusal == Some(Refusal::GlobalWaveSync)
     })
 }
 

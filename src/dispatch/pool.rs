@@ -15,6 +15,7 @@
 //! `v_permlane*`), which gets all 64 lane slots.
 
 use crate::isa::{Reg, Value};
+use crate::machine::{Branch, Control};
 use crate::spec::Arch;
 use crate::wave::{vgpr_rows, Program, WaveState, LANE_SLOTS};
 
@@ -114,16 +115,15 @@ pub(super) fn vgpr_bound(
     let reached = entry.and_then(|e| reachable(program, e));
     let insts = program.insts().iter().enumerate();
     for (_, d) in insts.filter(|(i, _)| reached.as_ref().is_none_or(|r| r[*i])) {
-        let name = d.inst.name.as_str();
-        if d.as_encoded.is_some() || name.contains("MOVREL") || name.contains("GPR_IDX") {
+        if d.as_encoded.is_some() || d.facts.relative_regs {
             return all;
         }
-        if name.contains("LANE") {
+        if d.facts.cross_lane {
             lanes = LANE_SLOTS;
         }
         // A compare's VOP3 destination field names scalar registers (the decoder shows the
         // field's raw code as a VGPR number): compares write no VGPR.
-        let compare = name.starts_with("V_CMP");
+        let compare = d.facts.compare;
         for o in &d.inst.operands {
             if compare && o.field == "vdst" {
                 continue;
@@ -157,27 +157,17 @@ fn reachable(program: &Program, entry: u64) -> Option<Vec<bool>> {
             continue;
         }
         let d = &insts[i];
-        let name = d.inst.name.as_str();
         let next = d.addr.wrapping_add(d.size as u64);
         let relative = || {
             let simm = d.inst.field("simm16").unwrap_or(0) as u16 as i16 as i64;
             program.position(d.addr.wrapping_add(4).wrapping_add((simm * 4) as u64))
         };
-        let indirect = ["S_SETPC", "S_SWAPPC", "S_RFE", "FORK", "JOIN"];
-        if indirect.iter().any(|k| name.contains(k)) {
-            return None;
-        }
-        let (target, falls) = if crate::wave::is_endpgm(name) {
-            (None, false)
-        } else if name == "S_BRANCH" {
-            (Some(relative()?), false)
-        } else if name.starts_with("S_CBRANCH_")
-            || name == "S_CALL_B64"
-            || name.starts_with("S_SUBVECTOR_LOOP")
-        {
-            (Some(relative()?), true)
-        } else {
-            (None, true)
+        let (target, falls) = match d.facts.branch {
+            Branch::Indirect => return None,
+            _ if d.facts.control == Control::End => (None, false),
+            Branch::Jump => (Some(relative()?), false),
+            Branch::Conditional | Branch::Call | Branch::SubvectorLoop => (Some(relative()?), true),
+            Branch::None => (None, true),
         };
         todo.extend(target);
         if falls {

@@ -381,7 +381,7 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
         Slot::Waitcnt => {
             let fields = super::print::waitcnt_fields(arch);
             let mut v: u64 = 0;
-            for &(_, lo, w) in fields {
+            for &(_, lo, w) in &fields {
                 v |= ((1 << w) - 1) << lo;
             }
             if super::print::vmcnt_split(arch) {

@@ -163,6 +163,8 @@ pub struct Assembled {
 pub struct Isa {
     /// Shared: cloning an `Isa` (the CLI and the executors do) copies no table.
     tables: std::sync::Arc<Tables>,
+    /// The database's instruction facts (shared the same way).
+    facts: std::sync::Arc<crate::machine::Facts>,
 }
 
 impl Isa {
@@ -171,6 +173,7 @@ impl Isa {
     pub fn new(db: &SpecDb) -> Isa {
         Isa {
             tables: db.derived(|db| Tables::build(db, None)),
+            facts: crate::machine::Facts::of(db),
         }
     }
 
@@ -179,6 +182,7 @@ impl Isa {
     pub fn with_enum_py(db: &SpecDb, enum_py: &str) -> Isa {
         Isa {
             tables: std::sync::Arc::new(Tables::build(db, Some(enum_py))),
+            facts: crate::machine::Facts::of(db),
         }
     }
 
@@ -210,6 +214,11 @@ impl Isa {
     /// The tables.
     pub fn tables(&self) -> &Tables {
         &self.tables
+    }
+
+    /// The facts of every instruction of the database (`machine::facts`).
+    pub fn facts(&self) -> &crate::machine::Facts {
+        &self.facts
     }
 
     /// Decodes one instruction from the start of `bytes`, returning it and its size.

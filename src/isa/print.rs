@@ -4,7 +4,7 @@ use super::layout::{self, Slot};
 use super::operands::{self, LITERAL};
 use super::tables::{InstInfo, Tables};
 use super::Inst;
-use crate::spec::{Arch, Family, Wheel};
+use crate::spec::{Arch, Wheel};
 
 /// `0x1f`, or `-0x1f` for negative values.
 pub(crate) fn signed_hex(v: i64) -> String {
@@ -80,25 +80,24 @@ fn hwreg_text(tables: &Tables, v: u64) -> String {
     }
 }
 
-/// (name, low bit, width) of each `s_waitcnt` counter.
-pub(crate) fn waitcnt_fields(arch: Arch) -> &'static [(&'static str, u32, u32)] {
-    match arch.family() {
-        Family::Gfx9 => &[("vmcnt", 0, 4), ("expcnt", 4, 3), ("lgkmcnt", 8, 4)],
-        // llvm-mc-22 (gfx1030): `s_waitcnt vmcnt(1) expcnt(2) lgkmcnt(3)` is 0x0321.
-        Family::Gfx10 => &[("vmcnt", 0, 4), ("expcnt", 4, 3), ("lgkmcnt", 8, 6)],
-        _ => &[("vmcnt", 10, 6), ("expcnt", 0, 3), ("lgkmcnt", 4, 6)],
-    }
+/// (name, low bit, width) of each `s_waitcnt` counter (the layout is kept once, in
+/// `machine::facts::waitcnt_fields`).
+pub(crate) fn waitcnt_fields(arch: Arch) -> Vec<(&'static str, u32, u32)> {
+    crate::machine::facts::waitcnt_fields(arch)
+        .iter()
+        .map(|&(c, lo, width)| (c.name(), lo, width))
+        .collect()
 }
 
 /// Whether `vmcnt` is split: its low 4 bits at 3:0 and its high 2 bits at 15:14 (GFX9, GFX10).
 pub(crate) fn vmcnt_split(arch: Arch) -> bool {
-    matches!(arch.family(), Family::Gfx9 | Family::Gfx10)
+    crate::machine::facts::vmcnt_split(arch)
 }
 
 fn waitcnt_text(arch: Arch, v: u64) -> String {
     let mut parts = Vec::new();
     let mut all = Vec::new();
-    for &(name, lo, width) in waitcnt_fields(arch) {
+    for (name, lo, width) in waitcnt_fields(arch) {
         let mut val = (v >> lo) & ((1 << width) - 1);
         let mut max = (1u64 << width) - 1;
         if vmcnt_split(arch) && name == "vmcnt" {

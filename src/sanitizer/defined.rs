@@ -21,6 +21,7 @@
 use std::collections::HashMap;
 
 use super::{Opnd, Regs};
+use crate::machine::{BitOp, Family, InstFacts, LaneOp, MemKind};
 use crate::spec::Arch;
 use crate::wave::{code, m0_code, MemAccess, MemSpace, WaveState, LANE_SLOTS, N_VGPRS};
 
@@ -43,7 +44,7 @@ pub(super) struct Implicit {
 pub(super) struct InstInfo {
     /// Operand field → (size in bits, lane mask).
     pub ops: HashMap<String, (u32, bool)>,
-    /// Operand field → the registers it occupies in the wave (`wave::decode::operand_regs`:
+    /// Operand field → the registers it occupies in the wave (`machine::OperandFacts::regs`:
     /// a lane mask is one SGPR in wave32).
     pub regs: HashMap<String, u32>,
     pub implicit: Implicit,
@@ -53,16 +54,6 @@ pub(super) struct InstInfo {
     pub cross_lane: bool,
     /// Its results smear undefined bits only leftwards (`smears_left`).
     pub smears_left: bool,
-}
-
-impl InstInfo {
-    /// The name-derived flags of instruction `name`.
-    pub(super) fn set_name_flags(&mut self, name: &str) {
-        self.cross_lane = ["PERMLANE", "PERMUTE", "SWIZZLE"]
-            .iter()
-            .any(|k| name.contains(k));
-        self.smears_left = smears_left(name);
-    }
 }
 
 /// Which registers count as written when a wave starts.
@@ -112,8 +103,8 @@ pub(super) struct Use {
 pub(super) struct Step<'a> {
     pub arch: Arch,
     pub pc: u64,
-    pub name: &'a str,
-    pub family: &'a str,
+    /// The instruction's facts.
+    pub facts: &'a InstFacts,
     pub format: &'a str,
     pub dpp: bool,
     pub ops: &'a [Opnd],
@@ -260,14 +251,14 @@ fn half(s: &Step<'_>, o: &Opnd) -> (Regs, Option<bool>) {
     if r.file != 'v' || o.bits != 16 {
         return (r, None);
     }
-    if !s.arch.is_gfx9() && matches!(s.family, "VOP1" | "VOP2" | "VOPC") {
+    if !s.arch.is_gfx9() && matches!(s.facts.family, Family::Vop1 | Family::Vop2 | Family::Vopc) {
         let hi = r.first >= 128;
         if hi {
             r.first -= 128;
         }
         return (r, Some(hi));
     }
-    if matches!(s.family, "VOP3" | "VOP3SD") {
+    if matches!(s.facts.family, Family::Vop3 | Family::Vop3sd) {
         let bit = match o.field.as_str() {
             "src0" => 0,
             "src1" => 1,
@@ -305,12 +296,12 @@ const ADDR_FIELDS: [&str; 6] = ["addr", "vaddr", "saddr", "sbase", "soffset", "o
 /// Runs the definedness step of one executed instruction; returns the uses of undefined bits.
 pub(super) fn step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashMap<u64, u8>) -> Vec<Use> {
     let mut uses = Vec::new();
-    let family = s.family;
-    let memory = super::is_memory_family(family);
+    let f = s.facts;
+    let memory = f.mem.is_counted_memory();
     let has_access = !s.access.is_empty();
-    if family == "SMEM" || memory && (has_access || family != "DS") {
+    if f.mem == MemKind::Scalar || memory && (has_access || f.mem != MemKind::Lds) {
         memory_step(w, s, lds, &mut uses);
-    } else if family.starts_with("VOP") || family == "VINTERP" || family == "DS" {
+    } else if f.family.is_valu() || f.family == Family::Vinterp || f.mem == MemKind::Lds {
         vector_step(w, s);
     } else {
         scalar_step(w, s, &mut uses);
@@ -420,15 +411,15 @@ fn scalar_step(w: &mut WaveDef, s: &Step<'_>, uses: &mut Vec<Use>) {
     let origin = origin.or(Some(s.pc));
     let dsts: Vec<&Opnd> = s.ops.iter().filter(|o| o.written).collect();
     // Exact rules: moves copy; and/or with a constant define what the constant decides.
-    let exact: Option<Vec<u32>> = if s.name.starts_with("S_MOV_B") && srcs.len() == 1 {
+    let exact: Option<Vec<u32>> = if s.facts.smov && srcs.len() == 1 {
         let r = srcs[0].r;
         Some((r.first..r.first + r.count).map(|c| w.sdef(c)).collect())
-    } else if s.name.starts_with("S_MOV_B") && srcs.is_empty() {
+    } else if s.facts.smov && srcs.is_empty() {
         Some(vec![u32::MAX; 2])
     } else {
         bitwise_exact(w, s)
     };
-    let smear = (!ok && exact.is_none() && smears_left(s.name))
+    let smear = (!ok && exact.is_none() && s.facts.smears_left)
         .then(|| lane_undef(w, s, 0, &|_: &Opnd| true).0);
     for o in &dsts {
         if o.r.file != 's' {
@@ -447,7 +438,7 @@ fn scalar_step(w: &mut WaveDef, s: &Step<'_>, uses: &mut Vec<Use>) {
     if imp.writes_scc {
         // SCC of and/or is "result != 0": defined when a defined result bit is 1.
         let scc = match (&exact, dsts.first()) {
-            (Some(v), Some(d)) if !s.name.starts_with("S_MOV") => {
+            (Some(v), Some(d)) if !s.facts.smov => {
                 let vals = (d.r.first..d.r.first + v.len() as u32).map(|c| s.after.read_sgpr(c));
                 v.iter().all(|&x| x == u32::MAX) || vals.zip(v).any(|(val, &x)| val & x != 0)
             }
@@ -496,18 +487,11 @@ fn scalar_source(w: &WaveDef, s: &Step<'_>, field: &str, words: u32) -> Option<V
 /// Exact definedness of scalar bitwise and/or (and their negated-operand forms), xor and not:
 /// a defined 0 decides an and, a defined 1 an or (Memcheck's rule), whatever the other input.
 fn bitwise_exact(w: &WaveDef, s: &Step<'_>) -> Option<Vec<u32>> {
-    let name = s.name;
-    let words = if name.ends_with("_B64") {
-        2
-    } else if name.ends_with("_B32") {
-        1
-    } else {
-        return None;
-    };
-    let op = name.strip_prefix("S_")?.rsplit_once('_')?.0;
-    let negate_b = matches!(op, "ANDN2" | "AND_NOT1" | "ORN2" | "OR_NOT1");
+    let (op, words) = s.facts.scalar_bitwise?;
+    let words = u32::from(words);
+    let negate_b = matches!(op, BitOp::AndNot | BitOp::OrNot);
     let a = scalar_source(w, s, "ssrc0", words)?;
-    let unary = matches!(op, "NOT");
+    let unary = op == BitOp::Not;
     let b = if unary {
         a.clone()
     } else {
@@ -519,19 +503,14 @@ fn bitwise_exact(w: &WaveDef, s: &Step<'_>) -> Option<Vec<u32>> {
         .map(|(&(va, da), &(vb, db))| {
             let vb = if negate_b { !vb } else { vb };
             match op {
-                "AND" | "ANDN2" | "AND_NOT1" => (da & db) | (da & !va) | (db & !vb),
-                "OR" | "ORN2" | "OR_NOT1" => (da & db) | (da & va) | (db & vb),
-                "XOR" | "XNOR" => da & db,
-                "NOT" => da,
-                _ => 0,
+                BitOp::And | BitOp::AndNot => (da & db) | (da & !va) | (db & !vb),
+                BitOp::Or | BitOp::OrNot => (da & db) | (da & va) | (db & vb),
+                BitOp::Xor => da & db,
+                BitOp::Not => da,
             }
         })
         .collect::<Vec<u32>>();
-    matches!(
-        op,
-        "AND" | "ANDN2" | "AND_NOT1" | "OR" | "ORN2" | "OR_NOT1" | "XOR" | "XNOR" | "NOT"
-    )
-    .then_some(out)
+    Some(out)
 }
 
 /// Per-lane definedness of one vector instruction's inputs: `true` where every bit it reads
@@ -606,22 +585,6 @@ fn inputs_all_defined(w: &WaveDef, s: &Step<'_>, filter: &dyn Fn(&Opnd) -> bool)
         || imp.reads_m0 && w.sdef(m0_code(s.arch)) != u32::MAX)
 }
 
-/// Integer add, subtract, multiply, left shift and bitwise instructions: a result bit depends
-/// only on input bits at its position and below, so undefined inputs leave the bits below
-/// their lowest undefined bit defined (Memcheck's "left smear"; `v_mad_u64_u32` with an
-/// undefined high addend gives a defined low word).
-fn smears_left(name: &str) -> bool {
-    let float = ["_F16", "_F32", "_F64", "BF16", "_HI", "CVT", "PK_"]
-        .iter()
-        .any(|k| name.contains(k));
-    let op = [
-        "_ADD", "_SUB", "_MUL", "_MAD", "_LSHL", "_AND", "_OR", "_XOR", "_NOT",
-    ]
-    .iter()
-    .any(|k| name.contains(k));
-    op && !float
-}
-
 /// The undefined input bits of lane `lane` by bit position (64-bit operands span two
 /// registers; 16-bit halves are moved to bit 0; lane masks and SCC are bit 0), with the
 /// origin of the first undefined input.
@@ -690,11 +653,10 @@ fn smeared_def(u: u64, k: u32) -> u32 {
 fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
     let exec = w.exec & s.after.full_mask();
     let ws = w.wave_size;
-    let name = s.name;
-    let cross = s.dpp || s.family == "DS" || s.info.cross_lane;
+    let cross = s.dpp || s.facts.mem == MemKind::Lds || s.info.cross_lane;
     let all = |_: &Opnd| true;
     // VOPD: the X half's fields name `x`, the Y half's `y`.
-    let vopd = s.family == "VOPD";
+    let vopd = s.facts.family == Family::Vopd;
     type Filter = Box<dyn Fn(&Opnd) -> bool>;
     let halves: Vec<Filter> = if vopd {
         vec![
@@ -731,7 +693,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
         }
         let origin_of = |l: u32| per_lane[l as usize].1.or(Some(s.pc));
         // Moves copy definedness exactly (without DPP/SDWA).
-        let mov = !s.dpp && name.starts_with("V_MOV_B") && !s.format.contains("SDWA");
+        let mov = !s.dpp && s.facts.vmov && !s.format.contains("SDWA");
         let src_vgpr = s
             .ops
             .iter()
@@ -739,7 +701,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
             .map(|o| half(s, o));
         for o in s.ops.iter().filter(|o| o.written && filter(o)) {
             match o.r.file {
-                'v' if name.starts_with("V_WRITELANE") => {
+                'v' if s.facts.lane == LaneOp::WriteLane => {
                     let lane = lane_select(w, s);
                     // A move of the scalar source into one lane: its bits exactly (all
                     // undefined when an SGPR lane select is).
@@ -791,18 +753,20 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
                         }
                     }
                 }
-                's' if o.mask || s.family == "VOPC" => {
+                's' if o.mask || s.facts.family == Family::Vopc => {
                     write_lane_mask(w, o.r.first, exec, &per_lane, s.pc);
                 }
                 's' => {
                     // A scalar result of a vector instruction: one lane's value.
-                    let lane = if name.starts_with("V_READLANE") {
+                    let lane = if s.facts.lane == LaneOp::ReadLane {
                         lane_select(w, s)
                     } else {
                         lanes(exec, ws).next().unwrap_or(0)
                     };
                     let def = match src_vgpr {
-                        Some((sr, h)) if name.starts_with("V_READ") => {
+                        Some((sr, h))
+                            if matches!(s.facts.lane, LaneOp::ReadLane | LaneOp::ReadFirstLane) =>
+                        {
                             w.vdef(sr.first, lane) & half_mask(h) | !half_mask(h)
                         }
                         _ if lanes(exec, ws).all(|l| per_lane[l as usize].0) => u32::MAX,
@@ -818,7 +782,7 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
         // Implicit lane masks: VOPC's VCC, carries, V_CMPX's EXEC.
         let imp = &s.info.implicit;
         let mask_dst = s.ops.iter().any(|o| o.written && o.mask);
-        let vopc_e32 = s.family == "VOPC";
+        let vopc_e32 = s.facts.family == Family::Vopc;
         if !mask_dst && (imp.writes_vcc || vopc_e32 && imp.writes_d0 && !imp.writes_exec) {
             write_lane_mask(w, code::VCC_LO, exec, &per_lane, s.pc);
         }
@@ -908,7 +872,7 @@ fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashMap<u64, u8>, uses: 
             }
         }
     }
-    if s.family == "SMEM" {
+    if s.facts.mem == MemKind::Scalar {
         for o in s.ops.iter().filter(|o| o.written && o.r.file == 's') {
             for c in o.r.first..o.r.first + o.r.count {
                 w.set_s(c, u32::MAX, None);
@@ -916,7 +880,6 @@ fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashMap<u64, u8>, uses: 
         }
         return;
     }
-    let name = s.name;
     let atomic = s.atomic;
     let data: Vec<&Opnd> = s
         .ops
@@ -924,8 +887,7 @@ fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashMap<u64, u8>, uses: 
         .filter(|o| o.read && DATA_FIELDS.contains(&o.field.as_str()) && o.r.file == 'v')
         .collect();
     let dst = s.ops.iter().find(|o| o.written && o.r.file == 'v');
-    let d16 = name.contains("D16");
-    let d16_hi = name.contains("D16_HI");
+    let (d16, d16_hi) = (s.facts.d16, s.facts.d16_hi);
     for lane in lanes(exec, ws) {
         let acc: Vec<&MemAccess> = s.access.iter().filter(|a| a.lane == lane).collect();
         if acc.is_empty() {
@@ -978,7 +940,7 @@ fn memory_step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashMap<u64, u8>, uses: 
                 }
             }
         }
-        let stores = name.contains("STORE") || name.contains("WRITE") || atomic;
+        let stores = s.facts.stores;
         if !stores {
             continue;
         }

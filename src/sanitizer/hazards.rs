@@ -5,8 +5,8 @@
 //! in `hazards_rdna.rs`.
 
 use super::history::{Past, Step};
-use super::operands::is_memory_family;
 use super::{operand_file_regs, reg_name, Finding, Regs, Sanitizer, WaveTrack};
+use crate::machine::{InstFacts, LaneOp, Matrix, MemKind};
 use crate::spec::Wheel;
 use crate::wave::{code, Decoded};
 
@@ -21,8 +21,8 @@ pub(super) fn depctr_fields(imm: u64) -> (u64, u64) {
 }
 
 /// Whether `d` is a vector memory, LDS or export instruction.
-fn vector_memory(family: &str) -> bool {
-    family == "EXP" || is_memory_family(family) && family != "SMEM"
+fn vector_memory(f: &InstFacts) -> bool {
+    f.mem == MemKind::Export || f.mem.is_counted_memory() && f.mem != MemKind::Scalar
 }
 
 impl Sanitizer {
@@ -31,11 +31,7 @@ impl Sanitizer {
         let now = self.past(s);
         // Calls and returns end every window: LLVM resolves hazards per function, taking a
         // function's entry and the return from a call as clean.
-        let name = s.d.inst.name.as_str();
-        if ["S_SWAPPC", "S_SETPC", "S_CALL"]
-            .iter()
-            .any(|k| name.starts_with(k))
-        {
+        if s.d.facts.call_or_return {
             track.history.clear();
             track.mask_armed.clear();
             return;
@@ -54,23 +50,19 @@ impl Sanitizer {
     /// The history entry of `s`.
     fn past(&self, s: &Step) -> Past {
         let d = s.d;
-        let family = d.inst.family.as_str();
-        let name = d.inst.name.as_str();
-        let valu = family.starts_with("VOP");
-        let salu = family.starts_with("SOP");
-        let vmem = vector_memory(family);
-        let wide_store_data = if vmem && (name.contains("STORE") || name.contains("ATOMIC")) {
+        let f = &d.facts;
+        let valu = f.family.is_valu();
+        let salu = f.family.is_salu();
+        let vmem = vector_memory(f);
+        // VMEM stores and atomics (not LDS).
+        let wide_store_data = if f.mem.is_vector_memory() && f.stores {
             data_regs(d).into_iter().filter(|r| r.count > 2).collect()
         } else {
             Vec::new()
         };
         let imm = d.inst.field("simm16").unwrap_or(0);
-        let wait_states = if name == "S_NOP" {
-            (imm % 16) as u32 + 1
-        } else {
-            1
-        };
-        let depctr = matches!(name, "S_WAITCNT_DEPCTR" | "S_WAIT_ALU");
+        let wait_states = if f.nop { (imm % 16) as u32 + 1 } else { 1 };
+        let depctr = f.depctr;
         let (va_vdst, sa_sdst) = depctr_fields(imm);
         let mut mask_reads: Vec<Regs> = Vec::new();
         if valu {
@@ -98,7 +90,7 @@ impl Sanitizer {
             valu,
             salu,
             trans: s.info.trans,
-            wmma: name.starts_with("V_WMMA") || name.starts_with("V_SWMMAC"),
+            wmma: matches!(f.matrix, Matrix::Wmma | Matrix::Swmmac),
             writes: s.writes.clone(),
             all_writes: s.all_writes.clone(),
             wide_store_data,
@@ -108,7 +100,7 @@ impl Sanitizer {
             va_sdst_zero: depctr && (imm >> 9) & 7 == 0,
             mask_reads,
             reads_sgpr_or_literal,
-            setreg: name.starts_with("S_SETREG").then_some((imm & 0x3f) as u32),
+            setreg: f.setreg.then_some((imm & 0x3f) as u32),
         }
     }
 }
@@ -133,9 +125,12 @@ fn overlap(written: &[Regs], regs: &[Regs], file: char) -> Option<(char, u32)> {
 /// section 4.5 "Manually Inserted Wait States (NOPs)").
 fn cdna_hazards(track: &WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding>) {
     let d = s.d;
-    let family = d.inst.family.as_str();
     let name = d.inst.name.as_str();
-    let vmem = matches!(family, "GLOBAL" | "FLAT" | "SCRATCH" | "MUBUF" | "MTBUF");
+    let f = &d.facts;
+    let vmem = matches!(
+        f.mem,
+        MemKind::Global | MemKind::Flat | MemKind::Scratch | MemKind::Buffer
+    );
     let dpp = d.ext.is_some() || d.inst.format.contains("DPP");
     let mut rules: Vec<Rule> = Vec::new();
     if vmem {
@@ -171,7 +166,7 @@ fn cdna_hazards(track: &WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding
             hit: |p, s| overlap(&p.wide_store_data, s.writes, 'v'),
         });
     }
-    if name.starts_with("V_READLANE") || name.starts_with("V_WRITELANE") {
+    if matches!(f.lane, LaneOp::ReadLane | LaneOp::WriteLane) {
         rules.push(Rule {
             needed: 4,
             what: "v_readlane/v_writelane's lane select reads an SGPR a VALU instruction wrote",
@@ -186,7 +181,7 @@ fn cdna_hazards(track: &WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding
             },
         });
     }
-    if name.starts_with("V_DIV_FMAS") {
+    if f.div_fmas {
         rules.push(Rule {
             needed: 4,
             what: "v_div_fmas reads VCC a VALU instruction wrote",

@@ -216,7 +216,7 @@ pub(super) fn wmma_overlap(track: &WaveTrack, s: &Step, now: &Past, found: &mut 
     if !p.wmma {
         return;
     }
-    let swmmac = s.d.inst.name.starts_with("V_SWMMAC");
+    let swmmac = s.d.facts.matrix == crate::machine::Matrix::Swmmac;
     let ab: Vec<Regs> = s
         .ops
         .iter()

@@ -25,11 +25,11 @@ use std::rc::Rc;
 pub use defined::Initial;
 
 use crate::isa::Isa;
-use crate::spec::{Arch, SpecDb, Wheel};
-use crate::wave::{decode, Barrier, Class, Decoded, MemAccess, MemSpace, WaveState};
+use crate::machine::{Counter, Event};
+use crate::spec::{Arch, SpecDb};
+use crate::wave::{Barrier, Class, Decoded, MemAccess, MemSpace, WaveState};
 use operands::{
-    implicit_regs, is_memory_family, is_scalar_kind, memory_event, operand_file_regs, operand_list,
-    value_regs, Opnd,
+    implicit_regs, is_memory, memory_event, operand_file_regs, operand_list, value_regs, Opnd,
 };
 
 /// What a finding is about.
@@ -150,41 +150,6 @@ pub fn options_from_flag(value: &str) -> Option<Options> {
 pub struct Options {
     /// Races on global memory between waves of the dispatch (`--check=global-races`).
     pub global_races: bool,
-}
-
-/// An outstanding-operation counter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Counter {
-    /// RDNA 3 / CDNA `vmcnt` (CDNA: loads and stores; RDNA 3: loads and returning atomics).
-    Vm,
-    /// RDNA 3 `vscnt`: stores and atomics without return.
-    Vs,
-    /// RDNA 3 / CDNA `lgkmcnt`: LDS, scalar memory, messages.
-    Lgkm,
-    /// `expcnt`: exports and GDS (no compute instruction of this model increments it).
-    Exp,
-    /// RDNA 4 `loadcnt`.
-    Load,
-    /// RDNA 4 `storecnt`.
-    Store,
-    /// RDNA 4 `dscnt`.
-    Ds,
-    /// RDNA 4 `kmcnt`.
-    Km,
-    /// RDNA 4 `samplecnt`.
-    Sample,
-    /// RDNA 4 `bvhcnt`.
-    Bvh,
-}
-
-/// The kind of event an operation is; operations of one kind on one counter return in order,
-/// except scalar memory, which returns out of order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Event {
-    VmemLoad,
-    VmemStore,
-    Lds,
-    Smem,
 }
 
 /// A register range: file (`s`, `v`, `a`, `t`) and register numbers.
@@ -337,19 +302,16 @@ impl Sanitizer {
         if let Some(i) = self.info.get(&key) {
             return i.clone();
         }
-        let all = self.db.get_all(&d.inst.name);
-        let inst = all
-            .iter()
-            .find(|i| i.encoding == d.inst.family)
-            .or_else(|| all.first());
-        let mut info = defined::InstInfo::default();
-        info.set_name_flags(&d.inst.name);
+        let inst = self.db.instructions().get(d.facts.index as usize);
+        let mut info = defined::InstInfo {
+            cross_lane: d.facts.permutes,
+            smears_left: d.facts.smears_left,
+            ..Default::default()
+        };
         if let Some(inst) = inst {
-            for o in &inst.operands {
-                let mask = decode::is_lane_mask(self.arch, &inst.name, o);
-                info.ops.insert(o.field.clone(), (o.bits, mask));
-                let regs = decode::operand_regs(self.arch, &inst.name, o, wave_size);
-                info.regs.insert(o.field.clone(), regs);
+            for o in self.isa.facts().operands(d.facts.index) {
+                info.ops.insert(o.field.clone(), (o.bits, o.lane_mask));
+                info.regs.insert(o.field.clone(), o.regs(wave_size));
             }
             if let Ok(c) = crate::frontend::compile_instruction(self.arch, inst) {
                 let imp = &mut info.implicit;
@@ -455,7 +417,7 @@ impl Sanitizer {
             writes: writes.into(),
             wait_reads: wait_reads.into(),
             wait_writes: wait_writes.into(),
-            atomic: is_atomic(d),
+            atomic: d.facts.atomic,
         });
         self.prepared.insert(d.addr, p.clone());
         p
@@ -477,20 +439,14 @@ impl Sanitizer {
         if let Some(v) = self.scalar_fields.get(&d.addr) {
             return v.clone();
         }
-        let all = self.db.get_all(&d.inst.name);
-        let inst = all
+        let v: Rc<[String]> = self
+            .isa
+            .facts()
+            .operands(d.facts.index)
             .iter()
-            .find(|i| i.encoding == d.inst.family)
-            .or_else(|| all.first());
-        let v: Rc<[String]> = inst
-            .map(|i| {
-                i.operands
-                    .iter()
-                    .filter(|o| is_scalar_kind(&o.kind))
-                    .map(|o| o.field.clone())
-                    .collect::<Vec<String>>()
-            })
-            .unwrap_or_default()
+            .filter(|o| o.scalar)
+            .map(|o| o.field.clone())
+            .collect::<Vec<String>>()
             .into();
         self.scalar_fields.insert(d.addr, v.clone());
         v
@@ -530,8 +486,6 @@ impl Sanitizer {
         let (ops, info) = (&prep.ops, &prep.info);
         let (reads, writes) = (&prep.reads, &prep.writes);
         let (wait_reads, wait_writes) = (&prep.wait_reads, &prep.wait_writes);
-        let family = d.inst.family.as_str();
-        let name = d.inst.name.as_str();
         let mut track = self.waves.remove(&(wg, wave)).unwrap_or_default();
         let mut found = Vec::new();
 
@@ -564,7 +518,7 @@ impl Sanitizer {
                         location: reg_name(r.file, at),
                         detail: format!(
                             "reads a register the earlier load has not returned (no wait on {})",
-                            counter_name(p.counter)
+                            p.counter.name()
                         ),
                     });
                     // Reported once: the load is taken as arrived for these registers.
@@ -595,7 +549,7 @@ impl Sanitizer {
                         location: reg_name(w.file, at),
                         detail: format!(
                             "overwrites a register the earlier load has not returned (no wait on {})",
-                            counter_name(p.counter)
+                            p.counter.name()
                         ),
                     });
                     p.writes.retain(|pw| pw.overlaps(w).is_none());
@@ -627,7 +581,7 @@ impl Sanitizer {
                 pc: d.addr,
                 text: text.clone(),
                 writes: returns,
-                store: name.contains("STORE") || name.contains("WRITE") || is_atomic(d),
+                store: d.facts.stores,
             });
         }
 
@@ -635,11 +589,10 @@ impl Sanitizer {
         if let Some(log) = after
             .last_access
             .as_ref()
-            .filter(|_| is_memory_family(family) && d.class == Class::Execute)
+            .filter(|_| is_memory(d) && d.class == Class::Execute)
         {
-            let atomic = is_atomic(d);
-            let store = name.contains("STORE") || name.contains("WRITE") || atomic;
-            let load = !name.contains("STORE") && !name.contains("WRITE") || atomic;
+            let atomic = d.facts.atomic;
+            let (store, load) = (d.facts.stores, d.facts.loads);
             let now = Access {
                 wg,
                 wave,
@@ -704,7 +657,7 @@ impl Sanitizer {
 
         // Definedness (uninitialised values).
         if d.class == Class::Execute {
-            let memory = is_memory_family(family);
+            let memory = is_memory(d);
             let access = after
                 .last_access
                 .as_deref()
@@ -717,8 +670,7 @@ impl Sanitizer {
             let step = defined::Step {
                 arch,
                 pc: d.addr,
-                name,
-                family,
+                facts: &d.facts,
                 format: d.inst.format.as_str(),
                 dpp: d.ext.is_some() && !d.inst.format.contains("SDWA"),
                 ops,
@@ -772,7 +724,7 @@ impl Sanitizer {
                         location: "lds".into(),
                         detail: format!(
                             "an LDS write is still outstanding at the barrier (no wait on {} 0)",
-                            counter_name(p.counter)
+                            p.counter.name()
                         ),
                     });
                 }
@@ -827,48 +779,9 @@ fn shadow_access(
     }
 }
 
-/// Whether a memory instruction is an atomic read-modify-write: `*_ATOMIC_*`, or an LDS
-/// instruction that is neither a plain load or store nor a lane permute (`ds_add_u32`,
-/// `ds_cmpstore_b32`, `ds_storexchg_rtn_b32`, ...).
-fn is_atomic(d: &Decoded) -> bool {
-    let n = d.inst.name.as_str();
-    if n.contains("ATOMIC") {
-        return true;
-    }
-    if d.inst.family != "DS" {
-        return false;
-    }
-    let plain = [
-        "DS_LOAD",
-        "DS_READ",
-        "DS_STORE",
-        "DS_WRITE",
-        "DS_SWIZZLE",
-        "DS_PERMUTE",
-        "DS_BPERMUTE",
-        "DS_NOP",
-    ];
-    n.contains("CMPST") || n.contains("XCHG") || !plain.iter().any(|p| n.starts_with(p))
-}
-
-fn counter_name(c: Counter) -> &'static str {
-    match c {
-        Counter::Vm => "vmcnt",
-        Counter::Vs => "vscnt",
-        Counter::Lgkm => "lgkmcnt",
-        Counter::Exp => "expcnt",
-        Counter::Load => "loadcnt",
-        Counter::Store => "storecnt",
-        Counter::Ds => "dscnt",
-        Counter::Km => "kmcnt",
-        Counter::Sample => "samplecnt",
-        Counter::Bvh => "bvhcnt",
-    }
-}
 /// The counters a wait instruction waits on, with their thresholds, from its exact field
 /// encoding (checked against llvm-mc-22; see docs/sanitizer.md).
 fn wait_fields(arch: Arch, d: &Decoded, before: &WaveState) -> Vec<(Counter, u32)> {
-    let name = d.inst.name.as_str();
     let imm = d.inst.field("simm16").unwrap_or(0) as u32;
     // SOPK forms wait for SGPR[sdst] + simm16 when sdst is not null.
     let sopk = |imm: u32| -> u32 {
@@ -879,42 +792,7 @@ fn wait_fields(arch: Arch, d: &Decoded, before: &WaveState) -> Vec<(Counter, u32
             _ => imm,
         }
     };
-    decode_wait(arch, name, imm, &sopk)
-}
-
-/// The counters and thresholds of wait instruction `name` with immediate `imm`; `sopk` adds
-/// the SGPR of a SOPK wait.
-fn decode_wait(arch: Arch, name: &str, imm: u32, sopk: &dyn Fn(u32) -> u32) -> Vec<(Counter, u32)> {
-    match (arch.wheel(), name) {
-        (Wheel::Rdna3, "S_WAITCNT") => vec![
-            (Counter::Vm, imm >> 10 & 0x3f),
-            (Counter::Lgkm, imm >> 4 & 0x3f),
-            (Counter::Exp, imm & 7),
-        ],
-        (Wheel::Cdna, "S_WAITCNT") => vec![
-            (Counter::Vm, (imm & 0xf) | (imm >> 14 & 3) << 4),
-            (Counter::Exp, imm >> 4 & 7),
-            (Counter::Lgkm, imm >> 8 & 0xf),
-        ],
-        (_, "S_WAITCNT_VSCNT") => vec![(Counter::Vs, sopk(imm))],
-        (_, "S_WAITCNT_VMCNT") => vec![(Counter::Vm, sopk(imm))],
-        (_, "S_WAITCNT_LGKMCNT") => vec![(Counter::Lgkm, sopk(imm))],
-        (_, "S_WAITCNT_EXPCNT") => vec![(Counter::Exp, sopk(imm))],
-        (_, "S_WAIT_LOADCNT") => vec![(Counter::Load, imm)],
-        (_, "S_WAIT_STORECNT") => vec![(Counter::Store, imm)],
-        (_, "S_WAIT_DSCNT") => vec![(Counter::Ds, imm)],
-        (_, "S_WAIT_KMCNT") => vec![(Counter::Km, imm)],
-        (_, "S_WAIT_SAMPLECNT") => vec![(Counter::Sample, imm)],
-        (_, "S_WAIT_BVHCNT") => vec![(Counter::Bvh, imm)],
-        (_, "S_WAIT_EXPCNT") => vec![(Counter::Exp, imm)],
-        (_, "S_WAIT_LOADCNT_DSCNT") => {
-            vec![(Counter::Load, imm >> 8 & 0x3f), (Counter::Ds, imm & 0x3f)]
-        }
-        (_, "S_WAIT_STORECNT_DSCNT") => {
-            vec![(Counter::Store, imm >> 8 & 0x3f), (Counter::Ds, imm & 0x3f)]
-        }
-        _ => Vec::new(),
-    }
+    d.facts.wait_thresholds(arch, imm, &sopk)
 }
 
 /// Applies "wait until `counter` <= n": operations of one in-order kind complete oldest
@@ -962,45 +840,6 @@ mod tests {
                 count: 1,
             }],
         }
-    }
-
-    /// Encodings from `llvm-mc-22 -show-encoding` (see docs/sanitizer.md).
-    #[test]
-    fn wait_encodings_match_llvm_mc() {
-        let id = |x: u32| x;
-        // gfx1100 `s_waitcnt vmcnt(1) expcnt(2) lgkmcnt(3)`: [0x32,0x04,0x89,0xbf].
-        assert_eq!(
-            decode_wait(Arch::Rdna3, "S_WAITCNT", 0x0432, &id),
-            vec![(Counter::Vm, 1), (Counter::Lgkm, 3), (Counter::Exp, 2)]
-        );
-        // gfx950, the same waits: [0x21,0x03,0x8c,0xbf]; vmcnt 63 sets bits 15:14 too.
-        assert_eq!(
-            decode_wait(Arch::Cdna, "S_WAITCNT", 0x0321, &id),
-            vec![(Counter::Vm, 1), (Counter::Exp, 2), (Counter::Lgkm, 3)]
-        );
-        assert_eq!(
-            decode_wait(Arch::Cdna, "S_WAITCNT", 0xc00f, &id)[0],
-            (Counter::Vm, 63)
-        );
-        // gfx1200 `s_wait_loadcnt_dscnt 0x302` / `s_wait_storecnt_dscnt 0x302`.
-        assert_eq!(
-            decode_wait(Arch::Rdna4, "S_WAIT_LOADCNT_DSCNT", 0x302, &id),
-            vec![(Counter::Load, 3), (Counter::Ds, 2)]
-        );
-        assert_eq!(
-            decode_wait(Arch::Rdna4, "S_WAIT_STORECNT_DSCNT", 0x302, &id),
-            vec![(Counter::Store, 3), (Counter::Ds, 2)]
-        );
-        assert_eq!(
-            decode_wait(Arch::Rdna4, "S_WAIT_KMCNT", 1, &id),
-            vec![(Counter::Km, 1)]
-        );
-        // gfx1100 `s_waitcnt_vscnt null, 0x5`: simm16 only (null SGPR).
-        assert_eq!(
-            decode_wait(Arch::Rdna3, "S_WAITCNT_VSCNT", 5, &id),
-            vec![(Counter::Vs, 5)]
-        );
-        assert!(decode_wait(Arch::Rdna3, "S_NOP", 5, &id).is_empty());
     }
 
     #[test]

@@ -4,79 +4,35 @@
 
 use super::{defined, Counter, Event, Regs};
 use crate::isa::{self, Reg};
-use crate::spec::{Arch, Wheel};
+use crate::machine::{Family, MemKind, Rtn};
+use crate::spec::Arch;
 use crate::wave::{Class, Decoded, MemSpace, WaveState};
 
-pub(super) fn is_memory_family(family: &str) -> bool {
-    matches!(
-        family,
-        "SMEM"
-            | "DS"
-            | "FLAT"
-            | "GLOBAL"
-            | "SCRATCH"
-            | "VFLAT"
-            | "VGLOBAL"
-            | "VSCRATCH"
-            | "MUBUF"
-            | "MTBUF"
-    )
+/// Whether `d` addresses memory the wait counters and the memory models track (scalar,
+/// LDS, global, flat, scratch, buffer).
+pub(super) fn is_memory(d: &Decoded) -> bool {
+    d.facts.mem.is_counted_memory()
 }
 
-/// The counter and event kind of a memory instruction, from its family, whether it returns
+/// The counter and event kind of a memory instruction, from its facts, whether it returns
 /// data and (FLAT) the memory its lanes reached.
 pub(super) fn memory_event(d: &Decoded, after: &WaveState) -> Option<(Counter, Event)> {
-    let family = d.inst.family.as_str();
     // Cache invalidations (`buffer_gl0_inv`, ...) are memory-encoded but move no data.
-    if !is_memory_family(family) || d.class != Class::Execute {
+    if d.class != Class::Execute {
         return None;
     }
-    let arch = after.arch;
-    let flat_lds = matches!(family, "FLAT" | "VFLAT")
+    let flat_lds = d.facts.mem == MemKind::Flat
         && after
             .last_access
             .as_ref()
             .is_some_and(|l| !l.is_empty() && l.iter().all(|a| a.space == MemSpace::Lds));
-    let event = if family == "SMEM" {
-        Event::Smem
-    } else if family == "DS" || flat_lds {
-        Event::Lds
-    } else if returns_data(d) {
-        Event::VmemLoad
-    } else {
-        Event::VmemStore
-    };
-    // CDNA's vmcnt counts loads and stores as one in-order stream (GFX9: vector memory
-    // operations return in issue order).
-    let event = match (arch.wheel(), event) {
-        (Wheel::Cdna, Event::VmemStore) => Event::VmemLoad,
-        (_, e) => e,
-    };
-    let counter = match (arch.wheel(), event) {
-        (Wheel::Rdna4, Event::Smem) => Counter::Km,
-        (Wheel::Rdna4, Event::Lds) => Counter::Ds,
-        (Wheel::Rdna4, Event::VmemLoad) => Counter::Load,
-        (Wheel::Rdna4, Event::VmemStore) => Counter::Store,
-        (_, Event::Smem | Event::Lds) => Counter::Lgkm,
-        (Wheel::Rdna3, Event::VmemStore) => Counter::Vs,
-        _ => Counter::Vm,
-    };
-    Some((counter, event))
+    d.facts.event(after.arch, returns_data(d), flat_lds)
 }
 
-/// Whether a vector memory instruction returns data to VGPRs: a load, or an atomic with its
-/// return bit (RDNA 3 `glc`, CDNA `sc0`, RDNA 4 `th` bit 0) set.
+/// Whether a memory instruction writes its destination registers: a load, or an atomic
+/// with its return bit (RDNA 3 `glc`, CDNA `sc0`, RDNA 4 `th` bit 0) set.
 pub(super) fn returns_data(d: &Decoded) -> bool {
-    let name = d.inst.name.as_str();
-    if name.contains("ATOMIC") {
-        for f in ["glc", "sc0"] {
-            if let Some(v) = d.inst.field(f) {
-                return v == 1;
-            }
-        }
-        return d.inst.field("th").is_some_and(|t| t & 1 == 1);
-    }
-    name.contains("LOAD") || name.contains("READ")
+    d.facts.returns_data(|f| d.inst.field(f))
 }
 
 /// The registers of an operand value.
@@ -128,23 +84,15 @@ pub(super) fn value_regs(v: &isa::Value) -> Option<Regs> {
 
 /// Whether operand field `field` of `d` is written (else read).
 pub(super) fn is_written(d: &Decoded, field: &str) -> bool {
-    let name = d.inst.name.as_str();
     match field {
         f if f.starts_with("vdst") || f.starts_with("sdst") => {
             // SOPK waits name a (null) SGPR they read.
             d.class != Class::Noop
         }
-        "sdata" => d.inst.family == "SMEM" && name.contains("LOAD"),
+        "sdata" => d.facts.mem == MemKind::Scalar && d.facts.rtn == Rtn::Always,
         "vdata" => returns_data(d),
         _ => false,
     }
-}
-
-/// Whether a spec operand kind (`OPR_SREG`, `OPR_SDST`, ...) names a scalar register.
-pub(super) fn is_scalar_kind(kind: &str) -> bool {
-    let k = kind.to_ascii_uppercase();
-    let k = k.trim_start_matches("OPR_");
-    k.starts_with("SREG") || k.starts_with("SDST") || k.starts_with("SGPR")
 }
 
 /// One register operand of a decoded instruction: its registers, field and direction.
@@ -177,15 +125,13 @@ pub(super) fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
             r.file = 's';
         }
         let addr_field = matches!(o.field.as_str(), "addr" | "vaddr");
-        let family = d.inst.family.as_str();
         // An atomic without return writes no VGPR (its `vdst` field is unused).
-        let memory = is_memory_family(family);
-        if memory && o.field == "vdst" && d.inst.name.contains("ATOMIC") && !returns_data(d) {
+        if o.field == "vdst" && d.facts.rtn == Rtn::ReturnBit && !returns_data(d) {
             continue;
         }
         // GFX9 (CDNA) SMEM: `soffset` is read only with `soffset_en`, `offset` names an SGPR
         // only without `imm` (as the memory layer forms the address).
-        if family == "SMEM" {
+        if d.facts.mem == MemKind::Scalar {
             if o.field == "soffset" && d.inst.field("soffset_en") == Some(0) {
                 continue;
             }
@@ -195,7 +141,8 @@ pub(super) fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
         }
         // A scratch address VGPR is read only with SVE set (RDNA) or without an SGPR base
         // (CDNA, no SVE bit): as the memory layer forms the address.
-        if addr_field && matches!(family, "SCRATCH" | "VSCRATCH") {
+        let scratch = d.facts.mem == MemKind::Scratch;
+        if addr_field && scratch {
             let used = match d.inst.field("sve") {
                 Some(sve) => sve == 1,
                 None => !sgpr_base,
@@ -204,12 +151,12 @@ pub(super) fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
                 continue;
             }
         }
-        if addr_field && (sgpr_base || matches!(family, "SCRATCH" | "VSCRATCH")) {
+        if addr_field && (sgpr_base || scratch) {
             r.count = 1;
         }
         let written = is_written(d, &o.field);
         // A store-and-return atomic also reads its data register (`vdata`).
-        let read = !written || o.field == "vdata" && d.inst.name.contains("ATOMIC");
+        let read = !written || o.field == "vdata" && d.facts.atomic;
         out.push(Opnd {
             r,
             field: o.field.clone(),
@@ -220,7 +167,7 @@ pub(super) fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
         });
     }
     // VOPD lists only the VGPR second sources; the first sources are source codes.
-    if d.inst.family == "VOPD" {
+    if d.facts.family == Family::Vopd {
         for f in ["srcx0", "srcy0"] {
             if let Some(code) = d.inst.field(f) {
                 let code = code as u32;
@@ -265,16 +212,16 @@ pub(super) fn implicit_regs(
     reads: &mut Vec<Regs>,
     writes: &mut Vec<Regs>,
 ) {
-    let family = d.inst.family.as_str();
     let imp = &info.implicit;
     let pair = |first: u32| Regs {
         file: 's',
         first,
         count: wave_size.div_ceil(32),
     };
-    let vector = family.starts_with("VOP")
-        || family == "VINTERP"
-        || is_memory_family(family) && family != "SMEM";
+    let f = &d.facts;
+    let vector = f.family.is_valu()
+        || f.family == Family::Vinterp
+        || f.mem.is_counted_memory() && f.mem != MemKind::Scalar;
     if vector || imp.reads_exec {
         reads.push(pair(crate::wave::code::EXEC_LO));
     }
@@ -294,11 +241,11 @@ pub(super) fn implicit_regs(
     if imp.reads_vcc && !mask_src {
         reads.push(pair(crate::wave::code::VCC_LO));
     }
-    let vopc_vcc = family == "VOPC" && imp.writes_d0 && !imp.writes_exec;
+    let vopc_vcc = f.family == Family::Vopc && imp.writes_d0 && !imp.writes_exec;
     if (imp.writes_vcc || vopc_vcc) && !mask_dst {
         writes.push(pair(crate::wave::code::VCC_LO));
     }
-    if imp.reads_m0 || arch.is_gfx9() && family == "DS" {
+    if imp.reads_m0 || arch.is_gfx9() && f.mem == MemKind::Lds {
         reads.push(Regs {
             file: 's',
             first: crate::wave::m0_code(arch),

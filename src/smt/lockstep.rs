@@ -21,8 +21,8 @@ use super::wave::{Paths, SymExec, SymWave};
 fn loop_shape(p: &Program) -> Option<(u64, u64)> {
     let mut found = None;
     for d in p.insts() {
-        let name = d.inst.name.as_str();
-        if !name.contains("BRANCH") {
+        use crate::machine::Branch;
+        if !matches!(d.facts.branch, Branch::Jump | Branch::Conditional) {
             continue;
         }
         let simm = d.inst.field("simm16")? as u16 as i16 as i64;

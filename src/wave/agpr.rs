@@ -24,13 +24,18 @@ use super::WaveError;
 /// encoded when anything changed (for printing), `None` otherwise. On matrix instructions
 /// the bits that selected the AGPR file (`clmp` as `acc_cd`, `opsel_hi` bits 0 and 1 as
 /// `acc`) are cleared in the rebased form: they chose the file, and they modify nothing.
-pub(super) fn rebase(isa: &Isa, inst: &mut isa::Inst) -> Option<Box<isa::Inst>> {
+pub(super) fn rebase(
+    isa: &Isa,
+    facts: &crate::machine::InstFacts,
+    inst: &mut isa::Inst,
+) -> Option<Box<isa::Inst>> {
     let fields = isa.agpr_fields(inst);
     if fields.is_empty() {
         return None;
     }
     let encoded = Box::new(inst.clone());
-    let matrix = inst.name.starts_with("V_MFMA") || inst.name.starts_with("V_SMFMAC");
+    use crate::machine::Matrix;
+    let matrix = matches!(facts.matrix, Matrix::Mfma | Matrix::Smfmac);
     for (name, value) in inst.fields.iter_mut() {
         if fields.iter().any(|f| f == name) {
             *value += u64::from(AGPR_ROW);
@@ -49,11 +54,6 @@ pub(super) fn row_name(row: u32) -> String {
         Some(k) => format!("a{k}"),
         None => format!("v{row}"),
     }
-}
-
-/// Whether `name` is one of the AGPR moves [`execute`] runs.
-pub(super) fn is_move(name: &str) -> bool {
-    name.starts_with("V_ACCVGPR_")
 }
 
 /// Runs an AGPR move (`v_accvgpr_write_b32`, `_read_b32`, `_mov_b32`) whose fields were

@@ -456,7 +456,7 @@ impl Executor {
 /// non-negative offset): a block goes on past it while it falls through. A branch back (a
 /// loop) ends its block, which then loops in place.
 fn forward_branch(d: &Decoded) -> bool {
-    d.inst.name.starts_with("S_CBRANCH_")
+    d.facts.branch == crate::machine::Branch::Conditional
         && d.inst.field("simm16").is_some_and(|v| v as u16 as i16 >= 0)
 }
 

@@ -8,6 +8,7 @@
 //! reads the locations decoded here from its own register files, so the two cannot
 //! disagree about where an operand comes from.
 
+use crate::machine::InstFacts;
 use crate::spec::{Arch, Instruction, Operand, Wheel};
 use crate::value::Bits;
 
@@ -114,32 +115,16 @@ pub(crate) fn is_mask_format(format: &str) -> bool {
 /// compare destinations (`v_cmp*_e64`), which its table types as plain 64-bit numbers
 /// (`FMT_NUM_B64`; RDNA's says `FMT_NUM_M64`): bits of lanes inactive at issue are written
 /// as zeros.
-pub(crate) fn is_lane_mask(arch: Arch, name: &str, op: &Operand) -> bool {
+pub(crate) fn is_lane_mask(arch: Arch, facts: &InstFacts, op: &Operand) -> bool {
     is_mask_format(&op.format)
-        || arch.is_gfx9()
-            && op.field == "vdst"
-            && op.kind == "OPR_SREG"
-            && name.starts_with("V_CMP")
-}
-
-/// The 32-bit registers operand `op` of instruction `name` occupies in a wave of `wave_size`
-/// lanes: a lane mask takes one SGPR per 32 lanes (the spec types every mask as 64 bits, yet
-/// in wave32 `v_cndmask_b32_e64 v0, 0, 1, s7` reads s7 alone), anything else its size in bits.
-/// Lane masks are read and written at this size (`write_mask`, `WaveState::full_mask`); the
-/// sanitizer sizes operands with it.
-pub(crate) fn operand_regs(arch: Arch, name: &str, op: &Operand, wave_size: u32) -> u32 {
-    if is_lane_mask(arch, name, op) {
-        wave_size.div_ceil(32)
-    } else {
-        op.bits.div_ceil(32).max(1)
-    }
+        || arch.is_gfx9() && op.field == "vdst" && op.kind == "OPR_SREG" && facts.compare
 }
 
 /// Whether an instruction is float arithmetic whose inputs and results MODE's denormal
 /// control flushes: not class tests (they report denormals) and not VOP3P (packed and mixed
 /// sources are not one float of the operand's width).
 pub(crate) fn flushes_denormals(f: &impl Facts) -> bool {
-    f.family() != "VOP3P" && !f.decoded().inst.name.contains("CLASS")
+    f.family() != "VOP3P" && !f.decoded().facts.class_test
 }
 
 /// MODE `FP_DENORM` for floats of `fbits`: (flush inputs, flush outputs).
@@ -195,10 +180,10 @@ pub(crate) fn dest(f: &impl Facts, width: u32) -> Dest {
                         && f.field("opsel") >> 3 & 1 == 1
                         // The MIXHI forms write their 16-bit result to the high half (see
                         // their errata).
-                        || f.family() == "VOP3P" && f.decoded().inst.name.contains("_MIXHI_");
+                        || f.family() == "VOP3P" && f.decoded().facts.mixhi;
                     Dest::Vgpr { reg: raw, hi }
                 }
-            } else if op.is_some_and(|o| is_lane_mask(f.arch(), &f.decoded().inst.name, o)) {
+            } else if op.is_some_and(|o| is_lane_mask(f.arch(), &f.decoded().facts, o)) {
                 Dest::Mask(raw)
             } else {
                 Dest::Sgpr(raw)
@@ -328,14 +313,12 @@ pub(crate) fn src_mods(f: &impl Facts, k: usize, field: &str, width: u32) -> Mod
     let operand = f.operand(field).or_else(|| f.operand(&format!("v{field}")));
     let format = operand.map(|o| o.format.as_str()).unwrap_or("");
     let bits = operand.map(|o| o.bits).unwrap_or(32);
-    let name = f.decoded().inst.name.as_str();
     let mut m = Mods {
         // V_CNDMASK_B32/B16 in VOP3 form take ABS/NEG as sign-bit operations on their
         // untyped sources (the compiler selects fabs/fneg of a select into them).
-        float_bits: match name {
-            n if n.starts_with("V_CNDMASK_B32") => 32,
-            n if n.starts_with("V_CNDMASK_B16") => 16,
-            _ => float_bits(format),
+        float_bits: match f.decoded().facts.cndmask_bits {
+            0 => float_bits(format),
+            b => u32::from(b),
         },
         ..Mods::default()
     };

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::frontend;
+use crate::machine::{Control, Facts, Family, InstFacts};
 use crate::spec::{Instruction, SpecDb};
 
 /// How one instruction is executed.
@@ -50,8 +51,8 @@ pub struct Row {
     pub detail: String,
 }
 
-/// What the wave layer models natively for `name`, if anything.
-fn native(name: &str) -> Option<&'static str> {
+/// What the wave layer models natively for `name` (facts `f`), if anything.
+fn native(name: &str, f: &InstFacts) -> Option<&'static str> {
     if name == "DS_PERMUTE_B32" || name == "DS_BPERMUTE_B32" {
         return Some(
             "ds_permute: AMD's algorithm run over the wave's VGPRs (its text addresses VGPRs by \
@@ -65,14 +66,14 @@ fn native(name: &str) -> Option<&'static str> {
              VOP3PX2 erratum); alone it is refused as an error",
         );
     }
-    if super::agpr::is_move(name) {
+    if f.control == Control::AgprMove {
         return Some(
             "AGPR move (CDNA, no pseudocode text in AMD's tables): a 32-bit copy of src0 (AGPR, \
              VGPR, SGPR or inline constant) to vdst in the lanes EXEC enables; AGPRs are rows \
              256..511 of the vector register file",
         );
     }
-    if name.starts_with("V_DUAL_") {
+    if f.family == Family::Vopd {
         return Some(
             "VOPD pairing: both halves read the state before the instruction; each half runs \
              its VOP1/VOP2 counterpart's pseudocode",
@@ -115,11 +116,11 @@ fn approximation(p: &crate::exec::Prepared) -> String {
 
 /// What the wave layer does itself for control, wait and hint instructions (which AMD's
 /// tables leave without text or whose text only names the hardware's own bookkeeping).
-fn wave_level(name: &str) -> Option<&'static str> {
-    if super::is_endpgm(name) {
+fn wave_level(f: &InstFacts) -> Option<&'static str> {
+    if f.control == Control::End {
         return Some("ends the wave (the dispatcher retires it)");
     }
-    if let Some(kind) = super::barrier_kind(name) {
+    if let Control::Barrier(kind) = f.control {
         return Some(match kind {
             super::Barrier::SignalWait => {
                 "workgroup barrier: the wave waits until every live wave of its workgroup                  has arrived (a lone wave passes)"
@@ -128,7 +129,7 @@ fn wave_level(name: &str) -> Option<&'static str> {
             super::Barrier::Wait => "workgroup barrier: wait until every live wave has arrived",
         });
     }
-    if super::is_noop(name) {
+    if f.control == Control::Noop {
         return Some(
             "no-op in this model: waits, hints and cache control (every memory operation              completes at issue; `--check` models the wait counters)",
         );
@@ -136,7 +137,7 @@ fn wave_level(name: &str) -> Option<&'static str> {
     None
 }
 
-fn row(db: &SpecDb, inst: &Instruction) -> Row {
+fn row(db: &SpecDb, inst: &Instruction, f: &InstFacts) -> Row {
     let arch = db.arch();
     let make = |how: How, detail: String| Row {
         inst: inst.name.clone(),
@@ -144,15 +145,17 @@ fn row(db: &SpecDb, inst: &Instruction) -> Row {
         how,
         detail,
     };
-    if let Some(what) = native(&inst.name)
-        .or_else(|| super::native::describe(&inst.name))
-        .or_else(|| wave_level(&inst.name))
+    let native_model = match f.control {
+        Control::Native(k) => Some(super::native::describe(k)),
+        _ => None,
+    };
+    if let Some(what) = native(&inst.name, f)
+        .or(native_model)
+        .or_else(|| wave_level(f))
     {
         return make(How::Native, what.to_string());
     }
-    if let Some(why) = super::native::refused(&inst.name)
-        .or_else(|| super::memory_buffer::refused(&inst.encoding, &inst.name))
-    {
+    if let Some(why) = f.refusal.map(super::native::refused) {
         return make(How::NotExecutable, format!("not modelled: {why}"));
     }
     if !arch.shares_text(&inst.name) {
@@ -207,7 +210,12 @@ fn row(db: &SpecDb, inst: &Instruction) -> Row {
 
 /// The report for every instruction of `db`, in database order.
 pub fn report(db: &SpecDb) -> Vec<Row> {
-    db.instructions().iter().map(|i| row(db, i)).collect()
+    let facts = Facts::of(db);
+    db.instructions()
+        .iter()
+        .zip(facts.all())
+        .map(|(i, f)| row(db, i, f))
+        .collect()
 }
 
 /// The number of rows of each kind, in [`How`] order.

@@ -37,11 +37,12 @@ pub(super) fn indexed(d: &Decoded, m0: u32) -> Option<Decoded> {
     }
     let index = u64::from(m0 & 0xff);
     let on = |bit: u32| m0 >> bit & 1 == 1;
-    let name = d.inst.name.as_str();
     // The destination is a VGPR except for compares and lane reads (SGPR destinations).
-    let vgpr_dst = !name.starts_with("V_CMP")
-        && !name.starts_with("V_READLANE")
-        && !name.starts_with("V_READFIRSTLANE");
+    let vgpr_dst = !d.facts.compare
+        && !matches!(
+            d.facts.lane,
+            crate::machine::LaneOp::ReadLane | crate::machine::LaneOp::ReadFirstLane
+        );
     let mut out = d.clone();
     for (field, value) in out.inst.fields.iter_mut() {
         match field.as_str() {

@@ -19,22 +19,12 @@ use crate::value::Bits;
 
 use super::state::WaveState;
 use super::{Decoded, Entry, Executor, WaveError};
+use crate::machine::InstFacts;
 
-/// Whether `family` is a memory encoding this module executes.
-pub(super) fn is_memory(family: &str) -> bool {
-    matches!(
-        family,
-        "SMEM"
-            | "DS"
-            | "FLAT"
-            | "GLOBAL"
-            | "SCRATCH"
-            | "VFLAT"
-            | "VGLOBAL"
-            | "VSCRATCH"
-            | "MUBUF"
-            | "MTBUF"
-    )
+/// Whether an instruction addresses memory this module executes (scalar, LDS, global, flat,
+/// scratch and MUBUF/MTBUF buffers).
+pub(super) fn is_memory(f: &InstFacts) -> bool {
+    f.family.is_wave_memory()
 }
 
 /// The RDNA 3 / CDNA name of a memory family (RDNA 4's VGLOBAL, VSCRATCH and VFLAT are
@@ -81,24 +71,6 @@ fn vgpr_words(w: &WaveState, lane: u32, reg: u32, width: u32) -> Bits {
     Bits::from_words(width, &words)
 }
 
-/// Whether a memory instruction reads and writes the same bytes (atomics, DS read-modify-write
-/// operations): its text then runs lane by lane.
-fn is_read_modify_write(family: &str, name: &str) -> bool {
-    match family {
-        "DS" => {
-            ![
-                "LOAD", "STORE", "READ", "WRITE", "SWIZZLE", "PERMUTE", "NOP", "APPEND", "CONSUME",
-                "GWS", "BVH",
-            ]
-            .iter()
-            .any(|k| name.contains(k))
-                || name.contains("WRXCHG")
-        }
-        "SMEM" => false,
-        _ => name.contains("ATOMIC"),
-    }
-}
-
 /// Whether a DS instruction's text leaves the encoding's offset out (it reads none of `OFFSET`,
 /// `OFFSET0`, `OFFSET1`), so that ADDR must include it.
 pub(super) fn ds_offset_in_addr(e: &Entry, name: &str) -> bool {
@@ -111,27 +83,14 @@ pub(super) fn ds_offset_in_addr(e: &Entry, name: &str) -> bool {
 }
 
 /// The byte ranges `(offset, bytes)` past its address that a DS instruction accesses.
-pub(super) fn ds_extents(name: &str, offset0: u64, offset1: u64) -> Vec<(u64, u64)> {
-    let size = access_bytes(name);
-    let two = name.contains("2ADDR")
-        || name.contains("READ2")
-        || name.contains("WRITE2")
-        || name.contains("WRXCHG2");
-    if two {
-        let stride = if name.contains("STRIDE64") || name.contains("ST64") {
-            size * 64
-        } else {
-            size
-        };
+pub(super) fn ds_extents(f: &InstFacts, offset0: u64, offset1: u64) -> Vec<(u64, u64)> {
+    let size = access_bytes(f);
+    if f.ds_two > 0 {
+        let stride = size * u64::from(f.ds_two);
         vec![(offset0 * stride, size), (offset1 * stride, size)]
     } else {
         vec![(offset0 | offset1 << 8, size)]
     }
-}
-
-/// Whether a memory instruction only loads (its global accesses are checked by page).
-pub(super) fn is_load_only(name: &str) -> bool {
-    name.contains("LOAD") && !name.contains("ATOMIC") && !name.contains("STORE")
 }
 
 /// Checks every active lane's access against the launch's bounds: global loads by
@@ -220,9 +179,6 @@ pub(super) fn execute(
         permute(w, name == "DS_BPERMUTE_B32", &field);
         return Ok(None);
     }
-    if let Some(why) = super::memory_buffer::refused(family, name) {
-        return Err(unsupported(why));
-    }
     if name.contains("PERMUTE") || name.contains("LDS") && family != "DS" {
         return Err(unsupported("not modelled yet"));
     }
@@ -290,7 +246,7 @@ pub(super) fn execute(
 
     let smem = family == "SMEM";
     // A buffer lane runs the text when its whole access is in range (see `buffer_rest`).
-    let size = access_bytes(name);
+    let size = access_bytes(&d.facts);
     let in_range = |lane: usize| buffer.as_ref().is_none_or(|(_, r)| r[lane] == size);
     let active = |lane: usize| smem || exec >> lane & 1 == 1 && in_range(lane);
     let mut space = match family {
@@ -314,14 +270,14 @@ pub(super) fn execute(
         // A lane swizzle: the offset is the pattern and no LDS byte is accessed.
         Vec::new()
     } else if family == "DS" && ds_offset_in_addr(e, name) {
-        vec![(0, access_bytes(name))]
+        vec![(0, access_bytes(&d.facts))]
     } else if family == "DS" {
-        ds_extents(name, field("offset0"), field("offset1"))
+        ds_extents(&d.facts, field("offset0"), field("offset1"))
     } else {
-        vec![(0, access_bytes(name))]
+        vec![(0, access_bytes(&d.facts))]
     };
     if let Some(b) = w.bounds.clone() {
-        let load_only = is_load_only(name);
+        let load_only = d.facts.load_only;
         match &buffer {
             Some((_, in_range)) => {
                 super::memory_buffer::check_bounds(&b, space, d, &addrs, exec, in_range, load_only)?
@@ -503,7 +459,7 @@ pub(super) fn execute(
             Some(k) => k.run_with(m, Some(mem)),
             None => crate::exec::run_interp_with(p, m, Some(mem)),
         };
-        if is_read_modify_write(family, name) {
+        if d.facts.lane_serial {
             // An atomic's text (`tmp = MEM[ADDR]; ...; MEM[ADDR] = f(tmp, DATA)`) runs one lane
             // at a time, in lane order, so lanes that address the same bytes see each other's
             // updates (the executors evaluate a statement for every lane before the next).
@@ -568,13 +524,13 @@ pub(super) fn execute(
             }
         }
     }
-    let stores = name.contains("STORE") || name.contains("ATOMIC");
+    let stores = d.facts.stores;
     if stores
         && w.track_writes
         && space == Space::Global
         && matches!(family, "GLOBAL" | "FLAT" | "MUBUF")
     {
-        let n = access_bytes(name);
+        let n = access_bytes(&d.facts);
         for (lane, &a) in addrs.iter().enumerate() {
             if !active(lane) {
                 continue;
@@ -588,7 +544,9 @@ pub(super) fn execute(
     }
     for (oname, value) in &outputs.values {
         match oname.as_str() {
-            "RETURN_DATA" | "VDATA" if has_op("vdst") && returns_data(d, name) => {
+            "RETURN_DATA" | "VDATA"
+                if has_op("vdst") && d.facts.returns_data(|f| d.inst.field(f)) =>
+            {
                 let reg = field("vdst") as u32;
                 if let RegValue::Lanes(l) = value {
                     for lane in 0..lanes {
@@ -618,7 +576,7 @@ pub(super) fn execute(
     }
     ex.machine = m;
     if let Some((_, in_range)) = &buffer {
-        let back = returns_data(d, name);
+        let back = d.facts.returns_data(|f| d.inst.field(f));
         super::memory_buffer::finish(d, w, space, &addrs, exec, in_range, back);
     }
     Ok(None)
@@ -683,8 +641,7 @@ pub(super) fn scale_shift(d: &Decoded, w: &WaveState) -> Result<u32, String> {
     if d.inst.field("scale_offset").unwrap_or(0) == 0 {
         return Ok(0);
     }
-    let name = d.inst.name.as_str();
-    let bytes = access_bytes(name);
+    let bytes = access_bytes(&d.facts);
     if !bytes.is_power_of_two() {
         return Err(format!(
             "scale_offset on a {bytes}-byte access is not modelled (no documented scale)"
@@ -709,22 +666,6 @@ pub(super) fn scale_shift(d: &Decoded, w: &WaveState) -> Result<u32, String> {
         );
     }
     Ok(bytes.trailing_zeros())
-}
-
-/// Whether a FLAT/GLOBAL/SCRATCH instruction writes its `vdst`: loads do; an atomic only
-/// when it asks for the pre-operation value (RDNA 3 `glc`, CDNA `sc0`, RDNA 4 `th` bit 0,
-/// TH_ATOMIC_RETURN). Its text computes `RETURN_DATA` either way; without the bit the
-/// register keeps its value. (DS atomics have separate `_RTN` opcodes, and only those list
-/// `vdst`.)
-fn returns_data(d: &Decoded, name: &str) -> bool {
-    if !name.contains("ATOMIC") {
-        return true;
-    }
-    let bit = |f: &str| d.inst.field(f).map(|v| v & 1 == 1);
-    bit("glc")
-        .or_else(|| bit("sc0"))
-        .or_else(|| bit("th"))
-        .unwrap_or(true)
 }
 
 /// The memory a FLAT instruction addresses, from the aperture of its active lanes'
@@ -804,34 +745,6 @@ fn permute(w: &mut WaveState, backward: bool, field: &dyn Fn(&str) -> u64) {
     for i in 0..lanes {
         if exec >> i & 1 == 1 {
             w.set_vgpr(i, vdst, tmp[i as usize]);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::access_bytes;
-
-    #[test]
-    fn access_sizes_from_names() {
-        for (name, n) in [
-            ("GLOBAL_LOAD_B32", 4),
-            ("GLOBAL_LOAD_DWORDX4", 16),
-            ("DS_STORE_2ADDR_STRIDE64_B32", 4),
-            ("DS_READ2ST64_B64", 8),
-            ("GLOBAL_LOAD_D16_HI_U8", 1),
-            ("GLOBAL_LOAD_UBYTE_D16_HI", 1),
-            ("GLOBAL_LOAD_D16_B16", 2),
-            ("GLOBAL_LOAD_SHORT_D16", 2),
-            ("GLOBAL_ATOMIC_PK_ADD_F16", 4),
-            ("GLOBAL_ATOMIC_CMPSWAP_X2", 8),
-            ("GLOBAL_ATOMIC_ADD_F64", 8),
-            ("S_LOAD_B512", 64),
-            ("S_LOAD_DWORDX8", 32),
-            ("SCRATCH_LOAD_DWORDX3", 12),
-            ("GLOBAL_ATOMIC_ADD_U32", 4),
-        ] {
-            assert_eq!(access_bytes(name), n, "{name}");
         }
     }
 }

@@ -33,6 +33,8 @@
 use super::memory_space::{access_bytes, scratch_key, Space, SCRATCH_LANE_SPAN};
 use super::state::WaveState;
 use super::{Decoded, WaveError};
+use crate::machine::facts::Refusal;
+use crate::machine::InstFacts;
 use crate::spec::Family;
 
 /// A buffer resource as the address unit reads it.
@@ -173,8 +175,8 @@ pub(super) struct Lanes {
 
 /// Whether the access of `name` is range-checked dword by dword (plain multi-dword loads and
 /// stores) rather than all or nothing.
-pub(super) fn per_dword(name: &str) -> bool {
-    !name.contains("ATOMIC") && !name.contains("FORMAT") && access_bytes(name) > 4
+pub(super) fn per_dword(f: &InstFacts) -> bool {
+    !f.atomic && f.refusal != Some(Refusal::BufferFormat) && access_bytes(f) > 4
 }
 
 /// The address of each lane of a MUBUF instruction and the bytes of its access in range.
@@ -205,9 +207,8 @@ pub(super) fn addresses(d: &Decoded, w: &WaveState) -> Result<Lanes, WaveError> 
     };
     let vaddr = field("vaddr") as u32;
     let inst_offset = field("offset") & 0xfff;
-    let name = d.inst.name.as_str();
-    let size = access_bytes(name);
-    let step = if per_dword(name) { 4 } else { size };
+    let size = access_bytes(&d.facts);
+    let step = if per_dword(&d.facts) { 4 } else { size };
     let exec = w.exec() & w.full_mask();
     let private = res.base.wrapping_sub(SCRATCH_BUFFER_BASE) < SCRATCH_BUFFER_SPAN;
     if res.swizzle && !private && size > 4 {
@@ -320,12 +321,12 @@ pub(super) fn finish(
     in_range: &[u64],
     returns_data: bool,
 ) {
-    let name = d.inst.name.as_str();
-    let size = access_bytes(name);
+    let f = &d.facts;
+    let size = access_bytes(f);
     let vdata = d.inst.field("vdata").unwrap_or(0) as u32;
-    let atomic = name.contains("ATOMIC");
-    let load = name.contains("LOAD") && !atomic;
-    let store = name.contains("STORE") && !atomic;
+    let atomic = f.atomic;
+    let load = f.load_only;
+    let store = f.stores && !atomic;
     for lane in 0..w.wave_size {
         let l = lane as usize;
         let n = in_range[l];
@@ -343,12 +344,8 @@ pub(super) fn finish(
                 mem.read(addrs[l], &mut bytes[..n as usize]);
                 log(w, space, lane, addrs[l], n);
             }
-            if name.contains("D16") {
-                let keep = if name.contains("D16_HI") {
-                    0xffff
-                } else {
-                    0xffff_0000
-                };
+            if f.d16 {
+                let keep = if f.d16_hi { 0xffff } else { 0xffff_0000 };
                 let v = w.vgpr(lane, vdata) & keep;
                 w.set_vgpr(lane, vdata, v);
             } else {
@@ -392,29 +389,6 @@ fn log(w: &mut WaveState, space: Space, lane: u32, addr: u64, bytes: u64) {
             bytes,
         });
     }
-}
-
-/// Why a buffer instruction is not executed, when it is not: the format conversions
-/// (`ConvertFromFormat`, the channel offsets of the V#'s data format), the LDS forms that are
-/// not DMA loads, and the scalar buffer loads and stores (their V# rules are not modelled).
-pub fn refused(family: &str, name: &str) -> Option<&'static str> {
-    let buffer = matches!(family, "MUBUF" | "MTBUF");
-    if buffer && name.contains("FORMAT") {
-        return Some(
-            "buffer format access: the conversion by the V#'s data and number formats \
-             (ConvertFromFormat, ChannelOffset) is not modelled",
-        );
-    }
-    if buffer && name.contains("LDS") && !name.starts_with("BUFFER_LOAD_LDS_") {
-        return Some("buffer access to LDS (M0-addressed) is not modelled");
-    }
-    if family == "SMEM" && name.starts_with("S_BUFFER_") {
-        return Some(
-            "scalar buffer access: the scalar unit's V# addressing and range rules are not \
-             modelled",
-        );
-    }
-    None
 }
 
 #[cfg(test)]

@@ -1,35 +1,11 @@
 //! The facts about memory both the general memory path (`memory`) and buffer addressing
 //! (`memory_buffer`) use: element sizes, the scratch map's layout and the address spaces.
 
-/// The number of bytes one element of a load, store or atomic accesses, from its name
-/// (RDNA `_B32`/`_U16`/... and CDNA `_DWORDX2`/`_UBYTE`/... spellings).
-pub(super) fn access_bytes(name: &str) -> u64 {
-    // The size is the last token that names one (strides and 2ADDR forms name other
-    // numbers; `D16` alone means 16 bits, but `D16_U8` is a byte).
-    let mut d16 = false;
-    for t in name.rsplit('_') {
-        let n = match t {
-            "B512" | "DWORDX16" => 64,
-            "B256" | "DWORDX8" => 32,
-            "B128" | "DWORDX4" | "X4" => 16,
-            "B96" | "DWORDX3" | "X3" => 12,
-            "B64" | "U64" | "I64" | "F64" | "DWORDX2" | "X2" => 8,
-            "B32" | "U32" | "I32" | "F32" | "DWORD" => 4,
-            "B16" | "U16" | "I16" | "SHORT" | "USHORT" | "SSHORT" => 2,
-            "B8" | "U8" | "I8" | "BYTE" | "UBYTE" | "SBYTE" => 1,
-            "D16" => {
-                d16 = true;
-                continue;
-            }
-            _ => continue,
-        };
-        return n;
-    }
-    if d16 {
-        2
-    } else {
-        4
-    }
+use crate::machine::InstFacts;
+
+/// The number of bytes one element of a load, store or atomic accesses (the facts' `bytes`).
+pub(super) fn access_bytes(f: &InstFacts) -> u64 {
+    u64::from(f.bytes)
 }
 
 /// The bytes of scratch each lane has room for in the scratch map: lane `l`'s byte `a` is

@@ -118,7 +118,7 @@ pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
                 offset: memory::sext(field("offset"), offset_bits(21)) as u64,
                 soffset,
             };
-            (addr, 0, vec![(0, memory::access_bytes(name))])
+            (addr, 0, vec![(0, memory::access_bytes(&d.facts))])
         }
         "DS" => {
             // Entries whose text leaves the offset out fold it into ADDR: the generic path.
@@ -129,7 +129,7 @@ pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
                 vaddr: field("addr") as u32,
             };
             let offset = field("offset0") | field("offset1") << 8;
-            let extents = memory::ds_extents(name, field("offset0"), field("offset1"));
+            let extents = memory::ds_extents(&d.facts, field("offset0"), field("offset1"));
             (addr, offset, extents)
         }
         _ => {
@@ -140,7 +140,7 @@ pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
                 saddr: saddr_on.then_some(saddr as u32),
                 offset: memory::sext(field("offset"), offset_bits(13)) as u64,
             };
-            (addr, 0, vec![(0, memory::access_bytes(name))])
+            (addr, 0, vec![(0, memory::access_bytes(&d.facts))])
         }
     };
     // Address rows past the file read zero on the generic path: leave those to it.
@@ -160,7 +160,7 @@ pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
         addr_bits,
         reg,
         extents,
-        load_only: memory::is_load_only(name),
+        load_only: d.facts.load_only,
     })
 }
 
@@ -216,7 +216,7 @@ fn prepare_pair(e: &Entry, d: &Decoded, name: &str) -> Option<MemOp> {
         offset: 0,
         addr_bits,
         reg: regs[0],
-        extents: memory::ds_extents(name, off0, off1),
+        extents: memory::ds_extents(&d.facts, off0, off1),
         load_only: !store,
     })
 }

@@ -228,26 +228,8 @@ pub enum Step {
 /// A per-instruction trace callback: the instruction, the state before and after.
 pub type StepTrace<'a> = dyn FnMut(&Decoded, &WaveState, &WaveState) + 'a;
 
-/// What a barrier instruction does for its wave.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Barrier {
-    /// `s_barrier`: arrive and wait for the workgroup's other waves.
-    SignalWait,
-    /// `s_barrier_signal` (RDNA 4): arrive without waiting.
-    Signal,
-    /// `s_barrier_wait` (RDNA 4): wait until every wave of the workgroup has arrived.
-    Wait,
-}
-
-/// The barrier kind of an instruction, if it is one.
-fn barrier_kind(name: &str) -> Option<Barrier> {
-    match name {
-        "S_BARRIER" => Some(Barrier::SignalWait),
-        "S_BARRIER_SIGNAL" | "S_BARRIER_SIGNAL_ISFIRST" => Some(Barrier::Signal),
-        "S_BARRIER_WAIT" => Some(Barrier::Wait),
-        _ => None,
-    }
-}
+/// What a barrier instruction does for its wave (a fact of the instruction).
+pub use crate::machine::Barrier;
 
 /// A compiled instruction: its spec entry, prepared IR and, under the JIT, its kernel.
 struct Entry {
@@ -403,53 +385,6 @@ pub fn cli_jit_threshold() -> u32 {
         .unwrap_or(DEFAULT_JIT_THRESHOLD)
 }
 
-/// Instructions that only wait, order, hint or invalidate caches: no-ops in this model.
-/// (AMD's tables give none of them pseudocode; `V_NOP` and `V_PIPEFLUSH` come as `_E32` and
-/// `_E64` entries too.)
-pub(crate) fn is_noop(name: &str) -> bool {
-    let vector = name.strip_suffix("_E32").or(name.strip_suffix("_E64"));
-    matches!(vector.unwrap_or(name), "V_NOP" | "V_PIPEFLUSH")
-        || name.starts_with("S_WAITCNT")
-        || name.starts_with("S_WAIT_")
-        || matches!(
-            name,
-            "S_NOP"
-                | "S_DELAY_ALU"
-                | "S_CLAUSE"
-                | "S_SLEEP"
-                | "S_SLEEP_VAR"
-                | "DS_NOP"
-                | "BUFFER_INV"
-                | "S_SETPRIO"
-                | "S_SET_INST_PREFETCH_DISTANCE"
-                | "S_INST_PREFETCH"
-                | "S_DCACHE_INV"
-                | "S_DCACHE_WB"
-                | "S_GL1_INV"
-                | "S_ICACHE_INV"
-                | "S_TTRACEDATA"
-                | "S_TTRACEDATA_IMM"
-                | "S_INCPERFLEVEL"
-                | "S_DECPERFLEVEL"
-                | "BUFFER_GL0_INV"
-                | "BUFFER_GL1_INV"
-                | "BUFFER_WBINVL1"
-                | "BUFFER_WBINVL1_VOL"
-                | "BUFFER_WBL2"
-                | "BUFFER_INVL2"
-                | "GLOBAL_INV"
-                | "GLOBAL_WB"
-                | "GLOBAL_WBINV"
-                | "S_DCACHE_INV_VOL"
-                | "S_DCACHE_WB_VOL"
-                | "S_WAKEUP"
-                | "S_SETKILL"
-                | "S_ATC_PROBE"
-                | "S_ATC_PROBE_BUFFER"
-                | "S_SET_VALU_COEXEC_MODE"
-        )
-}
-
 /// AMD's CDNA tables leave the VOP3 (`_E64`) form of some VOP1/VOP2 entries without text;
 /// the encoding changes, not the operation, so the `_E32` twin's text runs with the `_E64`
 /// entry's operands. `inst` with that text, or `None` when `inst` has text or no twin.
@@ -463,10 +398,6 @@ pub(crate) fn e32_twin(db: &SpecDb, inst: &Instruction) -> Option<Instruction> {
         pcode: Some(text),
         ..inst.clone()
     })
-}
-
-pub(crate) fn is_endpgm(name: &str) -> bool {
-    name.starts_with("S_ENDPGM") || name == "S_CODE_END"
 }
 
 impl Executor {
@@ -560,7 +491,8 @@ impl Executor {
     fn build_entry(&self, di: &isa::Inst) -> Result<Rc<Entry>, String> {
         // The decoder joins `v_mfma_ld_scale_b32` with the scaled MFMA word after it; one
         // that reaches here has no such word after it.
-        if let Some(why) = native::refused(&di.name) {
+        let facts = self.isa.facts().of_code(&di.family, di.opcode);
+        if let Some(why) = facts.refusal.map(native::refused) {
             return Err(format!("not modelled: {why}"));
         }
         if di.name == isa::SCALE_LOAD {

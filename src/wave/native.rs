@@ -11,42 +11,15 @@
 use super::memory::{self, Space};
 use super::state::{MemAccess, MemSpace, WaveState};
 use super::{Decoded, WaveError};
+use crate::machine::facts::Refusal;
 use crate::spec::{Arch, Family};
 
-/// What a native instruction does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Native {
-    /// GLOBAL/SCRATCH `*_LOAD_LDS_*`: per-lane loads whose data goes to LDS at M0.
-    LdsDma,
-    /// `DS_READ_B*_TR_B*`, `GLOBAL_LOAD_TR_B*`: loads transposed across 16-lane groups.
-    Transpose,
-    /// `S_MEMTIME`, `S_MEMREALTIME`: the 64-bit instruction clock into an SGPR pair.
-    MemTime,
-    /// `S_ROUND_MODE`, `S_DENORM_MODE`: MODE fields from the immediate.
-    SetMode,
-    /// `S_SENDMSG_RTN_B32/B64`: the message's returned value (`MSG_RTN_GET_REALTIME` only).
-    SendMsgRtn,
-}
+/// What a native instruction does (a fact of the instruction: `machine::facts`).
+pub use crate::machine::Native;
 
-/// The native model of `name`, if it has one.
-pub fn kind(name: &str) -> Option<Native> {
-    if is_lds_dma(name) {
-        return Some(Native::LdsDma);
-    }
-    if transpose_shape(name).is_some() {
-        return Some(Native::Transpose);
-    }
-    match name {
-        "S_MEMTIME" | "S_MEMREALTIME" => Some(Native::MemTime),
-        "S_ROUND_MODE" | "S_DENORM_MODE" => Some(Native::SetMode),
-        "S_SENDMSG_RTN_B32" | "S_SENDMSG_RTN_B64" => Some(Native::SendMsgRtn),
-        _ => None,
-    }
-}
-
-/// The `spec fidelity` text of a native instruction.
-pub fn describe(name: &str) -> Option<&'static str> {
-    Some(match kind(name)? {
+/// The `spec fidelity` text of a native model.
+pub fn describe(kind: Native) -> &'static str {
+    match kind {
         Native::LdsDma => {
             "LDS DMA: each active lane loads its element from global (or scratch) memory as the \
              plain load would; the value, zero- or sign-extended to 32 bits when narrower, is \
@@ -73,56 +46,32 @@ pub fn describe(name: &str) -> Option<&'static str> {
             "returning message: MSG_RTN_GET_REALTIME returns the instruction clock (64 bits, or \
              its low 32); the other messages name driver state and are refused with an error"
         }
-    })
+    }
 }
 
 /// Why an instruction is refused, when no single-device model of it is well defined.
-pub fn refused(name: &str) -> Option<&'static str> {
-    if name.starts_with("DS_GWS_") {
-        return Some(
+pub fn refused(why: Refusal) -> &'static str {
+    match why {
+        Refusal::GlobalWaveSync => {
             "global wave sync (GWS) resources are shared by all the waves of a device and set \
              up by the driver and other queues; no single-dispatch model of their state is \
-             defined",
-        );
-    }
-    match name {
-        "DS_ORDERED_COUNT" | "GLOBAL_ATOMIC_ORDERED_ADD_B64" => Some(
+             defined"
+        }
+        Refusal::OrderedAppend => {
             "ordered append works on the graphics pipeline's ordered wave IDs \
              (VGT_GS_MAX_WAVE_ID, the dispatch order of the geometry front end), which a \
-             compute dispatch model does not have",
-        ),
-        _ => None,
+             compute dispatch model does not have"
+        }
+        Refusal::BufferFormat => {
+            "buffer format access: the conversion by the V#'s data and number formats \
+             (ConvertFromFormat, ChannelOffset) is not modelled"
+        }
+        Refusal::BufferLds => "buffer access to LDS (M0-addressed) is not modelled",
+        Refusal::ScalarBuffer => {
+            "scalar buffer access: the scalar unit's V# addressing and range rules are not \
+             modelled"
+        }
     }
-}
-
-fn is_lds_dma(name: &str) -> bool {
-    name.starts_with("GLOBAL_LOAD_LDS_")
-        || name.starts_with("SCRATCH_LOAD_LDS_")
-        || name.starts_with("BUFFER_LOAD_LDS_") && !name.contains("FORMAT")
-}
-
-/// The class of a decoded instruction whose treatment depends on its fields: a CDNA MUBUF
-/// load with the `lds` bit is an LDS DMA load (`buffer_load_dword ... lds`).
-pub(super) fn by_fields(inst: &crate::isa::Inst) -> Option<Native> {
-    let plain = [
-        "UBYTE", "SBYTE", "USHORT", "SSHORT", "DWORD", "DWORDX3", "DWORDX4",
-    ];
-    let size = inst.name.strip_prefix("BUFFER_LOAD_")?;
-    (inst.family == "MUBUF" && inst.field("lds") == Some(1) && plain.contains(&size))
-        .then_some(Native::LdsDma)
-}
-
-/// Element bits and elements per lane of a transposing load.
-fn transpose_shape(name: &str) -> Option<(u32, u32)> {
-    Some(match name {
-        "DS_READ_B64_TR_B4" => (4, 16),
-        "DS_READ_B64_TR_B8" => (8, 8),
-        "DS_READ_B64_TR_B16" => (16, 4),
-        "DS_READ_B96_TR_B6" => (6, 16),
-        "GLOBAL_LOAD_TR_B64" => (8, 8),
-        "GLOBAL_LOAD_TR_B128" => (16, 8),
-        _ => return None,
-    })
 }
 
 fn field(d: &Decoded, n: &str) -> u64 {
@@ -185,18 +134,10 @@ fn send_msg_rtn(d: &Decoded, w: &mut WaveState) -> Result<(), WaveError> {
     }
     let c = field(d, "sdst") as u32;
     w.write_sgpr(c, w.retired as u32);
-    if d.inst.name.ends_with("B64") {
+    if d.facts.bytes == 8 {
         w.write_sgpr(c + 1, (w.retired >> 32) as u32);
     }
     Ok(())
-}
-
-/// The byte size of one lane's element of an LDS DMA load, and whether it is sign-extended.
-fn dma_size(name: &str) -> (u64, bool) {
-    let signed = ["_SBYTE", "_SSHORT", "_I8", "_I16"]
-        .iter()
-        .any(|s| name.ends_with(s));
-    (memory::access_bytes(name), signed)
 }
 
 fn log(w: &mut WaveState, space: MemSpace, lane: u32, addr: u64, bytes: u64) {
@@ -211,10 +152,9 @@ fn log(w: &mut WaveState, space: MemSpace, lane: u32, addr: u64, bytes: u64) {
 }
 
 fn lds_dma(d: &Decoded, w: &mut WaveState) -> Result<(), WaveError> {
-    let name = d.inst.name.as_str();
     let family = memory::canonical_family(d.inst.family.as_str());
     let scratch = family == "SCRATCH";
-    let (size, signed) = dma_size(name);
+    let (size, signed) = (u64::from(d.facts.bytes), d.facts.signed);
     let exec = w.exec() & w.full_mask();
     let active = |lane: usize| exec >> lane & 1 == 1;
     let in_word = |f: &str| d.inst.field(f).is_some();
@@ -227,7 +167,7 @@ fn lds_dma(d: &Decoded, w: &mut WaveState) -> Result<(), WaveError> {
     let mut zero = vec![false; w.wave_size as usize];
     let addrs: Vec<u64> = if family == "MUBUF" {
         buffer_addresses(d, w, size, &mut zero)?
-    } else if name.contains("ADDTID") {
+    } else if d.facts.addtid {
         // The address is the SGPR pair plus the lane's own dword (no address VGPR).
         let base = w.sgpr_pair(field(d, "saddr") as u32);
         (0..w.wave_size as u64)
@@ -355,8 +295,8 @@ fn buffer_addresses(
 }
 
 fn transpose(d: &Decoded, w: &mut WaveState) -> Result<(), WaveError> {
-    let name = d.inst.name.as_str();
-    let (bits, per_lane) = transpose_shape(name).expect("a transposing load");
+    let (bits, per_lane) = d.facts.transpose.expect("a transposing load");
+    let (bits, per_lane) = (u32::from(bits), u32::from(per_lane));
     let bytes = (bits * per_lane / 8) as u64;
     let exec = w.exec() & w.full_mask();
     let active = |lane: usize| exec >> lane & 1 == 1;

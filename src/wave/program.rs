@@ -1,8 +1,9 @@
 //! Programs: machine code decoded once into instructions (with their extension words and
 //! classes), indexed by address, from assembly text, hex, raw bytes or a mapped code image.
 
-use super::{agpr, barrier_kind, is_endpgm, is_noop, Barrier, WaveError};
+use super::{agpr, Barrier, WaveError};
 use crate::isa::{self, Isa};
+use crate::machine::{Control, InstFacts};
 
 /// One decoded instruction of a program.
 #[derive(Clone, Debug)]
@@ -23,6 +24,8 @@ pub struct Decoded {
     pub ext: Option<(u32, u32)>,
     /// What the executor does with it, decided once at decode.
     pub class: Class,
+    /// The facts of its database entry (`machine::facts`).
+    pub facts: InstFacts,
 }
 
 impl Decoded {
@@ -51,20 +54,19 @@ pub enum Class {
 }
 
 impl Class {
-    /// The class of an instruction name.
-    pub fn of(name: &str) -> Class {
-        if is_endpgm(name) {
-            Class::End
-        } else if is_noop(name) {
-            Class::Noop
-        } else if let Some(b) = barrier_kind(name) {
-            Class::Barrier(b)
-        } else if agpr::is_move(name) {
-            Class::AgprMove
-        } else if let Some(k) = super::native::kind(name) {
-            Class::Native(k)
-        } else {
-            Class::Execute
+    /// The class of an instruction with facts `f` and fields `inst`: a CDNA MUBUF load with
+    /// the `lds` bit is an LDS DMA load (`buffer_load_dword ... lds`).
+    pub fn of(f: &InstFacts, inst: &isa::Inst) -> Class {
+        match f.control {
+            _ if f.lds_by_bit && inst.field("lds") == Some(1) => {
+                Class::Native(super::native::Native::LdsDma)
+            }
+            Control::Execute => Class::Execute,
+            Control::Noop => Class::Noop,
+            Control::End => Class::End,
+            Control::Barrier(b) => Class::Barrier(b),
+            Control::AgprMove => Class::AgprMove,
+            Control::Native(k) => Class::Native(k),
         }
     }
 }
@@ -234,11 +236,9 @@ impl Program {
             if let Some(slot) = index.get_mut(pos / 4) {
                 *slot = insts.len() as u32 + 1;
             }
-            let class = match super::native::by_fields(&inst) {
-                Some(k) => Class::Native(k),
-                None => Class::of(&inst.name),
-            };
-            let as_encoded = agpr::rebase(isa, &mut inst);
+            let facts = isa.facts().of_code(&inst.family, inst.opcode);
+            let class = Class::of(&facts, &inst);
+            let as_encoded = agpr::rebase(isa, &facts, &mut inst);
             insts.push(Decoded {
                 addr,
                 inst,
@@ -247,6 +247,7 @@ impl Program {
                 line,
                 ext,
                 class,
+                facts,
             });
             pos += size;
         }

@@ -53,8 +53,16 @@ fn split(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
         f("vdstx")
     };
     fields.push(("vdst".to_string(), vdst));
+    let facts = isa
+        .facts()
+        .find(&family, opcode)
+        .copied()
+        .unwrap_or_else(|| {
+            crate::machine::InstFacts::unlisted(crate::machine::Family::of(&family))
+        });
     Some(Decoded {
         addr: d.addr,
+        facts,
         inst: isa::Inst {
             name,
             format: family.clone(),

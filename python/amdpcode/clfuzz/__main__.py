@@ -101,8 +101,10 @@ def main(argv=None):
 
   def progress(out):
     if args.quiet: return
-    bad = sum(r["status"] != "ok" for r in out["results"])
-    print(f"clfuzz: {len(results) + len(out['results'])}/{total} runs, +{bad} failing", file=sys.stderr, flush=True)
+    bad = [r for r in out["results"] if r["status"] != "ok"]
+    print(f"clfuzz: {len(results) + len(out['results'])}/{total} runs, +{len(bad)} failing", file=sys.stderr, flush=True)
+    for r in bad:
+      print(f"  seed {r['seed']} {r['target']} -{r['opt']}: {r['status']}", file=sys.stderr, flush=True)
 
   if args.ray:
     it = campaign.run_ray(args.ray, args.seeds, targets, args.opt_levels, args.knobs, args.batch, args.engine,

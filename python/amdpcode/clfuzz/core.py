@@ -37,13 +37,14 @@ def target_flags(target):
   return flags
 
 
-def clang_args(target, opt):
+def clang_args(target, opt, extra=()):
   return [CLANG, "-x", "cl", "-cl-std=CL1.2", "-target", "amdgcn-amd-amdhsa", *target_flags(target),
-          "-nogpulib", "-Xclang", "-finclude-default-header", "-ffp-contract=off", f"-{opt}"]
+          "-nogpulib", "-Xclang", "-finclude-default-header", "-ffp-contract=off", f"-{opt}", *extra]
 
 
-def compile_kernel(source, target, opt, workdir=None, asm=False):
-  """The code object (bytes) of `source` for `target` at `opt`; with asm=True, the assembly text."""
+def compile_kernel(source, target, opt, workdir=None, asm=False, extra=()):
+  """The code object (bytes) of `source` for `target` at `opt`; with asm=True, the assembly text.
+  `extra`: more clang arguments (triage recompiles with a compiler option switched off)."""
   own = workdir is None
   workdir = workdir or tempfile.mkdtemp(prefix="clfuzz-")
   try:
@@ -51,10 +52,10 @@ def compile_kernel(source, target, opt, workdir=None, asm=False):
     with open(src, "w") as f: f.write(source)
     obj, co = os.path.join(workdir, "k.o"), os.path.join(workdir, "k.hsaco")
     if asm:
-      p = subprocess.run(clang_args(target, opt) + ["-S", src, "-o", "-"], capture_output=True, text=True)
+      p = subprocess.run(clang_args(target, opt, extra) + ["-S", src, "-o", "-"], capture_output=True, text=True)
       if p.returncode: raise CompileError(p.stderr[-4000:])
       return p.stdout
-    p = subprocess.run(clang_args(target, opt) + ["-c", src, "-o", obj], capture_output=True, text=True)
+    p = subprocess.run(clang_args(target, opt, extra) + ["-c", src, "-o", obj], capture_output=True, text=True)
     if p.returncode: raise CompileError(f"clang ({target} -{opt}): {p.stderr[-4000:]}")
     p = subprocess.run([LLD, "-shared", obj, "-o", co], capture_output=True, text=True)
     if p.returncode: raise CompileError(f"ld.lld ({target} -{opt}): {p.stderr[-4000:]}")

@@ -7,15 +7,16 @@
 //! that are not plain loads and stores (atomics, swizzles, permutes, append/consume, GWS).
 
 use super::*;
+use crate::machine::{InstFacts, MemKind, Rtn};
 use crate::smt::memory::SymMem;
 
 fn sext_bits(v: u64, bits: u32) -> u64 {
     (((v << (64 - bits)) as i64) >> (64 - bits)) as u64
 }
 
-/// Whether the symbolic executor models this memory family.
-pub(super) fn is_modelled(family: &str) -> bool {
-    matches!(family, "GLOBAL" | "VGLOBAL" | "DS")
+/// Whether the symbolic executor models this memory kind (global and LDS).
+pub(super) fn is_modelled(f: &InstFacts) -> bool {
+    matches!(f.mem, MemKind::Global | MemKind::Lds)
 }
 
 impl SymExec {
@@ -27,17 +28,15 @@ impl SymExec {
         mut w: SymWave,
     ) -> R<(Vec<SymWave>, bool)> {
         let at = |m: String| Unsupported(format!("0x{:x} {}: {m}", d.addr, d.inst.name));
-        let name = d.inst.name.as_str();
-        let lds = d.inst.family == "DS";
-        let atomic = name.contains("ATOMIC");
-        if lds
-            && (!["LOAD", "STORE", "READ", "WRITE"]
-                .iter()
-                .any(|k| name.contains(k))
-                || ["WRXCHG", "ADDTID", "_RTN", "SWIZZLE", "PERMUTE"]
-                    .iter()
-                    .any(|k| name.contains(k)))
-        {
+        let facts = &d.facts;
+        let lds = facts.mem == MemKind::Lds;
+        // Plain DS loads and stores: no atomic (exchanges and `_RTN` forms included), no
+        // ADDTID, swizzle or permute, and not the DS no-op.
+        let plain = !facts.atomic
+            && !facts.addtid
+            && !facts.permutes
+            && (facts.stores || facts.rtn == Rtn::Always);
+        if lds && !plain {
             return Err(at("only plain DS loads and stores are modelled".into()));
         }
         let has = |n: &str| d.inst.field(n).is_some();
@@ -177,13 +176,7 @@ impl SymExec {
             w.mem_touched.extend(m.touched);
         }
         // Loads (and returning atomics) write vdst in the active lanes.
-        let returns = !atomic || {
-            let bit = |n: &str| d.inst.field(n).map(|v| v & 1 == 1);
-            bit("glc")
-                .or_else(|| bit("sc0"))
-                .or_else(|| bit("th"))
-                .unwrap_or(true)
-        };
+        let returns = facts.returns_data(|n| d.inst.field(n));
         if has_op("vdst") && returns {
             let reg = field("vdst") as u32;
             for (i, r) in f.regs.iter().enumerate() {

@@ -66,11 +66,10 @@ impl SymExec {
                 w.pc
             )));
         };
-        let name = d.inst.name.as_str();
-        if crate::wave::is_endpgm(name) {
+        if d.class == crate::wave::Class::End {
             return Ok((vec![w], true));
         }
-        if crate::wave::is_noop(name) {
+        if d.class == crate::wave::Class::Noop {
             w.pc += d.size as u64;
             return Ok((vec![w], false));
         }
@@ -79,7 +78,7 @@ impl SymExec {
         if d.ext.is_some() || d.inst.format.contains("DPP") || d.inst.format.contains("SDWA") {
             return Err(at("DPP/SDWA forms are not modelled".into()));
         }
-        if mem::is_modelled(family) {
+        if mem::is_modelled(&d.facts) {
             let e = self.entry(d)?;
             return self.step_memory(d, &e, w);
         }

@@ -113,7 +113,7 @@ pub(super) fn execute(
         mode: w.mode,
         src_exec: ex.dpp_source_exec.unwrap_or_else(|| w.exec()),
     };
-    if super::memory::is_memory(ii.family) {
+    if super::memory::is_memory(&d.facts) {
         return super::memory::execute(ex, e, d, w);
     }
     let p = &e.prepared;

@@ -159,7 +159,7 @@ pub(in crate::wave) fn fast_path(e: &Entry, d: &Decoded) -> bool {
         && !e.sgpr_space
         && !e.hwreg_space
         && d.inst.family != "VOPD"
-        && !crate::wave::memory::is_memory(&d.inst.family)
+        && !crate::wave::memory::is_memory(&d.facts)
 }
 
 /// Resolves the binding plan of a decoded instruction (fast-path entries only).
