@@ -86,6 +86,23 @@ pub fn erratum(arch: Arch, inst: &str) -> Option<&'static Erratum> {
     })
 }
 
+/// The erratum for instruction `inst` of `arch`: [`erratum`] by its name, else, for an arch
+/// whose text derives from a wheel folder, the folder's erratum of the base instruction it
+/// was renamed from (a renamed instruction keeps the base's name as its first alias:
+/// gfx908's `V_MFMA_F32_16X16X16F16` is CDNA 4's `V_MFMA_F32_16X16X16_F16`).
+pub fn erratum_of(arch: Arch, inst: &Instruction) -> Option<&'static Erratum> {
+    erratum(arch, &inst.name).or_else(|| {
+        let base = arch.wheel().arch();
+        if base == arch {
+            return None;
+        }
+        let old = inst.aliases.first()?;
+        arch.shares_text(old)
+            .then(|| own_erratum(base, old))
+            .flatten()
+    })
+}
+
 fn own_erratum(arch: Arch, inst: &str) -> Option<&'static Erratum> {
     type Index = std::collections::HashMap<(Arch, &'static str), usize>;
     static INDEX: OnceLock<(Index, Vec<OnceLock<Option<Erratum>>>)> = OnceLock::new();
@@ -208,7 +225,7 @@ pub enum Unavailable {
 /// # Errors
 /// [`Unavailable`] when there is no executable text.
 pub fn entry_text(arch: Arch, inst: &Instruction) -> Result<(String, bool), Unavailable> {
-    if let Some(e) = erratum(arch, &inst.name) {
+    if let Some(e) = erratum_of(arch, inst) {
         return match &e.replacement {
             Some(t) => Ok((t.clone(), true)),
             None => Err(Unavailable::Informative(e.reason.clone())),
@@ -298,7 +315,7 @@ pub fn arch_stats(db: &SpecDb) -> ArchStats {
     let mut failures = Vec::new();
     for inst in db.with_pcode() {
         let enc = encodings.entry(inst.encoding.clone()).or_default();
-        let has_erratum = erratum(arch, &inst.name).is_some();
+        let has_erratum = erratum_of(arch, inst).is_some();
         let result = compile_instruction(arch, inst);
         for c in [&mut counts, &mut *enc] {
             c.total += 1;

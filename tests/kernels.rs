@@ -51,68 +51,9 @@ struct Gap {
 /// Every kernel of the suite (in `kernels` of a gap that covers them all).
 const ANY: &str = "*";
 
-/// Known gaps, each with its measured symptom (every case of gfx1100, gfx1200, gfx950 and gfx1250
-/// passes on both engines). A new gap goes here with its measured reason.
-const NO_MAC_TEXT: &str =
-    "the compiler emits V_MAC_F32 / V_MADMK_F32, which CDNA 4's and RDNA 3's \
-    texts lack (the derived gfx908/gfx90a/gfx1010 databases have no text for them: \
-    not_executable in spec fidelity)";
-const NO_OLD_MFMA_TEXT: &str = "V_MFMA_F32_16X16X16F16 / V_MFMA_I32_16X16X16I8 of gfx908/gfx90a \
-    have no executable text in the derived databases (CDNA 4's table has no such entry)";
-const GFX908_O2_UNDIAGNOSED: &str =
-    "gfx908 at -O2: transpose writes wrong values and matmul_tiled \
-    faults on an LDS write of lane 16; measured, not yet diagnosed";
-
-const GAPS: &[Gap] = &[
-    Gap {
-        kernels: &["int64_div"],
-        targets: &[Target::Gfx908],
-        opts: &[Opt::O2],
-        reason: NO_MAC_TEXT,
-    },
-    Gap {
-        kernels: &["int64_div"],
-        targets: &[Target::Gfx908],
-        opts: &[Opt::O0],
-        reason: NO_MAC_TEXT,
-    },
-    Gap {
-        kernels: &["int64_div"],
-        targets: &[Target::Gfx90a],
-        opts: &[Opt::O2],
-        reason: NO_MAC_TEXT,
-    },
-    Gap {
-        kernels: &["int64_div"],
-        targets: &[Target::Gfx90a],
-        opts: &[Opt::O0],
-        reason: NO_MAC_TEXT,
-    },
-    Gap {
-        kernels: &["int64_div"],
-        targets: &[Target::Gfx1010, Target::Gfx1010W64],
-        opts: &[Opt::O0],
-        reason: NO_MAC_TEXT,
-    },
-    Gap {
-        kernels: &["mma_f16", "mma_i8"],
-        targets: &[Target::Gfx908],
-        opts: &[Opt::O0, Opt::O2],
-        reason: NO_OLD_MFMA_TEXT,
-    },
-    Gap {
-        kernels: &["mma_f16", "mma_i8"],
-        targets: &[Target::Gfx90a],
-        opts: &[Opt::O0, Opt::O2],
-        reason: NO_OLD_MFMA_TEXT,
-    },
-    Gap {
-        kernels: &["transpose", "matmul_tiled"],
-        targets: &[Target::Gfx908],
-        opts: &[Opt::O2],
-        reason: GFX908_O2_UNDIAGNOSED,
-    },
-];
+/// Known gaps, each with its measured symptom. Every case of every target passes on both
+/// engines today; a new gap goes here with its measured reason.
+const GAPS: &[Gap] = &[];
 
 // The launches: a regular test and an ignored known-gaps test per family; each family's
 // cases and references are in `tests/kernels/<family>.rs`.

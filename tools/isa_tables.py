@@ -98,10 +98,45 @@ BASE = {
 }
 
 
-# Instructions a target renamed at the same opcode: (base mnemonic, target mnemonic, operands).
-# Each is checked when the table is generated: llvm-mc must assemble both names with these
-# operands to the same bytes for the target.
+# Instructions a target names differently from the base: (base mnemonic, target mnemonic,
+# operands). Each is checked when the table is generated: llvm-mc must assemble both names
+# with these operands to the same bytes for the target, or (a target whose assembler knows
+# only its own name) assemble the target's name for the target and both names alike for the
+# base processor, which keeps the target's name as an alias of its own instruction.
+#
+# CDNA 1 and 2: gfx940 renamed the matrix instructions (`v_mfma_f32_16x16x16f16` became
+# `v_mfma_f32_16x16x16_f16`, the block count entering the name: `v_mfma_f32_32x32x1f32`
+# became `v_mfma_f32_32x32x1_2b_f32`), and moved the `_1k` bf16 forms of gfx90a to lower
+# opcodes. llvm-mc-22 for gfx950 still takes every old name below, to the same bytes as the
+# new one. gfx940 dropped `v_mfma_i32_32x32x8i8`, `v_mfma_i32_16x16x16i8` and the
+# non-`_1k` bf16 forms (its i8 shapes are 32x32x16 and 16x16x32): those have no rename.
+_MFMA_RENAMES = [
+    ("v_mfma_f32_32x32x1_2b_f32", "v_mfma_f32_32x32x1f32", "a[0:31], v0, v1, a[0:31]"),
+    ("v_mfma_f32_16x16x1_4b_f32", "v_mfma_f32_16x16x1f32", "a[0:15], v0, v1, a[0:15]"),
+    ("v_mfma_f32_4x4x1_16b_f32", "v_mfma_f32_4x4x1f32", "a[0:3], v0, v1, a[0:3]"),
+    ("v_mfma_f32_32x32x2_f32", "v_mfma_f32_32x32x2f32", "a[0:15], v0, v1, a[0:15]"),
+    ("v_mfma_f32_16x16x4_f32", "v_mfma_f32_16x16x4f32", "a[0:3], v0, v1, a[0:3]"),
+    ("v_mfma_f32_32x32x4_2b_f16", "v_mfma_f32_32x32x4f16", "a[0:31], v[0:1], v[2:3], a[0:31]"),
+    ("v_mfma_f32_16x16x4_4b_f16", "v_mfma_f32_16x16x4f16", "a[0:15], v[0:1], v[2:3], a[0:15]"),
+    ("v_mfma_f32_4x4x4_16b_f16", "v_mfma_f32_4x4x4f16", "a[0:3], v[0:1], v[2:3], a[0:3]"),
+    ("v_mfma_f32_32x32x8_f16", "v_mfma_f32_32x32x8f16", "a[0:15], v[0:1], v[2:3], a[0:15]"),
+    ("v_mfma_f32_16x16x16_f16", "v_mfma_f32_16x16x16f16", "a[0:3], v[0:1], v[2:3], a[0:3]"),
+    ("v_mfma_i32_32x32x4_2b_i8", "v_mfma_i32_32x32x4i8", "a[0:31], v0, v1, a[0:31]"),
+    ("v_mfma_i32_16x16x4_4b_i8", "v_mfma_i32_16x16x4i8", "a[0:15], v0, v1, a[0:15]"),
+    ("v_mfma_i32_4x4x4_16b_i8", "v_mfma_i32_4x4x4i8", "a[0:3], v0, v1, a[0:3]"),
+]
+_MFMA_RENAMES_90A = [
+    ("v_mfma_f32_32x32x4_2b_bf16", "v_mfma_f32_32x32x4bf16_1k", "a[0:31], v[0:1], v[2:3], a[0:31]"),
+    ("v_mfma_f32_16x16x4_4b_bf16", "v_mfma_f32_16x16x4bf16_1k", "a[0:15], v[0:1], v[2:3], a[0:15]"),
+    ("v_mfma_f32_4x4x4_16b_bf16", "v_mfma_f32_4x4x4bf16_1k", "a[0:3], v[0:1], v[2:3], a[0:3]"),
+    ("v_mfma_f32_32x32x8_bf16", "v_mfma_f32_32x32x8bf16_1k", "a[0:15], v[0:1], v[2:3], a[0:15]"),
+    ("v_mfma_f32_16x16x16_bf16", "v_mfma_f32_16x16x16bf16_1k", "a[0:3], v[0:1], v[2:3], a[0:3]"),
+    ("v_mfma_f64_16x16x4_f64", "v_mfma_f64_16x16x4f64", "a[0:7], v[0:1], v[2:3], a[0:7]"),
+    ("v_mfma_f64_4x4x4_4b_f64", "v_mfma_f64_4x4x4f64", "a[0:1], v[0:1], v[2:3], a[0:1]"),
+]
 RENAMED = {
+    "gfx908": _MFMA_RENAMES,
+    "gfx90a": _MFMA_RENAMES + _MFMA_RENAMES_90A,
     "gfx1250": [
         ("s_getpc_b64", "s_get_pc_i64", "s[0:1]"),
         ("s_setpc_b64", "s_set_pc_i64", "s[0:1]"),
@@ -110,6 +145,33 @@ RENAMED = {
         ("s_call_b64", "s_call_i64", "s[0:1], 4"),
     ],
 }
+
+
+# Operand donors the probes cannot find: (target mnemonic, base instruction, operands). The
+# probes compare only with instructions the target keeps, and print `v_madmk_f16` (16-bit
+# operands) like `v_madmk_f32`; gfx950's `v_fmamk_f32`/`v_fmaak_f32` have the 32-bit
+# operands and literal of LLVM's `v_madmk_f32`/`v_madak_f32`. Each is checked when the table
+# is generated: the target's instruction for the target and the donor for the base processor
+# must assemble with these operands to the same bytes.
+_MADK_DONORS = [
+    ("v_madmk_f32", "V_FMAMK_F32_E32", "v1, v2, 0x3f800000, v3"),
+    ("v_madak_f32", "V_FMAAK_F32_E32", "v1, v2, v3, 0x3f800000"),
+]
+DONORS = {"gfx908": _MADK_DONORS, "gfx90a": _MADK_DONORS}
+
+
+def donor_overrides(target):
+    """The target's verified operand donors, target mnemonic -> base instruction."""
+    base_cpu = BASE[target][1]
+    out = {}
+    for mnemonic, donor, operands in DONORS.get(target, []):
+        stem = donor.lower().removesuffix("_e32").removesuffix("_e64")
+        a = encode(target, f"{mnemonic} {operands}")
+        b = encode(base_cpu, f"{stem} {operands}")
+        if a is None or a != b:
+            sys.exit(f"{target}: `{mnemonic}` and {base_cpu} `{stem}` do not assemble alike ({a} / {b})")
+        out[mnemonic] = donor
+    return out
 
 
 def encode(mcpu, line):
@@ -126,9 +188,13 @@ def encode(mcpu, line):
 
 def renamed(target):
     """The target's verified renames, base mnemonic -> target mnemonic."""
+    base_cpu = BASE[target][1]
     out = {}
     for old, new, operands in RENAMED.get(target, []):
         a, b = encode(target, f"{old} {operands}"), encode(target, f"{new} {operands}")
+        if a is None and b is not None:
+            # The target's assembler knows only its own name: the base must take both.
+            a, b = encode(base_cpu, f"{old} {operands}"), encode(base_cpu, f"{new} {operands}")
         if a is None or a != b:
             sys.exit(f"{target}: `{old}` and `{new}` do not assemble alike ({a} / {b})")
         out[old] = new
@@ -216,6 +282,7 @@ def table(amdpcode, target):
     folder, base_cpu, layouts = BASE[target]
     insts = base_instructions(amdpcode, folder)
     renames = renamed(target)
+    overrides = donor_overrides(target)
     rows = []
     for enc, layout in layouts.items():
         ours = [i for i in insts if i["encoding"] == enc]
@@ -252,6 +319,8 @@ def table(amdpcode, target):
                 rows.append((enc, i["inst"], op, op, on_target[op] + " renamed"))
             elif mb in where:
                 rows.append((enc, i["inst"], op, where[mb], mb))
+            elif renames.get(mb) in where:
+                rows.append((enc, i["inst"], op, where[renames[mb]], renames[mb] + " renamed"))
             else:
                 rows.append((enc, i["inst"], op, "-", mb))
         # VOP3 also holds the promoted VOP1/VOP2/VOPC forms; those are reported there.
@@ -270,6 +339,8 @@ def table(amdpcode, target):
         kept = {r[3]: r[1] for r in rows if r[0] == enc and r[3] != "-"}
         donors = operand_donors(target, enc, layout, layouts, kept, extras)
         for op, m in extras:
+            if m in overrides:
+                donors[op] = overrides[m]
             rows.append((enc, m.upper(), "-", op, m, donors.get(op, "-")))
     return rows
 
@@ -280,7 +351,7 @@ FIXED_FROM = {
     "SOP2": 30, "SOPK": 28, "SOP1": 23, "SOPC": 23, "SOPP": 23, "SMEM": 26, "VOP2": 31,
     "VOP1": 25, "VOPC": 25, "VOP3": 26, "VOP3SD": 26, "VOP3P": 23, "DS": 26, "VFLAT": 24,
     "VSCRATCH": 24, "VGLOBAL": 24, "VBUFFER": 26, "VIMAGE": 26, "VSAMPLE": 26, "VINTERP": 23,
-    "VOPD": 17,
+    "VOPD": 17, "MUBUF": 26, "MTBUF": 26,
 }
 PROBES = 16
 

@@ -232,6 +232,36 @@ mod tests {
         assert_eq!(w.pc, 0x40);
     }
 
+    /// gfx908 (like GFX10) takes work-item ids y and z in v1 and v2; gfx90a packs them in v0.
+    /// With them packed on gfx908, the 16 x 16 workgroups of the kernel suite's `transpose`
+    /// and `matmul_tiled` at -O2 (which read y from v1) wrote wrong values, and lane 16 took
+    /// x = 1024 from v0 and wrote LDS out of range.
+    #[test]
+    fn gfx908_takes_workitem_ids_in_three_vgprs() {
+        for arch in [Arch::Cdna1, Arch::Cdna2] {
+            let s = WaveSetup {
+                arch,
+                wave_size: 64,
+                rsrc1: 0,
+                // No user SGPRs, work-item ids x, y and z.
+                rsrc2: 2 << 11,
+                user_sgprs: &[],
+                entry: 0,
+                workgroup: [0, 0, 0],
+                size: [16, 16, 1],
+                wave_index: 1,
+                n_waves: 4,
+            };
+            let w = initial_wave(&s);
+            // The second wave's lane 16 is thread 80 = (0, 5).
+            let ids = |lane| [0, 1, 2].map(|r| w.vgpr(lane, r));
+            match arch {
+                Arch::Cdna1 => assert_eq!(ids(16), [0, 5, 0]),
+                _ => assert_eq!(ids(16), [5 << 10, 0, 0]),
+            }
+        }
+    }
+
     #[test]
     fn rdna4_workgroup_ids_in_ttmps() {
         let s = WaveSetup {

@@ -92,10 +92,27 @@ pub(crate) fn valid(arch: Arch, info: &InstInfo, var: &Format, bits: u128) -> bo
         && get("dst_unused").is_none_or(|v| v < SDWA_UNUSED.len())
 }
 
-/// Whether `info` may use DPP16 control `ctrl`: on CDNA an instruction with a 64-bit
+/// Whether `arch` has `row_newbcast` and the double-precision ALU's DPP: gfx90a on (LLVM's
+/// DPALU_DPP feature). gfx908 has neither: llvm-mc-22 -mcpu=gfx908 refuses `row_newbcast`,
+/// marks the code as unsupported when it disassembles it, and takes any control on a
+/// 64-bit operation.
+fn has_newbcast(arch: Arch) -> bool {
+    arch.is_gfx9() && arch != Arch::Cdna1
+}
+
+/// Whether `info` may use DPP16 control `ctrl`: on CDNA 2 on an instruction with a 64-bit
 /// operand runs on the double-precision ALU, whose DPP supports only `row_newbcast`.
 pub(crate) fn ctrl_allowed(arch: Arch, info: &InstInfo, ctrl: u32) -> bool {
-    let dp_alu = arch.is_gfx9() && info.operands.iter().any(|o| o.bits == 64);
+    // gfx908 takes no 64-bit DPP source (llvm-mc-22 refuses `v_ceil_f64_dpp` there).
+    if arch == Arch::Cdna1
+        && info
+            .operands
+            .iter()
+            .any(|o| o.field != "vdst" && o.bits == 64)
+    {
+        return false;
+    }
+    let dp_alu = has_newbcast(arch) && info.operands.iter().any(|o| o.bits == 64);
     !dp_alu || (0x150..=0x15f).contains(&ctrl)
 }
 
@@ -121,7 +138,8 @@ pub(crate) fn ctrl_text(arch: Arch, ctrl: u32) -> Option<String> {
         // hardware executes it (`src/wave/dpp.rs`), but the assembler accepts it only on GFX9.
         0x142 => "row_bcast:15".into(),
         0x143 => "row_bcast:31".into(),
-        0x150..=0x15f if gfx9 => format!("row_newbcast:{n}"),
+        0x150..=0x15f if has_newbcast(arch) => format!("row_newbcast:{n}"),
+        0x150..=0x15f if gfx9 => return None,
         0x150..=0x15f => format!("row_share:{n}"),
         0x160..=0x16f if !gfx9 => format!("row_xmask:{n}"),
         _ => return None,
@@ -207,7 +225,7 @@ pub(crate) fn parse_ctrl(arch: Arch, m: &Modifier) -> Option<u32> {
             Some(Expr::Int(31)) => Some(0x143),
             _ => None,
         },
-        "row_newbcast" if gfx9 => int(0, 15).map(|n| 0x150 | n),
+        "row_newbcast" if has_newbcast(arch) => int(0, 15).map(|n| 0x150 | n),
         "row_share" if !gfx9 => int(0, 15).map(|n| 0x150 | n),
         "row_xmask" if !gfx9 => int(0, 15).map(|n| 0x160 | n),
         _ => None,

@@ -222,6 +222,25 @@ fn th_text(info: &InstInfo, th: u64, scope: u64) -> String {
 
 const SCOPES: [&str; 4] = ["SCOPE_CU", "SCOPE_SE", "SCOPE_DEV", "SCOPE_SYS"];
 
+/// The GFX9 cache-policy bits (fields `sc0`, `nt`, `sc1`) and how the target spells them:
+/// gfx940 on `sc0 nt sc1`, gfx90a `glc slc scc`, gfx908 `glc slc` (it has no third bit;
+/// llvm-mc-22 refuses `scc` there).
+fn gfx9_cache_bits(arch: Arch) -> &'static [(&'static str, &'static str)] {
+    match arch {
+        Arch::Cdna1 => &[("sc0", "glc"), ("nt", "slc")],
+        Arch::Cdna2 => &[("sc0", "glc"), ("nt", "slc"), ("sc1", "scc")],
+        _ => &[("sc0", "sc0"), ("nt", "nt"), ("sc1", "sc1")],
+    }
+}
+
+/// The cache-policy field a GFX9 target's modifier `name` sets.
+fn gfx9_cache_field(arch: Arch, name: &str) -> Option<&'static str> {
+    gfx9_cache_bits(arch)
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(field, _)| *field)
+}
+
 /// Whether an atomic returns its pre-op value with these cache bits.
 fn returns(arch: Arch, inst: &Inst) -> bool {
     let f = |n: &str| inst.field(n).unwrap_or(0);
@@ -241,6 +260,8 @@ fn print_flat(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
     let dfile = if acc { "a" } else { "v" };
     let saddr = f("saddr");
     let off = saddr == saddr_off(arch);
+    // Without an `sve` bit (CDNA 1 and 2) a scratch access uses its VGPR when `saddr` is off.
+    let sve = inst.field("sve").map_or(off, |v| v != 0);
     let mut parts = Vec::new();
     if let Some(n) = flat_vdst_regs(info) {
         if !is_atomic(info) || returns(arch, inst) {
@@ -252,11 +273,11 @@ fn print_flat(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
             Seg::Flat => vreg_text("v", f(addr_f), regs(op).max(2)),
             Seg::Global if off => vreg_text("v", f(addr_f), 2),
             Seg::Global => vreg_text("v", f(addr_f), 1),
-            Seg::Scratch if f("sve") != 0 => vreg_text("v", f(addr_f), 1),
+            Seg::Scratch if sve => vreg_text("v", f(addr_f), 1),
             Seg::Scratch => "off".to_string(),
         });
     } else if sg == Seg::Scratch && info.operand("saddr").is_some() {
-        parts.push(if f("sve") != 0 {
+        parts.push(if sve {
             vreg_text("v", f(addr_f), 1)
         } else {
             "off".to_string()
@@ -297,8 +318,8 @@ fn print_flat(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
             }
         }
         Wheel::Cdna => {
-            for name in ["sc0", "nt", "sc1"] {
-                if f(name) != 0 {
+            for (field, name) in gfx9_cache_bits(arch) {
+                if f(field) != 0 {
                     text.push(' ');
                     text.push_str(name);
                 }
@@ -364,6 +385,13 @@ fn int_value(expr: &Option<Expr>) -> Option<i64> {
 
 /// Tracks that every data operand agrees on `acc`.
 fn note_acc(e: &Enc<'_>, acc: &mut Option<bool>, agpr: bool, col: usize) -> Result<(), AsmError> {
+    // gfx908's memory instructions have no AGPR data (its `acc` bit is fixed at 0).
+    if agpr && e.tables.arch == Arch::Cdna1 {
+        return Err(e.err(
+            col,
+            "invalid register class: no AGPR data operands on this GPU",
+        ));
+    }
     match acc {
         Some(a) if *a != agpr => Err(e.err(col, "invalid register class: agpr and vgpr mixed")),
         _ => {
@@ -533,6 +561,11 @@ fn encode_flat(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
         }
     };
     if let Some(a) = addr_arg {
+        // Without an `sve` bit (CDNA 1 and 2) a scratch access has exactly one of its VGPR
+        // and its SGPR (llvm-mc-22 refuses `off, off` and `v2, s2` for gfx90a).
+        if sg == Seg::Scratch && !e.has_field("sve") && is_off(a) == saddr_is_off {
+            return Err(e.err(a.col, "operands are not valid for this GPU or mode"));
+        }
         match sg {
             Seg::Scratch if is_off(a) => {}
             Seg::Scratch => {
@@ -576,11 +609,14 @@ fn encode_flat(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
                     .ok_or_else(|| e.err(m.col, "invalid offset"))?;
                 e.set(off_f, v as u64);
             }
-            (Wheel::Rdna3, "glc" | "slc" | "dlc") | (Wheel::Cdna, "sc0" | "sc1" | "nt") if flag => {
-                if matches!(m.name.as_str(), "glc" | "sc0") {
-                    ret = true;
-                }
+            (Wheel::Rdna3, "glc" | "slc" | "dlc") if flag => {
+                ret |= m.name == "glc";
                 e.set(&m.name, 1);
+            }
+            (Wheel::Cdna, name) if flag && gfx9_cache_field(arch, name).is_some() => {
+                let field = gfx9_cache_field(arch, name).unwrap_or(name);
+                ret |= field == "sc0";
+                e.set(field, 1);
             }
             (Wheel::Rdna4, "nv") if flag => e.set("nv", 1),
             (Wheel::Rdna4, "scale_offset") if flag && e.has_field("scale_offset") => {
@@ -623,7 +659,7 @@ fn encode_flat(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
         let what = match arch.wheel() {
             Wheel::Rdna3 => "glc",
             Wheel::Rdna4 => "th:TH_ATOMIC_RETURN",
-            Wheel::Cdna => "sc0",
+            Wheel::Cdna => gfx9_cache_bits(arch)[0].1,
         };
         let msg = if with_vdst {
             format!("instruction must use {what}")
@@ -834,7 +870,15 @@ fn cache_text(arch: Arch, info: &InstInfo, inst: &Inst, text: &mut String) {
     let f = |n: &str| inst.field(n).unwrap_or(0);
     let flags: &[&str] = match arch.wheel() {
         Wheel::Rdna3 => &["glc", "slc", "dlc"],
-        Wheel::Cdna => &["sc0", "nt", "sc1"],
+        Wheel::Cdna => {
+            for (field, name) in gfx9_cache_bits(arch) {
+                if f(field) != 0 {
+                    text.push(' ');
+                    text.push_str(name);
+                }
+            }
+            &[]
+        }
         Wheel::Rdna4 => {
             let (th, scope) = (f("th"), f("scope"));
             if f("scale_offset") != 0 {
@@ -892,6 +936,7 @@ fn encode_buf(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), 
     if let Some(n) = vdata {
         let (agpr, lo) = vreg_arg(e, &args[0], n, true)?;
         if agpr {
+            note_acc(e, &mut None, true, args[0].col)?;
             e.set("acc", 1);
         }
         e.set("vdata", u64::from(lo));
@@ -969,10 +1014,9 @@ fn encode_buf(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), 
                     e.set("format", v);
                 }
             }
-            (Wheel::Rdna3, "glc" | "slc" | "dlc") | (Wheel::Cdna, "sc0" | "sc1" | "nt")
-                if is_flag =>
-            {
-                e.set(&m.name, 1)
+            (Wheel::Rdna3, "glc" | "slc" | "dlc") if is_flag => e.set(&m.name, 1),
+            (Wheel::Cdna, name) if is_flag && gfx9_cache_field(arch, name).is_some() => {
+                e.set(gfx9_cache_field(arch, name).unwrap_or(name), 1)
             }
             (Wheel::Rdna4, "nv") if is_flag => e.set("nv", 1),
             (Wheel::Rdna4, "th") => {

@@ -52,15 +52,22 @@ fn is_scaled(info: &InstInfo) -> bool {
     info.family == "VOP3PX2"
 }
 
+/// Whether `vdst` and `src2` of a matrix instruction are always AGPRs: on gfx908 (CDNA 1)
+/// they are, whatever bit 15 holds (llvm-mc-22 -mcpu=gfx908 refuses `v[..]` there and
+/// disassembles the word alike with the bit set or clear); gfx90a on choose by `acc_cd`.
+fn accumulators_in_agprs(arch: Arch) -> bool {
+    arch == Arch::Cdna1
+}
+
 /// The matrix fields of a decoded matrix instruction: `(acc_cd, acc, cbsz, abid, blgp)`.
 /// VOP3P-MAI keeps them in the VOP3P modifier fields, VOP3PX2 in fields of their own.
-fn matrix_fields(info: &InstInfo, inst: &Inst) -> (bool, u64, u64, u64, u64) {
+fn matrix_fields(arch: Arch, info: &InstInfo, inst: &Inst) -> (bool, u64, u64, u64, u64) {
     let f = |n: &str| inst.field(n).unwrap_or(0);
     if is_scaled(info) {
         return (f("acc_cd") != 0, f("acc"), f("cbsz"), f("abid"), f("blgp"));
     }
     (
-        f("clmp") != 0,
+        f("clmp") != 0 || accumulators_in_agprs(arch),
         f("opsel_hi"),
         f("neg_hi"),
         f("opsel") | f("opsel_hi2") << 3,
@@ -140,7 +147,7 @@ pub(crate) fn agpr_fields(tables: &Tables, inst: &Inst) -> Vec<String> {
     let info = &tables.insts[idx];
     if applies(tables.arch, info) {
         let (acc_cd, acc) = if is_matrix(info) {
-            let (acc_cd, acc, ..) = matrix_fields(info, inst);
+            let (acc_cd, acc, ..) = matrix_fields(tables.arch, info, inst);
             (acc_cd, acc)
         } else {
             (false, 0)
@@ -173,7 +180,7 @@ pub(crate) fn valid(info: &InstInfo, inst: &Inst) -> bool {
 pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst, mnemonic: &str) -> String {
     let f = |n: &str| inst.field(n).unwrap_or(0);
     let (acc_cd, acc, cbsz, abid, blgp) = if is_matrix(info) {
-        matrix_fields(info, inst)
+        matrix_fields(tables.arch, info, inst)
     } else {
         (false, 0, 0, 0, 0)
     };
@@ -268,9 +275,13 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
             _ => None,
         };
         let kind = op.kind.as_str();
+        let fixed_acc = accumulators_in_agprs(e.tables.arch);
         let want_acc = match (kind, op.field.as_str()) {
             ("ACCVGPR" | "SRC_ACCVGPR", _) => Some(true),
             ("VGPR" | "SRC_VGPR", _) => Some(false),
+            ("VGPR_OR_ACCVGPR" | "SRC_VGPR_OR_ACCVGPR_OR_CONST", _) if matrix && fixed_acc => {
+                Some(true)
+            }
             _ => None,
         };
         match reg {
@@ -294,7 +305,9 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
                 e.set(&op.field, u64::from(code));
             }
             None => {
-                if !matches!(kind, "SRC_NOLIT" | "SRC_VGPR_OR_ACCVGPR_OR_CONST") {
+                if !matches!(kind, "SRC_NOLIT" | "SRC_VGPR_OR_ACCVGPR_OR_CONST")
+                    || (matrix && fixed_acc)
+                {
                     return Err(e.err(arg.col, "invalid operand for instruction"));
                 }
                 let (code, half) = super::vop::encode_src(e, &arg.expr, arg.col, op.bits, false)?;
@@ -384,7 +397,9 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
         e.set("blgp", blgp);
         return Ok(());
     }
-    e.set("clmp", u64::from(acc_cd.unwrap_or(false)));
+    // gfx908 has no `acc_cd` bit: its accumulators are AGPRs with the bit clear.
+    let acc_cd = acc_cd.unwrap_or(false) && !accumulators_in_agprs(e.tables.arch);
+    e.set("clmp", u64::from(acc_cd));
     e.set("opsel_hi", acc);
     e.set("opsel_hi2", abid >> 3 & 1);
     e.set("opsel", abid & 7);

@@ -399,10 +399,15 @@ impl Tables {
                 _ => None,
             })
             .collect();
-        let (hwreg, mut msg) = match enum_py {
+        let (mut hwreg, mut msg) = match enum_py {
             Some(text) => (read_enum_class(text, "HWREG"), read_enum_class(text, "MSG")),
             None => (Vec::new(), Vec::new()),
         };
+        // gfx940 added hardware registers 20-24 (XCC_ID, SQ_PERF_SNAPSHOT_*): llvm-mc-22
+        // prints them as numbers for gfx908 and gfx90a and refuses their names.
+        if matches!(arch, Arch::Cdna1 | Arch::Cdna2) {
+            hwreg.retain(|(_, id)| *id < 20);
+        }
         for row in alias_rows("Message names", arch) {
             if let [name, id, ..] = row.as_slice() {
                 if let Ok(id) = id.parse::<u32>() {

@@ -192,6 +192,7 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
             }
         }
         e.opcodes.sort_unstable();
+        gfx9_memory_fields(arch, e);
         if let Some(bit) = scale_offset_bit(arch, &e.name) {
             e.fields.push(super::db::BitField {
                 name: "scale_offset".to_string(),
@@ -209,6 +210,40 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
         encodings,
         pcode_order,
     ))
+}
+
+/// The memory encodings' fields where CDNA 1 and 2 differ from gfx950 (each checked with
+/// llvm-mc-22 for the target):
+/// - neither has SCRATCH's `sve` bit (gfx940 added it): the address VGPR is used exactly
+///   when `saddr` is `off` (`scratch_load_dword v1, v2, off`; `off, off` is refused), so
+///   the bit leaves FLAT, GLOBAL and SCRATCH;
+/// - gfx908 has no AGPR data operands: the `acc` bit of DS, FLAT, GLOBAL, SCRATCH and MTBUF
+///   must be clear (llvm-mc-22 marks the register invalid or the word undecodable), and at
+///   bit 55 of MUBUF it has `tfe` (disassembled as `tfe`, with one more data register).
+fn gfx9_memory_fields(arch: Arch, e: &mut super::db::Encoding) {
+    if !matches!(arch, Arch::Cdna1 | Arch::Cdna2) {
+        return;
+    }
+    if matches!(e.name.as_str(), "FLAT" | "GLOBAL" | "SCRATCH") {
+        e.fields.retain(|f| f.name != "sve");
+    }
+    if arch != Arch::Cdna1 {
+        return;
+    }
+    for f in &mut e.fields {
+        if f.name != "acc" {
+            continue;
+        }
+        if e.name == "MUBUF" {
+            f.name = "tfe".to_string();
+        } else if matches!(
+            e.name.as_str(),
+            "DS" | "FLAT" | "GLOBAL" | "SCRATCH" | "MTBUF"
+        ) {
+            f.kind = "FixedBitField".to_string();
+            f.fixed = Some(0);
+        }
+    }
 }
 
 /// The bit of gfx1250's `scale_offset` in an encoding that has it (RDNA 4 leaves the bit

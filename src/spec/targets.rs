@@ -121,8 +121,15 @@ fn find<'a>(base: &'a SpecDb, name: &str, encoding: &str) -> Option<&'a Instruct
 /// The donor's name for an instruction whose operands (not semantics) it lends under
 /// another name: GFX10's 64-bit float atomics are GFX9's `*_min_f64`/`*_max_f64` (LLVM
 /// renamed them for gfx90a), and its `*_fcmpswap_x2` has the operand shapes of
-/// `*_cmpswap_x2` (a 64-bit address, 128-bit data, 64-bit return).
+/// `*_cmpswap_x2` (a 64-bit address, 128-bit data, 64-bit return). gfx1010's unfused
+/// `v_mac_f32`/`v_mad_f32`, which CDNA 4 dropped, have the f32 operands of the fused
+/// `v_fmac_f32`/`v_fma_f32` (their text is an erratum, semantics/errata/rdna1/).
 fn donor_name(llvm: &str) -> Option<String> {
+    match llvm {
+        "v_mac_f32" => return Some("v_fmac_f32".to_string()),
+        "v_mad_f32" => return Some("v_fma_f32".to_string()),
+        _ => {}
+    }
     [
         ("_fmin_x2", "_min_f64"),
         ("_fmax_x2", "_max_f64"),

@@ -191,7 +191,7 @@ fn row(db: &SpecDb, inst: &Instruction, f: &InstFacts) -> Row {
     if prepared.is_approximate() {
         return make(How::Approximated, approximation(&prepared));
     }
-    match frontend::erratum(arch, &inst.name) {
+    match frontend::erratum_of(arch, inst) {
         Some(e) => make(How::Erratum, e.reason.clone()),
         None => match twin {
             Some(_) => make(
