@@ -401,7 +401,6 @@ fn differential_llvm_mc_cdna1_cdna2() {
     differential(&[Arch::Cdna1, Arch::Cdna2], MIN_AGREEMENT, false);
 }
 
-
 fn differential(arches: &[Arch], min_agreement: f64, check_extensions: bool) {
     let Some(mc) = llvm_mc() else {
         eprintln!("skipped: llvm-mc-22 not found (apt-get install -y llvm-22)");
