@@ -291,6 +291,7 @@ const REMAINING: &[&[&str]] = &[
         "isa/print",
         "isa/vop",
         "isa/vopd",
+        "isa/vopd3",
     ],
     &[
         "spec/cache",
