@@ -238,7 +238,11 @@ fn llvm_mc_vectors() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig {
+        cases: 2000,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn fuzz_decoder_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
@@ -309,7 +313,11 @@ fn steer_ext(bytes: &mut [u8], kind: u8, code_pick: u8) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(ProptestConfig {
+        cases: 3000,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed),
+        ..ProptestConfig::default()
+    })]
 
     /// DPP/SDWA and VOPD words decode without panicking, and whatever text the decoder
     /// prints, if our assembler takes it back, decodes to the same text again.

@@ -1115,12 +1115,12 @@ PCODE = {
         assert_eq!(
             counts,
             vec![
-                (Arch::Rdna1, 1180),
-                (Arch::Rdna2, 1193),
+                (Arch::Rdna1, 1232),
+                (Arch::Rdna2, 1245),
                 (Arch::Rdna3, 1392),
                 (Arch::Rdna4, 1441),
-                (Arch::Cdna1, 1268),
-                (Arch::Cdna2, 1286),
+                (Arch::Cdna1, 1281),
+                (Arch::Cdna2, 1306),
                 (Arch::Cdna3, 1326),
                 (Arch::Cdna, 1441),
                 (Arch::Cdna5, 1373)

@@ -400,3 +400,19 @@ proptest! {
         let _ = (classify(f, a), exponent_unbiased(f, a), to_f64_exact(f, a), lt(f, a, b, fl));
     }
 }
+
+/// Operands near the largest finite value: the soft-float sum rounds toward zero to the
+/// value below the exact sum, and the oracle (whose error term overflows there) agrees.
+#[test]
+fn f64_sum_near_the_largest_value_rounds_toward_zero_below_the_exact_sum() {
+    let (a, b) = (0xffc4_7a85_a5e8_ff06, 0x7fef_ffff_ffff_ffff);
+    assert_eq!(
+        run(F64, Op::Add, a, b, 0, Round::TowardZero),
+        0x7fea_e15e_9685_c03d
+    );
+    assert_eq!(
+        run(F64, Op::Add, a, b, 0, Round::NearestEven),
+        0x7fea_e15e_9685_c03e
+    );
+    check_f64(Op::Add, a, b, 0).unwrap();
+}

@@ -51,6 +51,8 @@ fn proptest_config(cases: u32) -> ProptestConfig {
     ProptestConfig {
         cases,
         failure_persistence: None,
+        // A fixed seed: the same inputs every run, so a run never passes or fails by luck.
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed),
         ..ProptestConfig::default()
     }
 }

@@ -48,6 +48,13 @@ pub(super) fn exact(op: Op, a: f64, b: f64, c: f64, rm: Round, wide: bool) -> Ex
         if s == 0.0 && e == 0.0 && !x.is_nan() && !y.is_nan() {
             return zero_sum(x, y);
         }
+        if s.is_finite() && !e.is_finite() {
+            // An intermediate of the error term overflowed (operands near the largest
+            // finite value): halved, the operands round the same way (they are far above
+            // the subnormals) and the error term is finite.
+            let (s2, e2) = two_sum(x * 0.5, y * 0.5);
+            return finish(s2 * 2.0, sign_of(e2));
+        }
         finish(s, if e.is_finite() { sign_of(e) } else { 0 })
     };
     match op {
