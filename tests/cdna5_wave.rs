@@ -17,16 +17,6 @@ fn run(text: &str, engine: Engine, init: impl Fn(&mut WaveState)) -> WaveState {
     w
 }
 
-fn run_hex(hex: &str, engine: Engine, init: impl Fn(&mut WaveState)) -> WaveState {
-    let mut ex = Executor::new(common::spec().db(Arch::Cdna5), engine).expect("executor");
-    let p = Program::from_hex(ex.isa(), hex).expect("decodes");
-    let mut w = WaveState::new(Arch::Cdna5, 32);
-    w.set_exec(u32::MAX as u64);
-    init(&mut w);
-    ex.run(&p, &mut w).expect("runs");
-    w
-}
-
 fn f64_of(w: &WaveState, lane: u32, reg: u32) -> f64 {
     f64::from_bits(u64::from(w.vgpr(lane, reg)) | u64::from(w.vgpr(lane, reg + 1)) << 32)
 }
@@ -161,28 +151,6 @@ fn flat_addresses_from_the_flat_scratch_base_reach_each_lanes_private_memory() {
             let at = format!("{engine:?} lane {lane}");
             assert_eq!(w.vgpr(lane, 3), 1000 + lane, "{at}");
             assert_eq!(w.vgpr(lane, 6), 1000 + (lane ^ 1), "{at}");
-        }
-    }
-}
-
-#[test]
-fn bitop3_b16_applies_its_truth_table_to_the_low_halves() {
-    // 0xe8 is the majority function: bit i is set when two of S0[i], S1[i], S2[i] are.
-    // The bytes are llvm-mc-22's for `v_bitop3_b16 v0, v1, v2, v3 bitop3:0xe8` and `s_endpgm`
-    // (amdpcode's assembler does not take this form yet; its disassembler prints it).
-    let hex = "00 05 33 d6 01 05 0e 1c 00 00 b0 bf";
-    for engine in [Engine::Interp, Engine::Jit] {
-        let w = run_hex(hex, engine, |w| {
-            for lane in 0..32 {
-                w.set_vgpr(lane, 1, 0xffff_00f0 | lane);
-                w.set_vgpr(lane, 2, 0x1234_0f0f);
-                w.set_vgpr(lane, 3, 0xabcd_3333);
-            }
-        });
-        for lane in 0..32 {
-            let (a, b, c) = (0x00f0 | lane, 0x0f0f, 0x3333);
-            let majority = (a & b) | (a & c) | (b & c);
-            assert_eq!(w.vgpr(lane, 0) & 0xffff, majority, "{engine:?} lane {lane}");
         }
     }
 }
