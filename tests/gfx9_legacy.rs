@@ -8,21 +8,11 @@ mod common;
 use amdpcode::spec::Arch;
 use amdpcode::wave::{Engine, Executor, Program, WaveState};
 
+/// Runs assembly text on a fresh wave of `arch` prepared by `init` under every engine
+/// (`common::engines::run_all`) and returns the final state they agree on.
 fn run_both(arch: Arch, wave_size: u32, program: &str, init: &dyn Fn(&mut WaveState)) -> WaveState {
-    let db = common::spec().db(arch);
-    let mut finals = Vec::new();
-    for engine in [Engine::Interp, Engine::Jit] {
-        let mut ex = Executor::new(db, engine).unwrap();
-        let p = Program::assemble(ex.isa(), program)
-            .unwrap_or_else(|e| panic!("{arch}: {program}: {e}"));
-        let mut w = ex.new_wave(wave_size);
-        init(&mut w);
-        ex.run(&p, &mut w)
-            .unwrap_or_else(|e| panic!("{arch} {engine:?}: {program}: {e}"));
-        finals.push(w);
-    }
-    assert_eq!(finals[0], finals[1], "interpreter and JIT disagree");
-    finals.remove(0)
+    let load = |ex: &Executor| Program::assemble(ex.isa(), program).map_err(|e| e.to_string());
+    common::engines::run_all(arch, wave_size, program, &load, init)
 }
 
 /// 1 + 2^-12: its square is 1 + 2^-11 + 2^-24, which rounds (a tie, to even) to 1 + 2^-11.
