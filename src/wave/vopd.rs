@@ -81,30 +81,15 @@ fn split3(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
         ("clmp".to_string(), 0),
         ("opsel".to_string(), 0),
     ];
-    let facts = isa
-        .facts()
-        .find("VOP3", single.opcode)
-        .copied()
-        .unwrap_or_else(|| crate::machine::InstFacts::unlisted(crate::machine::Family::of("VOP3")));
-    Some(Decoded {
-        addr: d.addr,
-        facts,
-        inst: isa::Inst {
-            name: single.name.clone(),
-            format: "VOP3".into(),
-            family: "VOP3".into(),
-            opcode: single.opcode,
-            fields,
-            operands: Vec::new(),
-            literal: None,
-            size: d.size,
-        },
-        as_encoded: None,
-        size: d.size,
-        line: d.line,
-        ext: None,
-        class: super::Class::Execute,
-    })
+    Some(half_decoded(
+        isa,
+        d,
+        single.name.clone(),
+        "VOP3".into(),
+        single.opcode,
+        fields,
+        None,
+    ))
 }
 
 /// The X (`y == false`) or Y half as a VOP1/VOP2 instruction.
@@ -126,32 +111,15 @@ fn split(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
         f("vdstx")
     };
     fields.push(("vdst".to_string(), vdst));
-    let facts = isa
-        .facts()
-        .find(&family, opcode)
-        .copied()
-        .unwrap_or_else(|| {
-            crate::machine::InstFacts::unlisted(crate::machine::Family::of(&family))
-        });
-    Some(Decoded {
-        addr: d.addr,
-        facts,
-        inst: isa::Inst {
-            name,
-            format: family.clone(),
-            family,
-            opcode,
-            fields,
-            operands: Vec::new(),
-            literal: d.inst.literal,
-            size: d.size,
-        },
-        as_encoded: None,
-        size: d.size,
-        line: d.line,
-        ext: None,
-        class: super::Class::Execute,
-    })
+    Some(half_decoded(
+        isa,
+        d,
+        name,
+        family,
+        opcode,
+        fields,
+        d.inst.literal,
+    ))
 }
 
 /// The identity of a VOPD instruction for [`Halves`]: its program's id and its index there
@@ -276,4 +244,43 @@ pub(super) fn execute(
         w.set_vgpr(lane as u32, vdsty, v);
     }
     Ok(None)
+}
+
+/// One half of the dual-issue word `d` as the single instruction `family` `opcode` with the
+/// given fields, at `d`'s address and size, with that instruction's facts.
+fn half_decoded(
+    isa: &Isa,
+    d: &Decoded,
+    name: String,
+    family: String,
+    opcode: u32,
+    fields: Vec<(String, u64)>,
+    literal: Option<u64>,
+) -> Decoded {
+    let facts = isa
+        .facts()
+        .find(&family, opcode)
+        .copied()
+        .unwrap_or_else(|| {
+            crate::machine::InstFacts::unlisted(crate::machine::Family::of(&family))
+        });
+    Decoded {
+        addr: d.addr,
+        facts,
+        inst: isa::Inst {
+            name,
+            format: family.clone(),
+            family,
+            opcode,
+            fields,
+            operands: Vec::new(),
+            literal,
+            size: d.size,
+        },
+        as_encoded: None,
+        size: d.size,
+        line: d.line,
+        ext: None,
+        class: super::Class::Execute,
+    }
 }
