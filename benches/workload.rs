@@ -9,7 +9,8 @@
 //! - `workload/replay-warm`: the same on a dispatcher that ran it once (programs seen).
 //! - `workload/launch-seen`: the capture's smallest launch again and again (per-launch cost).
 //! - `workload/first-launch`: the capture's largest program on a new dispatcher, then the
-//!   same launch again on that dispatcher (its first-execution cost is the difference).
+//!   same launch again on that dispatcher (its first-execution cost is the difference); the
+//!   summary also gives the first launch of the program nearest 200 instructions.
 //! - `workload/loop`: the baseline, a wave running a hot loop (`benches/wave.rs`'s
 //!   `v_add_f32` / `s_sub_u32` / `s_cmp_lg_u32` / `s_cbranch_scc1`), per instruction.
 //! - `threads/{vadd,lds_sum}/{1,2}`: the fixture's vector add and LDS sum with their
@@ -172,20 +173,33 @@ fn bench(c: &mut Criterion) {
     let big = (0..launches.len())
         .max_by_key(|&i| code_of(&launches[i]).len())
         .expect("the capture has launches");
-    let big_insts = {
-        let db = spec.db(launches[big].arch.expect("arch"));
-        let isa = amdpcode::isa::Isa::new(db);
-        match &launches[big].code {
-            amdpcode::dispatch::Code::Raw { bytes, addr, .. } => {
-                Program::from_image(&isa, bytes, *addr).map_or(0, |p| p.insts().len())
+    let isas: Vec<(Arch, amdpcode::isa::Isa)> = [Arch::Rdna3, Arch::Rdna4, Arch::Cdna]
+        .into_iter()
+        .map(|a| (a, amdpcode::isa::Isa::new(spec.db(a))))
+        .collect();
+    let decoded = |l: &Launch| {
+        let isa = isas
+            .iter()
+            .find(|(a, _)| Some(*a) == l.arch)
+            .map(|(_, i)| i);
+        match (&l.code, isa) {
+            (amdpcode::dispatch::Code::Raw { bytes, addr, .. }, Some(isa)) => {
+                Program::from_image(isa, bytes, *addr).map_or(0, |p| p.insts().len())
             }
             _ => 0,
         }
     };
+    let big_insts = decoded(&launches[big]);
+    // The launch whose program decodes to the number of instructions nearest 200 (the
+    // first-launch goal's size).
+    let near = (0..launches.len())
+        .min_by_key(|&i| decoded(&launches[i]).abs_diff(200))
+        .expect("the capture has launches");
+    let near_insts = decoded(&launches[near]);
     eprintln!(
         "workload: smallest launch {} ({} wave instructions); largest program launch {} \
-         ({} instructions decoded, {} run)",
-        small, counts[small], big, big_insts, counts[big]
+         ({} instructions decoded, {} run); launch {} decodes {} instructions",
+        small, counts[small], big, big_insts, counts[big], near, near_insts
     );
 
     let mut g = c.benchmark_group("workload");
@@ -313,6 +327,17 @@ fn bench(c: &mut Criterion) {
         }
         (median(f), median(a))
     };
+    let near_one = std::slice::from_ref(&launches[near]);
+    let (near_first, near_again) = {
+        let mut f = Vec::new();
+        let mut a = Vec::new();
+        for _ in 0..7 {
+            let mut ds = dispatchers(&spec, Engine::Jit);
+            f.push(replay_timed(&mut ds, near_one).0);
+            a.push(replay_timed(&mut ds, near_one).0);
+        }
+        (median(f), median(a))
+    };
     let lp_t = median(
         (0..51)
             .map(|_| {
@@ -342,6 +367,14 @@ fn bench(c: &mut Criterion) {
     row("a seen small launch, per launch", per(seen, 1));
     row("largest program: first launch", per(first, 1));
     row("largest program: the same launch again", per(again, 1));
+    row(
+        &format!("program of {near_insts} instructions: first launch"),
+        per(near_first, 1),
+    );
+    row(
+        &format!("program of {near_insts} instructions: again"),
+        per(near_again, 1),
+    );
     eprintln!(
         "  largest program: first-execution cost {:.1} us ({} instructions decoded)",
         (first.as_secs_f64() - again.as_secs_f64()) * 1e6,

@@ -1,13 +1,14 @@
 //! Loads and stores inside compiled blocks: a loop whose body loads, stores and
 //! stores into its own code runs as one block and gives what stepping gives; a store into
 //! the code range stops the block right after it; a fault in the middle of a block reports
-//! the same wave, PC and instruction as a step, after the same earlier effects.
+//! the same wave, PC and instruction as a step, after the same earlier effects. Every tier
+//! (the pseudocode step, the prepared plan, blocks) refuses what the memory plan refuses.
 
 mod common;
 
 use amdpcode::dispatch::{Code, Dispatcher, Launch, Outcome, Unmapped};
 use amdpcode::spec::Arch;
-use amdpcode::wave::Engine;
+use amdpcode::wave::{Engine, Executor, Program};
 use common::asm::{assemble, offset_of, word};
 
 const OUT: u64 = 0x1_0000_0000;
@@ -366,5 +367,34 @@ s_endpgm
     }
     for (name, e) in &errors[1..] {
         assert_eq!(e, &errors[0].1, "{name}");
+    }
+}
+
+/// A DS load or store with the GDS bit addresses the global data share, which the model does
+/// not have: it is refused on every run of the program, not only on its first execution
+/// (later runs on the same executor take the prepared plan, built from the same decision),
+/// and the destination keeps its value.
+#[test]
+fn gds_accesses_are_refused_on_every_run() {
+    let db = common::spec().db(Arch::Rdna3);
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut ex = Executor::new(db, engine).expect("engine");
+        for text in ["ds_load_b32 v1, v0 gds", "ds_store_b32 v0, v1 gds"] {
+            let program = Program::assemble(ex.isa(), &format!("{text}\ns_endpgm")).unwrap();
+            for run in 0..3 {
+                let mut w = ex.new_wave(32);
+                w.set_vgpr(0, 1, 0x1234);
+                let e = ex
+                    .run_fast(&program, &mut w)
+                    .expect_err("a GDS access must be refused");
+                let e = e.to_string();
+                assert!(
+                    e.contains("GDS form") && e.contains("global data share"),
+                    "{engine:?} {text} run {run}: {e}"
+                );
+                assert_eq!(w.vgpr(0, 1), 0x1234, "{engine:?} {text} run {run}");
+                assert_eq!(w.lds.read_u32(0), 0, "{engine:?} {text} run {run}");
+            }
+        }
     }
 }

@@ -17,6 +17,16 @@ fn run(text: &str, engine: Engine, init: impl Fn(&mut WaveState)) -> WaveState {
     w
 }
 
+fn run_hex(hex: &str, engine: Engine, init: impl Fn(&mut WaveState)) -> WaveState {
+    let mut ex = Executor::new(common::spec().db(Arch::Cdna5), engine).expect("executor");
+    let p = Program::from_hex(ex.isa(), hex).expect("decodes");
+    let mut w = WaveState::new(Arch::Cdna5, 32);
+    w.set_exec(u32::MAX as u64);
+    init(&mut w);
+    ex.run(&p, &mut w).expect("runs");
+    w
+}
+
 fn f64_of(w: &WaveState, lane: u32, reg: u32) -> f64 {
     f64::from_bits(u64::from(w.vgpr(lane, reg)) | u64::from(w.vgpr(lane, reg + 1)) << 32)
 }
@@ -152,5 +162,97 @@ fn flat_addresses_from_the_flat_scratch_base_reach_each_lanes_private_memory() {
             assert_eq!(w.vgpr(lane, 3), 1000 + lane, "{at}");
             assert_eq!(w.vgpr(lane, 6), 1000 + (lane ^ 1), "{at}");
         }
+    }
+}
+
+#[test]
+fn bitop3_b16_takes_three_16_bit_sources_with_their_op_sel_halves() {
+    // 0xe4 is a bitwise select: bit i of D is S0[i] where S2[i] is set, else S1[i]. The bytes
+    // are llvm-mc-22's for gfx1250:
+    // `v_bitop3_b16 v1, v2, v3, 1.0 bitop3:0xe4` (a 16-bit inline constant: 0x3c00),
+    // `v_bitop3_b16 v9, v2, v3, v4 bitop3:0xe4 op_sel:[1,0,1,1]` (S0 and S2 from the high
+    // halves, D into the high half, the low half kept), `s_endpgm`.
+    let hex = "01 04 33 d6 02 07 ca 9b  09 6c 33 d6 02 07 12 9c  00 00 b0 bf";
+    for engine in [Engine::Interp, Engine::Jit] {
+        let w = run_hex(hex, engine, |w| {
+            for lane in 0..32 {
+                w.set_vgpr(lane, 1, 0xdead_beef);
+                w.set_vgpr(lane, 2, 0x1234_5678 ^ lane);
+                w.set_vgpr(lane, 3, 0xffff_00f0);
+                w.set_vgpr(lane, 4, 0x0f0f_3c3c);
+                w.set_vgpr(lane, 9, 0xdead_beef);
+            }
+        });
+        let select = |s0: u32, s1: u32, s2: u32| (s0 & s2) | (s1 & !s2) & 0xffff;
+        for lane in 0..32 {
+            let lo = select(0x5678 ^ lane, 0x00f0, 0x3c00);
+            assert_eq!(w.vgpr(lane, 1), 0xdead_0000 | lo, "{engine:?} lane {lane}");
+            let hi = select(0x1234, 0x00f0, 0x0f0f);
+            assert_eq!(w.vgpr(lane, 9), hi << 16 | 0xbeef, "{engine:?} lane {lane}");
+        }
+        assert_eq!(w.vgpr(0, 1), 0xdead_14f0);
+        assert_eq!(w.vgpr(0, 9), 0x02f4_beef);
+    }
+}
+
+#[test]
+fn packed_f32_operations_select_and_negate_each_half_as_cdna_4_does() {
+    let text = "v_pk_add_f32 v[2:3], v[4:5], v[6:7] op_sel:[0,1] op_sel_hi:[1,0] neg_lo:[0,1]
+                v_pk_mul_f32 v[8:9], v[4:5], v[6:7] op_sel:[1,0] op_sel_hi:[0,1] neg_hi:[0,1]
+                v_pk_fma_f32 v[10:11], v[4:5], v[6:7], v[4:5]
+                s_endpgm";
+    for engine in [Engine::Interp, Engine::Jit] {
+        let w = run(text, engine, |w| {
+            for lane in 0..32 {
+                let l = lane as f32;
+                w.set_vgpr(lane, 4, (1.0 + l).to_bits());
+                w.set_vgpr(lane, 5, 2.0f32.to_bits());
+                w.set_vgpr(lane, 6, 10.0f32.to_bits());
+                w.set_vgpr(lane, 7, 20.0f32.to_bits());
+            }
+        });
+        for lane in 0..32 {
+            let f = |r: u32| f32::from_bits(w.vgpr(lane, r));
+            let a = 1.0 + lane as f32;
+            // add: low = S0.lo + -S1.hi, high = S0.hi + S1.lo.
+            assert_eq!((f(2), f(3)), (a - 20.0, 12.0), "{engine:?} lane {lane}");
+            // mul: low = S0.hi * S1.lo, high = S0.lo * -S1.hi.
+            assert_eq!((f(8), f(9)), (20.0, a * -20.0), "{engine:?} lane {lane}");
+            // fma: each half from its own half.
+            assert_eq!(
+                (f(10), f(11)),
+                (a * 10.0 + a, 42.0),
+                "{engine:?} lane {lane}"
+            );
+        }
+    }
+}
+
+#[test]
+fn mad_nc_64_bit_multiply_adds_read_a_literal_and_their_64_bit_addend() {
+    // RDNA 4's VOP3SD v_mad_co_* without the carry-out: the literal is the first source.
+    let text = "v_mad_nc_u64_u32 v[16:17], 0xb823ee09, v27, v[14:15]
+                v_mad_nc_i64_i32 v[18:19], v27, -2, v[14:15]
+                s_endpgm";
+    for engine in [Engine::Interp, Engine::Jit] {
+        let w = run(text, engine, |w| {
+            for lane in 0..32 {
+                w.set_vgpr(lane, 27, 0x1234_5678 + lane);
+                w.set_vgpr(lane, 14, 0x1111_1111);
+                w.set_vgpr(lane, 15, 0x2222_2222);
+            }
+        });
+        for lane in 0..32 {
+            let pair = |r: u32| u64::from(w.vgpr(lane, r)) | u64::from(w.vgpr(lane, r + 1)) << 32;
+            let x = u64::from(0x1234_5678 + lane);
+            let c = 0x2222_2222_1111_1111u64;
+            assert_eq!(pair(16), 0xb823_ee09u64 * x + c, "{engine:?} lane {lane}");
+            let signed = (x as i64).wrapping_mul(-2).wrapping_add(c as i64);
+            assert_eq!(pair(18), signed as u64, "{engine:?} lane {lane}");
+        }
+        assert_eq!(
+            u64::from(w.vgpr(0, 16)) | u64::from(w.vgpr(0, 17)) << 32,
+            0x2f3a_4e5d_6fb3_ab49
+        );
     }
 }

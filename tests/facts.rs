@@ -7,8 +7,8 @@
 mod common;
 
 use amdpcode::machine::{
-    Barrier, Branch, ClampOp, Control, Counter, DsLanes, ElemType, Event, Facts, Family, InstFacts,
-    IntClamp, LaneOp, MemKind, Native, Refusal, Rtn,
+    Barrier, Branch, ClampOp, Control, Counter, DsLanes, ElemType, Encoding, Event, Facts, Family,
+    InstFacts, IntClamp, LaneOp, MemKind, Native, Refusal, RegSpaces, Rtn,
 };
 use amdpcode::spec::{Arch, SpecDb, Wheel};
 
@@ -487,8 +487,9 @@ fn lds_lane_moves_and_lds_transfers_are_told_apart_from_lds_accesses() {
 }
 
 #[test]
-fn plain_dword_accesses_are_the_b_spelled_loads_and_stores_of_their_size() {
-    let mut plain_arches = 0;
+fn plain_dword_accesses_are_the_whole_dword_loads_and_stores_of_their_size() {
+    let mut b_arches = 0;
+    let mut dword_arches = 0;
     for (arch, db, facts) in arches() {
         let mut n = 0;
         for (inst, f) in db.instructions().iter().zip(facts.all()) {
@@ -496,7 +497,7 @@ fn plain_dword_accesses_are_the_b_spelled_loads_and_stores_of_their_size() {
                 continue;
             }
             n += 1;
-            // The dword count (from the `_B<bits>` spelling) agrees with the access size.
+            // The dword count (from the name) agrees with the access size.
             assert_eq!(
                 u32::from(f.bytes),
                 4 * u32::from(f.plain_words),
@@ -512,21 +513,61 @@ fn plain_dword_accesses_are_the_b_spelled_loads_and_stores_of_their_size() {
             assert!(
                 matches!(
                     f.family,
-                    Family::Global | Family::Vglobal | Family::Ds | Family::Smem
+                    Family::Global
+                        | Family::Vglobal
+                        | Family::Flat
+                        | Family::Vflat
+                        | Family::Scratch
+                        | Family::Vscratch
+                        | Family::Ds
+                        | Family::Smem
                 ),
                 "{arch} {}",
+                inst.name
+            );
+            // AMD's text moves exactly those dwords: one `MEM[...].b32` per dword and
+            // address (two addresses for the DS two-address forms), nothing narrower.
+            let text = inst.pcode.as_deref().unwrap_or("");
+            let per_address = if f.ds_two > 0 { 2 } else { 1 };
+            assert_eq!(
+                text.matches("MEM[").count(),
+                usize::from(f.plain_words) * per_address,
+                "{arch} {}: {text}",
+                inst.name
+            );
+            assert_eq!(
+                text.matches("].b32").count(),
+                usize::from(f.plain_words) * per_address,
+                "{arch} {}: {text}",
                 inst.name
             );
         }
         let has = |n: &str| db.instructions().iter().any(|i| i.name == n);
         if !has("GLOBAL_LOAD_B128") {
-            // CDNA and GFX10 spell sizes `_DWORD*`: nothing is plain.
-            assert_eq!(n, 0, "{arch}");
-            let f = fact(db, &facts, "GLOBAL", "GLOBAL_LOAD_DWORD");
-            assert_eq!((f.plain_words, f.bytes), (0, 4), "{arch}");
+            // CDNA and GFX10 spell sizes `_DWORD*` (GLOBAL, SMEM) and `DS_READ`/`DS_WRITE`.
+            dword_arches += 1;
+            let plain = |enc: &str, name: &str| {
+                let f = fact(db, &facts, enc, name);
+                (f.plain_words, f.ds_two)
+            };
+            assert_eq!(plain("GLOBAL", "GLOBAL_LOAD_DWORD"), (1, 0), "{arch}");
+            assert_eq!(plain("GLOBAL", "GLOBAL_STORE_DWORDX3"), (3, 0), "{arch}");
+            assert_eq!(plain("GLOBAL", "GLOBAL_LOAD_UBYTE"), (0, 0), "{arch}");
+            assert_eq!(plain("GLOBAL", "GLOBAL_LOAD_SHORT_D16"), (0, 0), "{arch}");
+            assert_eq!(plain("SMEM", "S_LOAD_DWORDX16"), (16, 0), "{arch}");
+            assert_eq!(plain("SMEM", "S_BUFFER_LOAD_DWORD"), (0, 0), "{arch}");
+            assert_eq!(plain("DS", "DS_READ_B128"), (4, 0), "{arch}");
+            assert_eq!(plain("DS", "DS_WRITE_B8"), (0, 0), "{arch}");
+            assert_eq!(plain("DS", "DS_READ2ST64_B64"), (2, 64), "{arch}");
+            assert_eq!(plain("DS", "DS_WRITE2_B32"), (1, 1), "{arch}");
+            assert_eq!(plain("DS", "DS_READ_ADDTID_B32").0, 0, "{arch}");
+            assert_eq!(plain("FLAT", "FLAT_LOAD_DWORDX2"), (2, 0), "{arch}");
+            assert_eq!(plain("SCRATCH", "SCRATCH_STORE_DWORD"), (1, 0), "{arch}");
+            assert_eq!(plain("SCRATCH", "SCRATCH_LOAD_SBYTE"), (0, 0), "{arch}");
+            assert!(n >= 45, "{arch}: {n} plain accesses");
             continue;
         }
-        plain_arches += 1;
+        b_arches += 1;
         let global = if arch.wheel() == Wheel::Rdna4 {
             "VGLOBAL"
         } else {
@@ -540,6 +581,13 @@ fn plain_dword_accesses_are_the_b_spelled_loads_and_stores_of_their_size() {
             0
         );
         assert_eq!(fact(db, &facts, "SMEM", "S_LOAD_B512").plain_words, 16);
+        let (flat, scratch) = if arch.wheel() == Wheel::Rdna4 {
+            ("VFLAT", "VSCRATCH")
+        } else {
+            ("FLAT", "SCRATCH")
+        };
+        assert_eq!(fact(db, &facts, flat, "FLAT_STORE_B96").plain_words, 3);
+        assert_eq!(fact(db, &facts, scratch, "SCRATCH_LOAD_B64").plain_words, 2);
         let pair = fact(db, &facts, "DS", "DS_STORE_2ADDR_STRIDE64_B64");
         assert_eq!((pair.plain_words, pair.ds_two), (2, 64), "{arch}");
         let pair = fact(db, &facts, "DS", "DS_LOAD_2ADDR_B32");
@@ -547,9 +595,10 @@ fn plain_dword_accesses_are_the_b_spelled_loads_and_stores_of_their_size() {
         assert!(pair.load_only && !pair.stores);
         assert_eq!(fact(db, &facts, "DS", "DS_ADD_U32").plain_words, 0);
     }
+    assert!(b_arches >= 3, "{b_arches} arches with `_B<bits>` names");
     assert!(
-        plain_arches >= 3,
-        "{plain_arches} arches with `_B<bits>` names"
+        dword_arches >= 5,
+        "{dword_arches} arches with `_DWORD*` names"
     );
 }
 
@@ -636,4 +685,145 @@ fn integer_clamp_matrix_accumulator_and_hardware_register_facts() {
         set_mode >= 2,
         "{set_mode} S_ROUND_MODE/S_DENORM_MODE entries"
     );
+}
+
+/// The decoded encoding form of each line of `asm` assembled for `arch`, with its class name.
+fn encodings(arch: Arch, asm: &str) -> Vec<(String, Encoding)> {
+    let isa = amdpcode::isa::Isa::new(common::spec().get(arch).unwrap());
+    let program = amdpcode::wave::Program::assemble(&isa, asm)
+        .unwrap_or_else(|e| panic!("{arch}: {asm}: {e}"));
+    program
+        .insts()
+        .iter()
+        .map(|d| (d.inst.format.clone(), d.encoding))
+        .collect()
+}
+
+#[test]
+fn sdwa_and_dpp_forms_are_told_apart_from_their_base_encoding() {
+    let rdna2 = encodings(
+        Arch::Rdna2,
+        "v_mov_b32_sdwa v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:BYTE_0\n\
+         v_mov_b32_dpp v1, v2 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf\n\
+         v_mov_b32_dpp v1, v2 dpp8:[1,0,3,2,5,4,7,6]\n\
+         v_mov_b32 v1, v2\n\
+         v_add_f32_e64 v1, v2, v3",
+    );
+    let want = [
+        ("VOP1_SDWA", Encoding::Sdwa),
+        ("VOP1_DPP16", Encoding::Dpp16),
+        ("VOP1_DPP8", Encoding::Dpp8),
+        ("VOP1", Encoding::Plain),
+        ("VOP3", Encoding::Plain),
+    ];
+    let want: Vec<(String, Encoding)> = want.iter().map(|(f, e)| (f.to_string(), *e)).collect();
+    assert_eq!(rdna2, want);
+    let cdna4 = encodings(
+        Arch::Cdna,
+        "v_add_f32_sdwa v1, v2, v3 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD\n\
+         v_add_f32_dpp v1, v2, v3 row_shl:1 row_mask:0xf bank_mask:0xf\n\
+         v_cmp_eq_f32_sdwa vcc, v1, v2 src0_sel:WORD_1 src1_sel:DWORD",
+    );
+    let kinds: Vec<Encoding> = cdna4.iter().map(|(_, e)| *e).collect();
+    assert_eq!(
+        kinds,
+        [Encoding::Sdwa, Encoding::Dpp16, Encoding::Sdwa],
+        "{cdna4:?}"
+    );
+    // RDNA 3's 64-bit encodings take DPP words too (12 bytes).
+    let rdna3 = encodings(
+        Arch::Rdna3,
+        "v_add_f32_e64_dpp v1, v2, v3 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf\n\
+         v_add_f32_e64_dpp v1, v2, v3 dpp8:[7,6,5,4,3,2,1,0]",
+    );
+    let kinds: Vec<Encoding> = rdna3.iter().map(|(_, e)| *e).collect();
+    assert_eq!(kinds, [Encoding::Dpp16, Encoding::Dpp8], "{rdna3:?}");
+    assert!(Encoding::Dpp8.is_dpp() && Encoding::Dpp16.is_dpp());
+    assert!(!Encoding::Sdwa.is_dpp() && !Encoding::Plain.is_dpp());
+}
+
+#[test]
+fn vdst_is_a_vgpr_for_vector_results_and_not_for_masks_or_scalar_results() {
+    let cases: &[(Arch, &str, &str, bool)] = &[
+        (Arch::Rdna3, "VOP2", "V_ADD_F32_E32", true),
+        (Arch::Rdna3, "VOP3SD", "V_DIV_SCALE_F32", true),
+        (Arch::Rdna3, "VOP3", "V_CMP_EQ_F32_E64", false),
+        (Arch::Rdna3, "VOP1", "V_READFIRSTLANE_B32_E32", false),
+        (Arch::Rdna3, "SOP1", "S_MOV_B32", false),
+        (Arch::Rdna2, "VOP1", "V_MOV_B32_E32", true),
+        (Arch::Cdna, "VOP2", "V_ADD_F32_E32", true),
+        (Arch::Cdna, "VOP3", "V_READLANE_B32", false),
+        (Arch::Cdna, "VOP3P", "V_MFMA_F32_32X32X8_F16", true),
+    ];
+    let spec = common::spec();
+    for &(arch, family, name, want) in cases {
+        let db = spec.get(arch).unwrap();
+        let facts = Facts::of(db);
+        assert_eq!(
+            fact(db, &facts, family, name).vdst_vgpr,
+            want,
+            "{arch} {family} {name}"
+        );
+    }
+    // Agrees with the operand table's VGPR flag on every entry of every arch.
+    for (arch, db, facts) in arches() {
+        for (inst, f) in db.instructions().iter().zip(facts.all()) {
+            let vdst = facts.operands(f.index).iter().find(|o| o.field == "vdst");
+            assert_eq!(
+                f.vdst_vgpr,
+                vdst.is_some_and(|o| o.vgpr),
+                "{arch} {}",
+                inst.name
+            );
+        }
+    }
+}
+
+#[test]
+fn register_spaces_are_the_files_the_executed_text_addresses() {
+    let spec = common::spec();
+    let spaces = |arch: Arch, family: &str, name: &str| {
+        let db = spec.get(arch).unwrap();
+        let inst = db
+            .instructions()
+            .iter()
+            .find(|i| i.name == name && i.encoding == family)
+            .unwrap_or_else(|| panic!("{arch}: no {family} {name}"));
+        let p = amdpcode::exec::prepare(arch, inst).unwrap();
+        RegSpaces::of(&p.function)
+    };
+    let none = RegSpaces::default();
+    let vgpr = RegSpaces { vgpr: true, ..none };
+    let sgpr = RegSpaces { sgpr: true, ..none };
+    let hwreg = RegSpaces {
+        hwreg: true,
+        ..none
+    };
+    assert_eq!(spaces(Arch::Rdna3, "VOP2", "V_ADD_F32_E32"), none);
+    assert_eq!(spaces(Arch::Rdna3, "SOP1", "S_MOVRELS_B32"), sgpr);
+    assert_eq!(spaces(Arch::Rdna3, "VOP1", "V_MOVRELS_B32_E32"), vgpr);
+    assert_eq!(spaces(Arch::Rdna3, "SOPK", "S_GETREG_B32"), hwreg);
+    assert_eq!(spaces(Arch::Cdna, "SOP1", "S_MOVRELS_B32"), sgpr);
+    // The files each entry's printed IR spells, for every executable entry of three arches.
+    for arch in [Arch::Rdna2, Arch::Rdna3, Arch::Cdna] {
+        let db = spec.get(arch).unwrap();
+        let mut seen = [0usize; 3];
+        for inst in db.instructions() {
+            let Ok(p) = amdpcode::exec::prepare(arch, inst) else {
+                continue;
+            };
+            let text = amdpcode::ir::print_function(&p.function);
+            let s = RegSpaces::of(&p.function);
+            let want = RegSpaces {
+                vgpr: text.contains("VGPR["),
+                sgpr: text.contains("SGPR["),
+                hwreg: text.contains("HW_REGISTERS["),
+            };
+            assert_eq!(s, want, "{arch} {}", inst.name);
+            seen[0] += s.vgpr as usize;
+            seen[1] += s.sgpr as usize;
+            seen[2] += s.hwreg as usize;
+        }
+        assert!(seen.iter().all(|&n| n > 0), "{arch}: {seen:?}");
+    }
 }

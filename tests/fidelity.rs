@@ -1140,3 +1140,31 @@ fn mad_64_carry_out_to_sdst() {
         assert_eq!(w.vgpr(1, 1), 0, "{arch}: v1 of lane 1");
     }
 }
+
+/// An instruction that runs text reading its sources or destination (`S0`, `S1`, `S2`,
+/// `D0`) must know where they are: with no operand layout its fields, literals included,
+/// would be decoded as nothing (a 32-bit literal then runs as the next instruction). Every
+/// executable instruction of every arch has operands when its text names them.
+#[test]
+fn every_executable_instruction_whose_text_reads_operands_has_an_operand_layout() {
+    use amdpcode::wave::fidelity::{report, How};
+    let names_operand = |text: &str| {
+        text.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .any(|w| matches!(w, "S0" | "S1" | "S2" | "D0"))
+    };
+    let mut missing = Vec::new();
+    for arch in Arch::ALL {
+        let db = common::spec().db(arch);
+        for (row, inst) in report(db).iter().zip(db.instructions()) {
+            if row.how == How::NotExecutable || !inst.operands.is_empty() {
+                continue;
+            }
+            if let Ok((text, _)) = amdpcode::frontend::entry_text(arch, inst) {
+                if names_operand(&text) {
+                    missing.push(format!("{arch} {} ({:?})", inst.name, row.how));
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "no operand layout: {missing:#?}");
+}

@@ -6,13 +6,16 @@
 //! # arch: rdna3            rdna3, rdna4 or cdna
 //! # wave: 32 64            wave sizes to run (default: 32 on RDNA, 64 on CDNA)
 //! # items: 128             work-items in the workgroup (default: one wave)
+//! # block: 32 2 1          the workgroup's shape instead of `items`
+//! # rsrc2: 0x804           COMPUTE_PGM_RSRC2 (default 0x4: two user SGPRs; 0x800 adds the
+//!                          y work-item id, 0x1000 y and z)
 //! # check: global-races    optional
 //! # expect: missing-wait 0x18 0x10     kind, PC, earlier PC (of the buggy kernel); one
 //!                                      line per distinct finding
 //! ```
 //!
 //! Each kernel is a raw launch: code at 0, s[0:1] = 0x10000 (a 4 KiB zeroed buffer), v0 the
-//! work-item id, 1 KiB of LDS. The buggy kernel must give exactly the expected findings
+//! work-item id, 1 KiB of LDS, 256 bytes of scratch per lane. The buggy kernel must give exactly the expected findings
 //! (kind and PCs); the fixed twin none. Then compiler output (clang-22, -O0 and -O2, for
 //! gfx1100, gfx1200 and gfx950) must run clean.
 
@@ -30,6 +33,8 @@ struct Case {
     arch: Arch,
     waves_sizes: Vec<u32>,
     items: Option<u32>,
+    block: Option<[u32; 3]>,
+    rsrc2: u32,
     options: Options,
     expect: Vec<(String, u64, u64)>,
     text: String,
@@ -53,8 +58,18 @@ fn parse_case(path: &Path) -> Case {
                 .map(|x| x.parse().expect("wave"))
                 .collect()
         })
-        .unwrap_or_else(|| vec![if arch == Arch::Cdna { 64 } else { 32 }]);
+        .unwrap_or_else(|| vec![if arch.is_gfx9() { 64 } else { 32 }]);
     let items = header(&text, "items").map(|w| w.parse().expect("items"));
+    let block = header(&text, "block").map(|b| {
+        let mut dims = [1u32; 3];
+        for (d, x) in dims.iter_mut().zip(b.split_whitespace()) {
+            *d = x.parse().expect("block");
+        }
+        dims
+    });
+    let rsrc2 = header(&text, "rsrc2").map_or(0x4, |r| {
+        u32::from_str_radix(r.trim_start_matches("0x"), 16).expect("rsrc2")
+    });
     let options = match header(&text, "check") {
         Some("global-races") => Options { global_races: true },
         _ => Options::default(),
@@ -74,6 +89,8 @@ fn parse_case(path: &Path) -> Case {
         arch,
         waves_sizes,
         items,
+        block,
+        rsrc2,
         options,
         expect,
         text,
@@ -103,33 +120,37 @@ fn arch_name(a: Arch) -> &'static str {
 }
 
 fn run_case(spec: &Spec, case: &Case, wave: u32, bug: bool) -> Vec<Finding> {
+    run_case_on(spec, case, wave, bug, Engine::Interp)
+}
+
+fn run_case_on(spec: &Spec, case: &Case, wave: u32, bug: bool, engine: Engine) -> Vec<Finding> {
     let db = spec.db(case.arch);
-    let mut d = Dispatcher::new(db, Engine::Interp).expect("dispatcher");
+    let mut d = Dispatcher::new(db, engine).expect("dispatcher");
     let isa = d.executor().isa().clone();
     let text = variant(&case.text, bug);
     let bytes = isa
         .assemble(&text)
         .unwrap_or_else(|e| panic!("{}: {e}\n{text}", case.path.display()));
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    // RSRC2: USER_SGPR_COUNT = 2 (bits 5:1).
+    // RSRC2 (default): USER_SGPR_COUNT = 2 (bits 5:1).
+    let block = case.block.unwrap_or([case.items.unwrap_or(wave), 1, 1]);
     let launch = serde_json::json!({
         "arch": arch_name(case.arch),
         "code_hex": hex,
         "code_addr": "0x0",
         "rsrc1": "0x0",
-        "rsrc2": "0x4",
+        "rsrc2": format!("0x{:x}", case.rsrc2),
         "user_sgprs": ["0x10000", "0x0"],
         "wave": wave,
         "lds_bytes": 1024,
+        "scratch_bytes": 256,
         "grid": [1, 1, 1],
-        "block": [case.items.unwrap_or(wave), 1, 1],
+        "block": block,
         "memory": [{"addr": "0x10000", "size": 4096}],
     });
     let launch = Launch::from_json(&launch.to_string(), Path::new(".")).expect("launch");
     let mut san = Sanitizer::new(db, &isa, case.options);
-    san.set_initial(Initial::Launch(
-        d.initial_sgpr_codes(&launch).expect("initial SGPRs"),
-    ));
+    san.set_initial(Initial::launch(&mut d, &launch).expect("initial registers"));
     d.executor_mut().trace_after_only = true;
     let mut t = |wg: [u32; 3],
                  w: u32,
@@ -202,16 +223,31 @@ fn sanitizer_catalogue_kernels_report_their_bug() {
             if !fixed.is_empty() {
                 failures.push(format!("{name}: fixed twin flagged: {fixed:#?}"));
             }
+            // The JIT runs the same instructions: the same findings.
+            for (bug, want) in [(true, &got), (false, &fixed)] {
+                let jit = run_case_on(spec, case, wave, bug, Engine::Jit);
+                if jit != *want {
+                    failures.push(format!(
+                        "{name} (bug={bug}): the JIT's findings differ: {jit:#?}"
+                    ));
+                }
+            }
         }
     }
     println!("{runs} runs of {} kernels", cases.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    // Every arch (and both RDNA 3 wave sizes) is covered.
+    // Every wheel (and both RDNA wave sizes), and the GFX10 and gfx908/gfx90a specifics, are
+    // covered.
     for (arch, wave) in [
         (Arch::Rdna3, 32),
         (Arch::Rdna3, 64),
         (Arch::Rdna4, 32),
+        (Arch::Rdna4, 64),
         (Arch::Cdna, 64),
+        (Arch::Rdna2, 32),
+        (Arch::Rdna2, 64),
+        (Arch::Cdna1, 64),
+        (Arch::Cdna2, 64),
     ] {
         assert!(
             cases
@@ -423,5 +459,74 @@ fn findings_name_special_registers_as_the_assembler() {
             .collect();
         got.sort();
         assert_eq!(got, ["s8", "vcc_hi"], "{file}");
+    }
+}
+
+/// `lds_direct_load` (RDNA 3) and `ds_direct_load` (RDNA 4) read LDS at M0[15:0] with the data
+/// type in M0[18:16] and write every lane of each quad with an active lane, under both engines.
+#[test]
+fn lds_direct_loads_read_lds_at_m0() {
+    let spec = common::spec();
+    for (arch, load, wait) in [
+        (Arch::Rdna3, "lds_direct_load", "wait_vdst:0"),
+        (
+            Arch::Rdna4,
+            "ds_direct_load",
+            "wait_va_vdst:0 wait_vm_vsrc:0",
+        ),
+    ] {
+        let text = format!(
+            "v_mov_b32 v1, 0x8234abcd\n\
+             v_mov_b32 v0, 0\n\
+             ds_store_b32 v0, v1 offset:8\n\
+             s_mov_b32 m0, 0x20008\n\
+             {load} v2 {wait}\n\
+             s_mov_b32 m0, 0x5000a\n\
+             {load} v3 {wait}\n\
+             s_mov_b32 m0, 0x40009\n\
+             {load} v4 {wait}\n\
+             s_mov_b32 exec_lo, 0x10\n\
+             s_mov_b32 m0, 0x8\n\
+             {load} v5 {wait}\n\
+             s_endpgm\n"
+        );
+        for engine in [Engine::Interp, Engine::Jit] {
+            let db = spec.db(arch);
+            let mut d = Dispatcher::new(db, engine).expect("dispatcher");
+            let isa = d.executor().isa().clone();
+            let hex: String = isa
+                .assemble(&text)
+                .expect("assemble")
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            let launch = serde_json::json!({
+                "arch": arch.name(), "code_hex": hex, "code_addr": "0x0",
+                "rsrc1": "0x0", "rsrc2": "0x0", "wave": 32, "lds_bytes": 64,
+                "grid": [1, 1, 1], "block": [32, 1, 1],
+                "memory": [{"addr": "0x10000", "size": 256}],
+            });
+            let launch = Launch::from_json(&launch.to_string(), Path::new(".")).expect("launch");
+            let mut regs = std::collections::HashMap::new();
+            let mut t = |_: [u32; 3],
+                         _: u32,
+                         dec: &amdpcode::wave::Decoded,
+                         _: &amdpcode::wave::WaveState,
+                         after: &amdpcode::wave::WaveState| {
+                if dec.inst.name.ends_with("DIRECT_LOAD") {
+                    let v = dec.inst.field("vdst").expect("vdst") as u32;
+                    regs.insert(v, (0..32).map(|l| after.vgpr(l, v)).collect::<Vec<u32>>());
+                }
+            };
+            d.run_traced(&launch, Some(&mut t)).expect("run");
+            let what = format!("{} {engine:?}", arch.name());
+            // A dword, a signed short at byte 10, a signed byte at byte 9.
+            assert_eq!(regs[&2], vec![0x8234_abcd; 32], "{what}");
+            assert_eq!(regs[&3], vec![0xffff_8234; 32], "{what}");
+            assert_eq!(regs[&4], vec![0xffff_ffab; 32], "{what}");
+            // EXEC = lane 4 only: lanes 4..7 (its quad) get the unsigned byte at 8.
+            let quad: Vec<u32> = (0..32).map(|l| if l / 4 == 1 { 0xcd } else { 0 }).collect();
+            assert_eq!(regs[&5], quad, "{what}");
+        }
     }
 }

@@ -159,6 +159,79 @@ _MADK_DONORS = [
 ]
 DONORS = {"gfx908": _MADK_DONORS, "gfx90a": _MADK_DONORS}
 
+# Operand donors from another wheel folder, for a target's own instructions that the base
+# folder has no look-alike of: (target mnemonic, `folder:INSTRUCTION`, that folder's
+# processor, operands). gfx1250 has CDNA 4's 64-bit packed f32 operations and its 16-bit
+# `v_bitop3_b16` (the probes matched it to `v_cndmask_b16`, whose third source is a lane
+# mask). The cell `cdna:NAME` makes the database take both the operands and the text of
+# CDNA 4's instruction of that name (`src/spec/derive.rs`). Each is checked when the table
+# is generated: the target and the folder's processor must both assemble the line and print
+# the same operands back.
+FOLDER_DONORS = {
+    "gfx1250": [
+        ("v_bitop3_b16", "cdna:V_BITOP3_B16", "gfx950", "v1, s2, v3, v4 bitop3:0xe4 op_sel:[1,0,1,1]"),
+        ("v_pk_fma_f32", "cdna:V_PK_FMA_F32", "gfx950", "v[2:3], v[4:5], v[6:7], v[8:9] op_sel:[1,0,1] op_sel_hi:[0,1,0] neg_lo:[1,0,0]"),
+        ("v_pk_mul_f32", "cdna:V_PK_MUL_F32", "gfx950", "v[2:3], v[4:5], v[6:7] op_sel:[1,0] op_sel_hi:[0,1] neg_hi:[0,1]"),
+        ("v_pk_add_f32", "cdna:V_PK_ADD_F32", "gfx950", "v[2:3], v[4:5], v[6:7] op_sel:[0,1] op_sel_hi:[1,0] neg_lo:[0,1]"),
+    ],
+}
+
+
+# Operand donors of another encoding of the base: (target mnemonic, `ENCODING:NAME`, the
+# target's operands, the donor's operands). gfx1250's VOP3 `v_mad_nc_u64_u32` and
+# `v_mad_nc_i64_i32` are RDNA 4's VOP3SD `v_mad_co_*` without the carry-out `sdst`; the
+# database drops the operands whose field the target's encoding lacks. Checked: the two
+# lines assemble to the same destination byte and the same source dword.
+ENCODING_DONORS = {
+    "gfx1250": [
+        ("v_mad_nc_u64_u32", "VOP3SD:V_MAD_CO_U64_U32", "v[2:3], v4, s5, v[6:7]", "v[2:3], null, v4, s5, v[6:7]"),
+        ("v_mad_nc_i64_i32", "VOP3SD:V_MAD_CO_I64_I32", "v[2:3], v4, s5, v[6:7]", "v[2:3], null, v4, s5, v[6:7]"),
+    ],
+}
+
+
+def encoding_donors(target):
+    """The target's verified donors of another encoding, mnemonic -> `ENCODING:NAME`."""
+    base_cpu = BASE[target][1]
+    out = {}
+    for mnemonic, donor, ours, theirs in ENCODING_DONORS.get(target, []):
+        stem = donor.split(":")[1].lower()
+        a, b = encode(target, f"{mnemonic} {ours}"), encode(base_cpu, f"{stem} {theirs}")
+        fields = lambda e: e and (e.strip("[]").split(",")[0], e.strip("[]").split(",")[4:8])
+        if a is None or b is None or fields(a) != fields(b):
+            sys.exit(f"{target}: `{mnemonic}` and {base_cpu} `{stem}` do not encode their operands alike ({a} / {b})")
+        out[mnemonic] = donor
+    return out
+
+
+def folder_donors(target):
+    """The target's verified donors from another wheel folder, mnemonic -> `folder:NAME`."""
+    out = {}
+    for mnemonic, donor, cpu, operands in FOLDER_DONORS.get(target, []):
+        line = f"{mnemonic} {operands}"
+        a, b = disassembled(target, line), disassembled(cpu, line)
+        if a is None or a != b:
+            sys.exit(f"{target}: `{line}` does not print alike on {target} and {cpu} ({a} / {b})")
+        out[mnemonic] = donor
+    return out
+
+
+def disassembled(mcpu, line):
+    """`line` assembled for `mcpu` and printed back by llvm-mc, or None if refused."""
+    enc = encode(mcpu, line)
+    if enc is None:
+        return None
+    data = " ".join(enc.strip("[]").split(","))
+    p = subprocess.run(
+        [LLVM_MC, "-triple=amdgcn-amd-amdhsa", f"-mcpu={mcpu}", "-disassemble"],
+        input=data + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = [l.strip() for l in p.stdout.splitlines() if l.strip() and not l.strip().startswith(".")]
+    return lines[-1].split(";")[0].strip() if lines else None
+
 
 def donor_overrides(target):
     """The target's verified operand donors, target mnemonic -> base instruction."""
@@ -282,7 +355,7 @@ def table(amdpcode, target):
     folder, base_cpu, layouts = BASE[target]
     insts = base_instructions(amdpcode, folder)
     renames = renamed(target)
-    overrides = donor_overrides(target)
+    overrides = donor_overrides(target) | folder_donors(target) | encoding_donors(target)
     rows = []
     for enc, layout in layouts.items():
         ours = [i for i in insts if i["encoding"] == enc]

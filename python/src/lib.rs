@@ -65,7 +65,7 @@ struct Engine {
 /// A thread count: `None` or 0 for every core this process may run on.
 fn threads_or_all(threads: Option<usize>) -> usize {
     match threads {
-        None | Some(0) => amdpcode::dispatch::cli::all_cores(),
+        None | Some(0) => amdpcode::dispatch::all_cores(),
         Some(n) => n,
     }
 }

@@ -134,9 +134,40 @@ def test_batches_give_the_same_results_whatever_the_split():
   _need_tools()
   one = campaign.run_batch([11, 12], ["gfx1100"], ["O1"])["results"]
   two = campaign.run_batch([12], ["gfx1100"], ["O1"])["results"] + campaign.run_batch([11], ["gfx1100"], ["O1"])["results"]
+  alone = campaign.run_batch([11, 12], ["gfx1100"], ["O1"], unit=1)["results"]
   key = lambda r: (r["seed"], r["status"], str(r.get("diff")))  # noqa: E731
-  assert sorted(map(key, one)) == sorted(map(key, two))
+  assert sorted(map(key, one)) == sorted(map(key, two)) == sorted(map(key, alone))
   assert {r["seed"] for r in one} == {11, 12}
+
+
+def test_a_unit_holds_every_kernel_once_with_one_prelude():
+  cases = [gen.generate(s) for s in (5, 6, 7)]
+  src = gen.unit_source(cases)
+  assert [gen.unit_kernel(c) for c in cases] == ["fuzz_5", "fuzz_6", "fuzz_7"]
+  assert src.count("kernel void fuzz_") == 3 and "kernel void fuzz(" not in src
+  assert src.count("static inline int sdiv32(") == 1
+  # each kernel's text is its own source's, renamed
+  body = cases[1].source[cases[1].source.index("kernel void fuzz("):]
+  assert body.replace("kernel void fuzz(", "kernel void fuzz_6(", 1) in src
+  with pytest.raises(ValueError, match="prelude"):
+    gen.unit_source([gen.generate(5), gen.Case(seed=9, source="/* x */\nint junk;\nkernel void fuzz() {}", block=1,
+                                               groups=1, knobs=gen.Knobs())])
+
+
+def test_a_kernel_failing_in_a_unit_is_run_alone_and_that_run_is_its_result():
+  _need_tools()
+  good, bad = gen.generate(3), gen.generate(4)
+  planted = bad.source.replace("  out[gid] = h;", "#ifdef __AMDGCN__\n  if (gid == 2u) h ^= 1;\n#endif\n  out[gid] = h;")
+  bad = gen.Case(seed=4, source=planted, block=bad.block, groups=bad.groups, knobs=bad.knobs, input_words=bad.input_words)
+  timer = core.Timer()
+  rs = campaign._run_unit([good, bad], ["gfx1100"], ["O1"], "jit", False, None, timer)
+  by_seed = {r["seed"]: r for r in rs}
+  assert by_seed[3]["status"] == "ok" and "unit" not in by_seed[3]
+  r = by_seed[4]
+  assert r["status"] == "mismatch" and [(d[0], d[1], d[2]) for d in r["diff"]] == [("out", 2, 1)]
+  assert [(d[0], d[1], d[2]) for d in r["unit"]["diff"]] == [("out", 2, 1)]
+  # one PoCL build and one compile served both kernels; the failing one ran alone once more
+  assert timer.counts["reference"] == 2 and timer.counts["compile"] == 2 and timer.counts["alone"] == 1
 
 
 def test_reduction_check_keeps_the_failure_and_rejects_undefined_behaviour(tmp_path):
@@ -205,3 +236,23 @@ def test_the_split_vector_phi_miscompile_is_caught_and_classed_as_the_compilers(
   r = {"seed": 3072, "target": "gfx1100", "opt": "O2", "status": "mismatch", "diff": diff}
   t = triage.triage(case, r, {("gfx1100", "O2"): diff, ("gfx1100", "O0"): []}, "jit")
   assert (t["class"], t.get("known")) == ("compiler", "llvm-amdgpu-break-large-phis")
+
+
+def test_gfx1250_kernels_with_a_64_bit_multiply_add_of_a_literal_match_pocl():
+  # Seeds 3016 and 3017 at -O2 are the campaign kernels whose gfx1250 code divides 64-bit
+  # values by constants with `v_mad_nc_u64_u32 v[16:17], 0xb823ee09, v27, v[14:15]` (a literal
+  # first source); a build that decoded the literal as the next instruction wrote an SGPR
+  # instead, and both kernels differed from PoCL.
+  _need_tools()
+  if core.probe_target("gfx1250") is not None: pytest.skip(f"gfx1250: {core.probe_target('gfx1250')}")
+  for seed in (3016, 3017):
+    case = gen.generate(seed)
+    asm = core.compile_kernel(case.source, "gfx1250", "O2", asm=True)
+    assert any(line.split()[:1] == ["v_mad_nc_u64_u32"] and ", 0x" in line for line in asm.splitlines())
+    got = core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1250", "O2"))
+    assert core.compare(core.run_reference(case), got) == [], f"seed {seed}"
+
+
+def test_the_summary_names_the_amdpcode_build_that_ran():
+  b = core.amdpcode_build()
+  assert os.path.isfile(b["path"]) and len(b["sha256"]) == 16 and b["modified"].endswith(" UTC")

@@ -5,6 +5,8 @@
 //! the functions the hardware only approximates (`sin`, `cos`, `log2`, `pow`) are computed in
 //! f64 by the host's libm and rounded once to the result format, and are marked approximate.
 
+pub mod ops;
+
 use crate::float::{self as fl, Flags, Format, Round};
 use crate::ir::builtins::{Builtin, Func};
 use crate::ir::{FloatTy, Ty};

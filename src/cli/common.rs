@@ -52,7 +52,7 @@ pub fn print_out(text: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-pub fn exit_with(r: amdpcode::smt::cli::CliResult) -> ! {
+pub fn exit_with(r: super::smt::CliResult) -> ! {
     print!("{}", r.stdout);
     eprint!("{}", r.stderr);
     let _ = std::io::stdout().flush();
@@ -118,4 +118,15 @@ impl Wheel {
     pub fn load(&self) -> Result<&'static Spec, Failure> {
         load_spec(&self.spec, self.offline)
     }
+}
+
+/// Sanitizer findings as text, one line each, and a count line.
+pub fn findings_text(findings: &[amdpcode::sanitizer::Finding]) -> String {
+    let mut s = String::new();
+    for f in findings {
+        s.push_str(&f.to_string());
+        s.push('\n');
+    }
+    s.push_str(&format!("sanitizer: {} finding(s)\n", findings.len()));
+    s
 }

@@ -49,7 +49,7 @@ pub struct Equiv {
 
 pub fn run(c: Equiv, wheel: &Wheel) -> Result<(), Failure> {
     let spec = wheel.load()?;
-    let args = amdpcode::smt::cli::EquivArgs {
+    let args = super::smt::EquivArgs {
         arch: c.arch,
         wave: c.wave,
         a: c.a,
@@ -64,5 +64,5 @@ pub fn run(c: Equiv, wheel: &Wheel) -> Result<(), Failure> {
         hex: c.hex,
         timeout_ms: c.timeout,
     };
-    exit_with(amdpcode::smt::cli::equiv(spec, &args))
+    exit_with(super::smt::equiv(spec, &args))
 }

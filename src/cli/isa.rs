@@ -40,28 +40,28 @@ pub struct Disasm {
 }
 
 pub fn asm(c: Asm, wheel: &Wheel) -> Result<(), Failure> {
-    let opts = amdpcode::isa::cli::AsmOptions {
+    let opts = super::assemble::AsmOptions {
         arch: c.arch,
         input: c.file,
         show_encoding: c.show_encoding,
         output: c.output,
     };
-    let wheel = amdpcode::isa::cli::find_wheel(wheel.spec.clone(), wheel.offline)
-        .map_err(|e| Failure(e.0))?;
-    let text = amdpcode::isa::cli::run_asm(&opts, &wheel).map_err(|e| Failure(e.0))?;
+    let wheel =
+        super::assemble::find_wheel(wheel.spec.clone(), wheel.offline).map_err(|e| Failure(e.0))?;
+    let text = super::assemble::run_asm(&opts, &wheel).map_err(|e| Failure(e.0))?;
     print_out(&text)
 }
 
 pub fn disasm(c: Disasm, wheel: &Wheel) -> Result<(), Failure> {
-    let opts = amdpcode::isa::cli::DisasmOptions {
+    let opts = super::assemble::DisasmOptions {
         arch: c.arch,
         hex: c.hex,
         input: c.file,
         show_encoding: c.show_encoding,
         fields: c.fields,
     };
-    let wheel = amdpcode::isa::cli::find_wheel(wheel.spec.clone(), wheel.offline)
-        .map_err(|e| Failure(e.0))?;
-    let text = amdpcode::isa::cli::run_disasm(&opts, &wheel).map_err(|e| Failure(e.0))?;
+    let wheel =
+        super::assemble::find_wheel(wheel.spec.clone(), wheel.offline).map_err(|e| Failure(e.0))?;
+    let text = super::assemble::run_disasm(&opts, &wheel).map_err(|e| Failure(e.0))?;
     print_out(&text)
 }

@@ -83,10 +83,10 @@ pub struct Run {
 
 pub fn dispatch(c: Dispatch, wheel: &Wheel) -> Result<(), Failure> {
     let spec = wheel.load()?;
-    let opts = amdpcode::dispatch::cli::DispatchOptions {
+    let opts = super::dispatch::DispatchOptions {
         threads: c
             .threads
-            .map_or_else(amdpcode::dispatch::cli::all_cores, |n| n as usize),
+            .map_or_else(amdpcode::dispatch::all_cores, |n| n as usize),
         engine: c.engine,
         json: c.json,
         trace: c.trace,
@@ -102,15 +102,14 @@ pub fn dispatch(c: Dispatch, wheel: &Wheel) -> Result<(), Failure> {
             .as_deref()
             .and_then(amdpcode::sanitizer::options_from_flag),
     };
-    let (text, findings) =
-        amdpcode::dispatch::cli::run_checked(spec, &opts).map_err(|e| Failure(e.0))?;
+    let (text, findings) = super::dispatch::run_checked(spec, &opts).map_err(|e| Failure(e.0))?;
     exit_on_findings(&text, findings)?;
     print_out(&text)
 }
 
 pub fn run(c: Run, wheel: &Wheel) -> Result<(), Failure> {
     let spec = wheel.load()?;
-    let opts = amdpcode::wave::cli::RunOptions {
+    let opts = super::run::RunOptions {
         arch: c.arch,
         wave: c.wave,
         engine: c.engine,
@@ -124,8 +123,7 @@ pub fn run(c: Run, wheel: &Wheel) -> Result<(), Failure> {
             .as_deref()
             .and_then(amdpcode::sanitizer::options_from_flag),
     };
-    let (text, findings) =
-        amdpcode::wave::cli::run_checked(spec, &opts).map_err(|e| Failure(e.0))?;
+    let (text, findings) = super::run::run_checked(spec, &opts).map_err(|e| Failure(e.0))?;
     exit_on_findings(&text, findings)?;
     print_out(&text)
 }

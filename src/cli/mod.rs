@@ -1,7 +1,9 @@
 //! The command line's arguments, one file per group of subcommands; each file turns its
 //! arguments into a library call and renders the result. No semantics live here.
 
+mod assemble;
 mod common;
+mod dispatch;
 mod doc;
 mod equiv;
 mod eval;
@@ -9,6 +11,8 @@ mod fuzz;
 mod isa;
 mod jit;
 mod machine;
+mod run;
+mod smt;
 mod spec;
 
 use std::path::PathBuf;

@@ -98,7 +98,7 @@ pub fn run(command: SpecCommand, wheel: &Wheel) -> Result<(), Failure> {
             timeout,
         } => {
             let spec = wheel.load()?;
-            exit_with(amdpcode::smt::cli::spec_diff(
+            exit_with(super::smt::spec_diff(
                 spec, &from, &to, &insts, json, solver, timeout,
             ))
         }
@@ -119,7 +119,7 @@ pub fn run(command: SpecCommand, wheel: &Wheel) -> Result<(), Failure> {
                 None => spec.arches(),
             };
             if smt > 0 {
-                let text = amdpcode::smt::cli::smt_stats(spec, &archs, smt, json)
+                let text = super::smt::smt_stats(spec, &archs, smt, json)
                     .map_err(|e| Failure(format!("error: {e}")))?;
                 print_out(&text)?;
             }

@@ -184,6 +184,16 @@ pub fn init_wave(s: &WaveSetup<'_>, w: &mut WaveState) {
     w.pc = s.entry;
 }
 
+/// The VGPRs the loader writes for the waves of a kernel (v0, and v1/v2 where `arch` takes
+/// the y and z work-item ids there): 1 to 3.
+pub fn initial_vgprs(arch: Arch, rsrc2: u32) -> u32 {
+    if packs_workitem_ids(arch) {
+        1
+    } else {
+        1 + rsrc2::workitem_ids(rsrc2).min(2)
+    }
+}
+
 /// Whether `arch` receives its work-item ids packed 10/10/10 in v0 (gfx90a and later GFX9,
 /// GFX11 and later), rather than x, y and z in v0, v1 and v2 (gfx908, GFX10).
 fn packs_workitem_ids(arch: Arch) -> bool {

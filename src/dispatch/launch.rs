@@ -89,6 +89,20 @@ fn bad(key: &str, message: impl std::fmt::Display) -> DispatchError {
     DispatchError::Launch(format!("{key}: {message}"))
 }
 
+/// The arch a launch runs on: its `arch`, or its code object's.
+///
+/// # Errors
+/// A [`DispatchError`] when neither says.
+pub fn launch_arch(l: &Launch) -> Result<Arch, DispatchError> {
+    match (&l.code, l.arch) {
+        (Code::Object { bytes, path, .. }, _) => super::CodeObject::parse(bytes)
+            .map(|c| c.arch)
+            .map_err(|e| DispatchError::CodeObject(format!("{path}: {e}"))),
+        (Code::Raw { .. }, Some(a)) => Ok(a),
+        (Code::Raw { .. }, None) => Err(DispatchError::Launch("arch: missing".into())),
+    }
+}
+
 /// Reads a number given as a JSON number or a decimal or `0x` hex string.
 pub fn number(key: &str, v: &Value) -> Result<u64, DispatchError> {
     match v {

@@ -19,7 +19,6 @@
 //! [`KERNARG_ADDR`].
 
 pub mod abi;
-pub mod cli;
 pub mod codeobj;
 pub mod launch;
 mod parallel;
@@ -35,7 +34,7 @@ use crate::spec::{Arch, SpecDb};
 use crate::wave::{Bounds, Engine, Executor, LoadRule, Program, Step, WaveError, WaveState};
 
 pub use codeobj::{CodeObject, KernelArg, KernelDescriptor, KernelInfo};
-pub use launch::{Code, Launch, Unmapped};
+pub use launch::{launch_arch, Code, Launch, Unmapped};
 
 /// Where a code object's image is mapped.
 pub const IMAGE_BASE: u64 = 0x7f00_0000_0000;
@@ -149,6 +148,11 @@ impl fmt::Display for DispatchError {
 }
 
 impl std::error::Error for DispatchError {}
+
+/// The number of cores this process may run on (1 when unknown): `--threads`' default.
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
 
 /// What a dispatch did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -22,6 +22,20 @@ impl Dispatcher {
         Ok(abi::initial_sgpr_codes(p.arch, p.rsrc2, p.user_sgprs.len()))
     }
 
+    /// The registers the loader writes for the waves of `launch`: the scalar codes of
+    /// [`Dispatcher::initial_sgpr_codes`] and the number of VGPRs from v0 (v0 alone, or on
+    /// gfx908 and GFX10 also v1 and v2 for the y and z work-item ids: [`abi::initial_vgprs`]).
+    ///
+    /// # Errors
+    /// As [`Dispatcher::run`] for a malformed launch or code object.
+    pub fn initial_registers(&mut self, launch: &Launch) -> Result<(Vec<u32>, u32), DispatchError> {
+        let p = self.prepare(launch, SparseMemory::new(), &[], Inputs::Copy(Vec::new()))?;
+        Ok((
+            abi::initial_sgpr_codes(p.arch, p.rsrc2, p.user_sgprs.len()),
+            abi::initial_vgprs(p.arch, p.rsrc2),
+        ))
+    }
+
     /// Runs a launch.
     ///
     /// # Errors
@@ -106,6 +120,14 @@ impl Dispatcher {
         Ok(())
     }
 
+    /// Keeps the page buffers of `memory` (a memory [`Dispatcher::run_on_memory`] handed
+    /// back, once the caller is done with it) for the pages the next launch allocates, as
+    /// the other `run` calls do with their own memory: a caller that launches again and
+    /// again then does not allocate (and have the kernel zero) fresh pages each time.
+    pub fn keep_pages(&mut self, memory: SparseMemory) {
+        self.spare_pages.reuse_pages_of(memory);
+    }
+
     /// Runs a launch on `memory` (for example host-backed, [`SparseMemory::with_host`]),
     /// where `extra_ranges` ((address, length) pairs) are mapped besides the launch's own
     /// ranges; returns the outcome and the memory after the run. Ranges are declared memory
@@ -117,9 +139,10 @@ impl Dispatcher {
     pub fn run_on_memory(
         &mut self,
         launch: &Launch,
-        memory: SparseMemory,
+        mut memory: SparseMemory,
         extra_ranges: &[(u64, u64)],
     ) -> Result<(Outcome, SparseMemory), DispatchError> {
+        memory.reuse_pages_of(std::mem::take(&mut self.spare_pages));
         self.run_inner(
             launch,
             memory,

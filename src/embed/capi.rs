@@ -180,7 +180,7 @@ pub unsafe extern "C" fn amdpcode_engine_new(
         // Tiering as in the CLI (`AMDPCODE_JIT_THRESHOLD`): hot instructions are compiled.
         dispatcher.executor_mut().jit_threshold = crate::wave::cli_jit_threshold();
         // Workgroups on every core, as the CLI's default (`amdpcode_engine_set_threads`).
-        dispatcher.set_threads(crate::dispatch::cli::all_cores());
+        dispatcher.set_threads(crate::dispatch::all_cores());
         Ok(amdpcode_engine {
             dispatcher,
             instructions: 0,
@@ -415,7 +415,7 @@ pub unsafe extern "C" fn amdpcode_engine_set_threads(
         // SAFETY: the caller's contract.
         let e = unsafe { handle(engine, "engine") }?;
         let n = match threads {
-            0 => crate::dispatch::cli::all_cores(),
+            0 => crate::dispatch::all_cores(),
             n => n as usize,
         };
         e.dispatcher.set_threads(n);

@@ -149,5 +149,7 @@ pub unsafe fn run_on_host(
             }
         }
     }
+    // The page buffers serve the next launch on this dispatcher.
+    dispatcher.keep_pages(memory);
     Ok(out)
 }

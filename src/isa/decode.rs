@@ -1,9 +1,9 @@
 //! Bytes → [`Inst`]: find the format whose fixed bits match, read the opcode, pick the
 //! variant (`_LIT` when a source field holds the literal code), then read every field.
 
-use super::operands::{self, Reg, LITERAL};
+use super::inst::{known_src, literal_bytes, value_of, DecodeError, Inst, Operand, Value};
+use super::operands::{Reg, LITERAL};
 use super::tables::{Format, InstInfo, Tables};
-use super::{DecodeError, Inst, Operand, Value};
 
 /// Reads up to 16 bytes little-endian.
 fn read_bits(bytes: &[u8]) -> u128 {
@@ -21,38 +21,6 @@ fn lookup<'t>(tables: &'t Tables, fmt: &Format, bits: u128) -> Option<&'t InstIn
     }
     let &idx = tables.by_opcode.get(&(fmt.family.clone(), op))?;
     Some(&tables.insts[idx])
-}
-
-/// How many literal bytes follow an instruction `info` encoded with these fields: 4 for the
-/// 32-bit literal (a source field holding 255, a `K` operand, `S_*_IMM32`), 8 for gfx1250's
-/// 64-bit literal (a source field holding 0xfe) and the 64-bit `K` of
-/// `v_fmamk_f64`/`v_fmaak_f64`, 0 for none.
-pub(crate) fn literal_bytes(tables: &Tables, info: &InstInfo, fmt: &Format, bits: u128) -> usize {
-    if info.family == "SOPK" {
-        return if info.name.contains("IMM32") { 4 } else { 0 };
-    }
-    if super::layout::has_literal_k(info) {
-        return if info.name.contains("F64") { 8 } else { 4 };
-    }
-    let mut bytes = 0;
-    for op in &info.operands {
-        if op.kind == "SENDMSG_RTN" || op.kind.starts_with("SIMM") {
-            continue;
-        }
-        let Some(f) = fmt.field(&op.field) else {
-            continue;
-        };
-        if !matches!(f.kind.as_str(), "SSrcField" | "SrcField") {
-            continue;
-        }
-        let code = f.get(bits) as u32;
-        if code == LITERAL {
-            bytes = bytes.max(4);
-        } else if operands::is_literal64(tables.arch, code) {
-            bytes = 8;
-        }
-    }
-    bytes
 }
 
 pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), DecodeError> {
@@ -235,84 +203,3 @@ fn scale_pair<'t>(
 
 /// The instruction whose word starts a scaled MFMA pair.
 pub(crate) const SCALE_LOAD: &str = "V_MFMA_LD_SCALE_B32";
-
-/// The structured value of a field.
-fn value_of(
-    tables: &Tables,
-    fmt: &Format,
-    field: &str,
-    bits: u32,
-    raw: u64,
-    literal: Option<u64>,
-) -> Value {
-    let kind = fmt.field(field).map(|f| f.kind.as_str()).unwrap_or("");
-    let regs = bits.div_ceil(32).max(1) as u8;
-    let code = raw as u32;
-    match kind {
-        "VGPRField" => Value::Reg(Reg::Vgpr {
-            index: code as u16,
-            count: regs,
-        }),
-        "SBaseField" => scalar_value(tables, code * 2, regs),
-        "SSrcField" | "SGPRField" | "SrcField" => {
-            if code >= 256 {
-                return Value::Reg(Reg::Vgpr {
-                    index: (code - 256) as u16,
-                    count: regs,
-                });
-            }
-            if code == LITERAL || operands::is_literal64(tables.arch, code) {
-                return Value::Literal(literal.unwrap_or(0));
-            }
-            if let Some(v) = operands::inline_int(code) {
-                return Value::InlineInt(v);
-            }
-            if (240..=248).contains(&code) {
-                return Value::InlineFloat(code);
-            }
-            scalar_value(tables, code, regs)
-        }
-        _ => Value::Imm(raw as i64),
-    }
-}
-
-fn scalar_value(tables: &Tables, code: u32, regs: u8) -> Value {
-    let limit = operands::sgpr_limit(tables.arch);
-    if code < limit {
-        Value::Reg(Reg::Sgpr {
-            index: code as u16,
-            count: regs,
-        })
-    } else if (108..124).contains(&code) {
-        Value::Reg(Reg::Ttmp {
-            index: (code - 108) as u16,
-            count: regs,
-        })
-    } else if operands::sreg_text(tables.arch, code, 1).is_some() {
-        Value::Reg(Reg::Special {
-            code: code as u16,
-            count: regs,
-        })
-    } else {
-        Value::Unknown(code)
-    }
-}
-
-/// Whether 9-bit source code `code` names something on this arch (a register, an inline
-/// constant or the literal).
-pub(crate) fn known_src(tables: &Tables, code: u32) -> bool {
-    code >= 256
-        || code == LITERAL
-        || operands::is_literal64(tables.arch, code)
-        || !matches!(value_of_code(tables, code), Value::Unknown(_))
-}
-
-fn value_of_code(tables: &Tables, code: u32) -> Value {
-    if let Some(v) = operands::inline_int(code) {
-        return Value::InlineInt(v);
-    }
-    if (240..=248).contains(&code) {
-        return Value::InlineFloat(code);
-    }
-    scalar_value(tables, code, 1)
-}

@@ -8,10 +8,11 @@
 //! (`VOP1_DPP16`, `VOP3_DPP8`, `VOPC_SDWA_SDST`...); which code selects which variant, and
 //! the text of the controls, are LLVM's and written here once.
 
-use super::encode::Enc;
+use super::enc::Enc;
+use super::inst::{AsmError, Inst};
+use super::layout::src_index;
 use super::syntax::{Expr, Modifier};
 use super::tables::{Format, InstInfo, Tables};
-use super::{AsmError, Inst};
 use crate::spec::{Arch, Family, Wheel};
 
 /// The `src0` code of a DPP16 extension.
@@ -319,7 +320,7 @@ pub(crate) fn ext_text(arch: Arch, info: &InstInfo, inst: &Inst, ext: Ext) -> St
             let n_src = info
                 .operands
                 .iter()
-                .filter(|o| super::vop::src_index(&o.field).is_some())
+                .filter(|o| src_index(&o.field).is_some())
                 .count();
             if n_src >= 1 {
                 out.push_str(&format!(" src0_sel:{}", sel("src0_sel")));
@@ -358,7 +359,7 @@ pub(crate) fn parse_ext_mods(
     let n_src = info
         .operands
         .iter()
-        .filter(|o| super::vop::src_index(&o.field).is_some())
+        .filter(|o| src_index(&o.field).is_some())
         .count();
     let mut x = ExtMods {
         ext,

@@ -4,12 +4,16 @@
 use std::collections::HashMap;
 
 use super::dpp::Ext;
+use super::enc::{encode_sreg, encode_ssrc, int_in, scalar_reg, Enc};
+use super::inst::{literal_bytes, AsmError, Assembled};
 use super::layout::{self, Slot};
-use super::operands::{self, LITERAL};
-use super::print::{DELAY_INSTID, DELAY_SKIP, DEPCTR};
+use super::operands;
+use super::spelling::{
+    vmcnt_split, waitcnt_fields, DELAY_INSTID, DELAY_SKIP, DEPCTR, GFX9_GS_OP, GFX9_MSG,
+    GFX9_SYSMSG_OP, GPR_IDX,
+};
 use super::syntax::{self, Arg, Expr, Modifier, Statement};
-use super::tables::{Format, InstInfo, Tables};
-use super::{AsmError, Assembled};
+use super::tables::{is_vop, InstInfo, Tables};
 use crate::spec::{Arch, Wheel};
 
 /// Encoded bytes and the label a branch operand names, if any.
@@ -22,317 +26,6 @@ struct Fixup {
     line: usize,
     col: usize,
     field_lo: u32,
-}
-
-/// The encoder's working state for one instruction.
-pub(crate) struct Enc<'t> {
-    pub(crate) tables: &'t Tables,
-    fmt: &'t Format,
-    bits: u128,
-    literal: Option<u32>,
-    /// A 64-bit literal (gfx1250's source code 0xfe, the `K` of `v_fmamk_f64`), which
-    /// replaces `literal`.
-    literal64: Option<u64>,
-    line: usize,
-    label: Option<(String, usize)>,
-}
-
-impl<'t> Enc<'t> {
-    /// A fresh encoder for `fmt`, its fixed fields set.
-    pub(crate) fn new(tables: &'t Tables, fmt: &'t Format, line: usize) -> Enc<'t> {
-        let mut e = Enc {
-            tables,
-            fmt,
-            bits: 0,
-            literal: None,
-            literal64: None,
-            line,
-            label: None,
-        };
-        for f in &fmt.fields {
-            if let Some(v) = f.fixed {
-                f.set(&mut e.bits, v);
-            }
-        }
-        e
-    }
-
-    /// The first `size` bytes of the instruction, then the literal if one was set.
-    pub(crate) fn finish(&self, size: usize) -> Vec<u8> {
-        let mut bytes = self.bits.to_le_bytes()[..size].to_vec();
-        self.push_literal(&mut bytes);
-        bytes
-    }
-
-    /// Appends the literal set, if any (two dwords for a 64-bit one).
-    fn push_literal(&self, bytes: &mut Vec<u8>) {
-        if let Some(lit) = self.literal64 {
-            bytes.extend_from_slice(&lit.to_le_bytes());
-        } else if let Some(lit) = self.literal {
-            bytes.extend_from_slice(&lit.to_le_bytes());
-        }
-    }
-
-    /// Sets a 64-bit literal (the instruction then carries two literal dwords).
-    pub(crate) fn set_literal64(&mut self, value: u64, col: usize) -> Result<(), AsmError> {
-        if self.literal.is_some() || self.literal64.is_some_and(|v| v != value) {
-            return Err(self.err(col, "only one unique literal operand is allowed"));
-        }
-        self.literal64 = Some(value);
-        Ok(())
-    }
-
-    pub(crate) fn err(&self, col: usize, message: impl Into<String>) -> AsmError {
-        AsmError {
-            line: self.line,
-            col,
-            message: message.into(),
-        }
-    }
-
-    pub(crate) fn set(&mut self, field: &str, value: u64) {
-        if let Some(f) = self.fmt.field(field) {
-            f.set(&mut self.bits, value);
-        }
-    }
-
-    /// Whether the format being encoded has `field`.
-    pub(crate) fn has_field(&self, field: &str) -> bool {
-        self.fmt.field(field).is_some()
-    }
-
-    /// The value already stored in `field` (0 when the format has no such field).
-    pub(crate) fn get(&self, field: &str) -> u64 {
-        self.fmt.field(field).map_or(0, |f| f.get(self.bits))
-    }
-
-    /// The name of the format being encoded (`VOP1`, `VOP1_DPP16`...).
-    pub(crate) fn format_name(&self) -> &str {
-        &self.fmt.name
-    }
-
-    /// The literal constant set so far (the low dword of a 64-bit one).
-    pub(crate) fn literal(&self) -> Option<u32> {
-        self.literal.or(self.literal64.map(|v| v as u32))
-    }
-
-    pub(crate) fn set_literal(&mut self, value: u32, col: usize) -> Result<(), AsmError> {
-        if self.literal64.is_some() {
-            return Err(self.err(col, "only one unique literal operand is allowed"));
-        }
-        match self.literal {
-            Some(v) if v != value => {
-                Err(self.err(col, "only one unique literal operand is allowed"))
-            }
-            _ => {
-                self.literal = Some(value);
-                Ok(())
-            }
-        }
-    }
-}
-
-/// A 64-bit operand given as integer `v` where gfx1250's 64-bit literal is allowed (as
-/// llvm-mc-22 -mcpu=gfx1250 encodes it): an integer operand takes the 32-bit literal for
-/// 0..=i32::MAX and the 64-bit one otherwise; a float operand takes a value of 32 unsigned
-/// bits as the high dword (the 32-bit literal) and any other pattern as 64 bits. A full
-/// pattern that is an inline float is that constant unless `forced` (`lit(...)`).
-fn encode_int64(
-    e: &mut Enc<'_>,
-    col: usize,
-    v: i64,
-    float: bool,
-    forced: bool,
-) -> Result<u32, AsmError> {
-    let fits = if float {
-        int_in(v, 0, i64::from(u32::MAX))
-    } else {
-        int_in(v, 0, i64::from(i32::MAX))
-    };
-    if fits {
-        e.set_literal(v as u32, col)?;
-        return Ok(LITERAL);
-    }
-    if !forced {
-        if let Some(code) = operands::literal_inline_code(v as u64, 64) {
-            return Ok(code);
-        }
-    }
-    e.set_literal64(v as u64, col)?;
-    Ok(operands::LITERAL64)
-}
-
-/// The register code and count of a scalar register expression.
-fn scalar_reg(arch: Arch, expr: &Expr) -> Option<(u32, u32)> {
-    match expr {
-        Expr::Reg {
-            file,
-            lo,
-            hi,
-            half: None,
-        } if hi >= lo => {
-            let count = hi - lo + 1;
-            let (base, limit) = match file.as_str() {
-                "s" => (0, operands::sgpr_limit(arch)),
-                "ttmp" => (108, 124),
-                _ => return None,
-            };
-            let code = base + lo;
-            if code + count > limit {
-                return None;
-            }
-            // Tuples are aligned: 2 for 64-bit, 4 for wider.
-            let align = if count >= 4 { 4 } else { count.min(2) };
-            if count > 1 && lo % align != 0 {
-                return None;
-            }
-            Some((code, count))
-        }
-        Expr::Ident(name) => operands::special_code(arch, &name.to_ascii_lowercase()),
-        _ => None,
-    }
-}
-
-/// Codes that name one register whatever the operand size (`null`, `src_scc`, ...).
-fn any_size(arch: Arch, code: u32) -> bool {
-    code >= 235
-        || code == operands::FLAT_SCRATCH_BASE_LO && arch == Arch::Cdna5
-        || operands::special_code(arch, "null").map(|c| c.0) == Some(code)
-}
-
-fn int_in(v: i64, lo: i64, hi: i64) -> bool {
-    (lo..=hi).contains(&v)
-}
-
-/// Encodes a scalar source operand: returns the code (and may set the literal).
-pub(crate) fn encode_ssrc(
-    e: &mut Enc<'_>,
-    arg: &Arg,
-    bits: u32,
-    float: bool,
-) -> Result<u32, AsmError> {
-    let arch = e.tables.arch;
-    let regs = bits.div_ceil(32).max(1);
-    let lit64 = bits == 64 && operands::literal64_allowed(arch, e.format_name());
-    match &arg.expr {
-        Expr::Int(v) => {
-            let v = *v;
-            if let Some(code) = operands::int_code(v) {
-                return Ok(code);
-            }
-            if lit64 {
-                return encode_int64(e, arg.col, v, float, false);
-            }
-            // A 16-bit float operand takes a 16-bit literal.
-            if bits == 16 && float && !int_in(v, -32768, 65535) {
-                return Err(e.err(arg.col, "invalid operand for instruction"));
-            }
-            let pattern = if bits == 64 {
-                if !int_in(v, i64::from(i32::MIN), i64::from(u32::MAX)) {
-                    // A full 64-bit pattern is only accepted when it is an inline float.
-                    if let Some(code) = operands::literal_inline_code(v as u64, 64) {
-                        return Ok(code);
-                    }
-                    return Err(e.err(arg.col, "invalid operand for instruction"));
-                }
-                v as u32
-            } else {
-                if !int_in(v, i64::from(i32::MIN), i64::from(u32::MAX)) {
-                    return Err(e.err(arg.col, "invalid operand for instruction"));
-                }
-                v as u32
-            };
-            if bits <= 32 {
-                if let Some(code) = operands::literal_inline_code(u64::from(pattern), bits.max(32))
-                {
-                    return Ok(code);
-                }
-            }
-            e.set_literal(pattern, arg.col)?;
-            Ok(LITERAL)
-        }
-        Expr::Float(f) => {
-            if let Some(code) = operands::float_code(*f) {
-                // For a 64-bit integer operand llvm-mc takes 1/(2*pi) only with the
-                // double's digits (`0.15915494309189532`), as it prints it.
-                if code == 248
-                    && bits == 64
-                    && !float
-                    && f.to_bits() != operands::INLINE_FLOATS[8].4
-                {
-                    return Err(e.err(arg.col, "invalid operand for instruction"));
-                }
-                return Ok(code);
-            }
-            if bits == 64 {
-                let b = f.to_bits();
-                if float && b & 0xffff_ffff == 0 {
-                    e.set_literal((b >> 32) as u32, arg.col)?;
-                    return Ok(LITERAL);
-                }
-                if lit64 && float {
-                    e.set_literal64(b, arg.col)?;
-                    return Ok(operands::LITERAL64);
-                }
-                return Err(e.err(arg.col, "invalid operand for instruction"));
-            }
-            e.set_literal((*f as f32).to_bits(), arg.col)?;
-            Ok(LITERAL)
-        }
-        Expr::Call { name, args } if name == "lit64" && args.len() == 1 && lit64 => {
-            let v = match &args[0] {
-                Expr::Int(v) => *v as u64,
-                Expr::Float(f) if float => f.to_bits(),
-                _ => return Err(e.err(arg.col, "invalid literal")),
-            };
-            e.set_literal64(v, arg.col)?;
-            Ok(operands::LITERAL64)
-        }
-        Expr::Call { name, args } if name == "lit" && args.len() == 1 && lit64 => match &args[0] {
-            Expr::Int(v) => encode_int64(e, arg.col, *v, float, true),
-            Expr::Float(f) if float && f.to_bits() & 0xffff_ffff == 0 => {
-                e.set_literal((f.to_bits() >> 32) as u32, arg.col)?;
-                Ok(LITERAL)
-            }
-            Expr::Float(f) if float => {
-                e.set_literal64(f.to_bits(), arg.col)?;
-                Ok(operands::LITERAL64)
-            }
-            _ => Err(e.err(arg.col, "invalid literal")),
-        },
-        Expr::Call { name, args } if name == "lit" && args.len() == 1 => {
-            let v = match &args[0] {
-                Expr::Int(v) if int_in(*v, i64::from(i32::MIN), i64::from(u32::MAX)) => *v as u32,
-                Expr::Float(f) => (*f as f32).to_bits(),
-                _ => return Err(e.err(arg.col, "invalid literal")),
-            };
-            e.set_literal(v, arg.col)?;
-            Ok(LITERAL)
-        }
-        other => {
-            let Some((code, count)) = scalar_reg(arch, other) else {
-                return Err(e.err(arg.col, "invalid operand for instruction"));
-            };
-            // RDNA has no `src_vccz`/`src_execz` sources ("not available on this GPU").
-            if !arch.is_gfx9() && matches!(code, 251 | 252) {
-                return Err(e.err(arg.col, "register not available on this GPU"));
-            }
-            if !any_size(arch, code) && count != regs {
-                return Err(e.err(arg.col, "invalid register size for operand"));
-            }
-            Ok(code)
-        }
-    }
-}
-
-pub(crate) fn encode_sreg(e: &Enc<'_>, arg: &Arg, regs: u32) -> Result<u32, AsmError> {
-    let Some((code, count)) = scalar_reg(e.tables.arch, &arg.expr) else {
-        return Err(e.err(arg.col, "invalid operand for instruction"));
-    };
-    if count != regs && !any_size(e.tables.arch, code) {
-        return Err(e.err(arg.col, "invalid register size for operand"));
-    }
-    Ok(code)
 }
 
 fn expect_int(e: &Enc<'_>, arg: &Arg, lo: i64, hi: i64) -> Result<i64, AsmError> {
@@ -415,7 +108,7 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
                 return Err(e.err(*col, "expected sendmsg(...)"));
             }
             let gfx9 = |n: &str| {
-                super::print::GFX9_MSG
+                GFX9_MSG
                     .iter()
                     .find(|m| m.1.eq_ignore_ascii_case(n))
                     .map(|m| m.0)
@@ -437,11 +130,11 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
             let mut rest = [0u64; 2];
             for (i, a) in margs[1..].iter().enumerate() {
                 let op_name = |n: &str| {
-                    let gs = super::print::GFX9_GS_OP
+                    let gs = GFX9_GS_OP
                         .iter()
                         .position(|x| x.eq_ignore_ascii_case(n))
                         .map(|p| p as u64);
-                    let sys = super::print::GFX9_SYSMSG_OP
+                    let sys = GFX9_SYSMSG_OP
                         .iter()
                         .find(|x| x.1.eq_ignore_ascii_case(n))
                         .map(|x| x.0);
@@ -463,12 +156,12 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
             })
         }
         Slot::Waitcnt => {
-            let fields = super::print::waitcnt_fields(arch);
+            let fields = waitcnt_fields(arch);
             let mut v: u64 = 0;
             for &(_, lo, w) in &fields {
                 v |= ((1 << w) - 1) << lo;
             }
-            if super::print::vmcnt_split(arch) {
+            if vmcnt_split(arch) {
                 v |= 3 << 14;
             }
             for (c, col) in calls {
@@ -481,7 +174,7 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
                 let [Expr::Int(n)] = args.as_slice() else {
                     return Err(e.err(col, "expected a count"));
                 };
-                let max = if super::print::vmcnt_split(arch) && name == "vmcnt" {
+                let max = if vmcnt_split(arch) && name == "vmcnt" {
                     63
                 } else {
                     (1 << w) - 1
@@ -492,7 +185,7 @@ fn encode_symbolic(e: &mut Enc<'_>, slot: Slot, args: &[Arg]) -> Result<u64, Asm
                 let n = *n as u64;
                 v &= !(((1 << w) - 1) << lo);
                 v |= (n & ((1 << w) - 1)) << lo;
-                if super::print::vmcnt_split(arch) && name == "vmcnt" {
+                if vmcnt_split(arch) && name == "vmcnt" {
                     v &= !(3 << 14);
                     v |= (n >> 4) << 14;
                 }
@@ -636,7 +329,7 @@ fn encode_scalar(
                             if !matches!(a, Expr::Ident(_)) {
                                 return Err(e.err(arg.col, "expected SRC0, SRC1, SRC2 or DST"));
                             }
-                            v |= 1 << named_int(e, arg.col, a, &super::print::GPR_IDX)?;
+                            v |= 1 << named_int(e, arg.col, a, &GPR_IDX)?;
                         }
                         v
                     }
@@ -889,7 +582,17 @@ fn encode_as(
         encode_scalar(&mut e, info, stmt, &slots)?;
     } else if info.family == "SMEM" {
         encode_smem(&mut e, info, stmt)?;
-    } else if super::vop::is_vop(&info.family) {
+    } else if is_vop(&info.family) && super::mfma::applies(tables.arch, info) {
+        // A matrix instruction is a VOP3P word with its own operand files.
+        super::vop::check_form(&e, info, stmt)?;
+        if super::dpp::ext_of_format(e.format_name()).is_some() {
+            return Err(e.err(
+                stmt.col,
+                "dpp/sdwa variant of this instruction is not supported",
+            ));
+        }
+        super::mfma::encode(&mut e, info, stmt)?;
+    } else if is_vop(&info.family) {
         super::vop::encode(&mut e, info, stmt)?;
     } else if info.family == "VOP3PX2" {
         super::mfma::encode(&mut e, info, stmt)?;
@@ -912,7 +615,7 @@ fn encode_as(
     if e.literal.is_some() || e.literal64.is_some() {
         e.push_literal(&mut bytes);
     } else {
-        let n = super::decode::literal_bytes(tables, info, fmt, e.bits);
+        let n = literal_bytes(tables, info, fmt, e.bits);
         bytes.extend(std::iter::repeat_n(0u8, n));
     }
     Ok((bytes, e.label))
@@ -980,7 +683,7 @@ fn encode_cands(
     let mut cands = cands.clone();
     cands.sort_by_key(|&i| !matches!(tables.insts[i].family.as_str(), "VOP1" | "VOP2" | "VOPC"));
     for &idx in &cands {
-        if ext.is_some() && !super::vop::is_vop(&tables.insts[idx].family) {
+        if ext.is_some() && !is_vop(&tables.insts[idx].family) {
             continue;
         }
         match encode_as(tables, &tables.insts[idx], stmt, line, ext) {

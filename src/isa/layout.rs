@@ -209,3 +209,13 @@ pub fn scalar_layout(info: &InstInfo, hex_imm: bool) -> Option<Vec<Pos<'_>>> {
     }
     Some(out)
 }
+
+/// The source index of an `operands.py` field name (RDNA 4 spells VOP3 `src0` as `vsrc0`).
+pub(crate) fn src_index(field: &str) -> Option<usize> {
+    match field {
+        "src0" | "vsrc0" => Some(0),
+        "src1" | "vsrc1" => Some(1),
+        "src2" => Some(2),
+        _ => None,
+    }
+}

@@ -7,11 +7,10 @@
 //! The formats are recognised by their fields (`attr_chan` for the loads, `waitexp` for
 //! VINTERP) rather than by family name, which differs between the archs.
 
-use super::encode::Enc;
+use super::enc::Enc;
+use super::inst::{AsmError, Inst};
 use super::syntax::{Arg, Expr, Statement};
 use super::tables::InstInfo;
-use super::AsmError;
-use super::Inst;
 
 const CHANNELS: [char; 4] = ['x', 'y', 'z', 'w'];
 

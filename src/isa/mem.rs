@@ -18,24 +18,12 @@
 //!   (RDNA 4, LLVM's `TH_*`/`SCOPE_*` names);
 //! - CDNA's `acc` bit selects `a` registers for the data operands.
 
-use super::encode::{encode_sreg, Enc};
+use super::enc::{encode_sreg, Enc};
+use super::inst::{AsmError, Inst};
+use super::spelling::{src, sreg};
 use super::syntax::{Arg, Expr, Statement};
-use super::tables::{InstInfo, OperandSpec, Tables};
-use super::{AsmError, Inst};
+use super::tables::{is_buf, is_ds, is_flat, InstInfo, OperandSpec, Tables};
 use crate::spec::{Arch, Wheel};
-
-/// Whether `family` is DS.
-pub(crate) fn is_ds(family: &str) -> bool {
-    family == "DS"
-}
-
-/// Whether `family` is one of the flat-address families.
-pub(crate) fn is_flat(family: &str) -> bool {
-    matches!(
-        family,
-        "FLAT" | "GLOBAL" | "SCRATCH" | "VFLAT" | "VGLOBAL" | "VSCRATCH"
-    )
-}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Seg {
@@ -290,7 +278,7 @@ fn print_flat(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
         parts.push(if off {
             "off".to_string()
         } else {
-            super::print::sreg(tables, saddr as u32, if sg == Seg::Global { 2 } else { 1 })
+            sreg(tables, saddr as u32, if sg == Seg::Global { 2 } else { 1 })
         });
     }
     let mut text = info.mnemonic.clone();
@@ -672,10 +660,6 @@ fn encode_flat(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(),
 }
 
 /// Whether `family` is a buffer family (MUBUF, MTBUF; RDNA 4's VBUFFER holds both).
-pub(crate) fn is_buf(family: &str) -> bool {
-    matches!(family, "MUBUF" | "MTBUF" | "VBUFFER")
-}
-
 fn is_tbuffer(info: &InstInfo) -> bool {
     info.name.starts_with("TBUFFER")
 }
@@ -827,8 +811,8 @@ fn print_buf(tables: &Tables, info: &InstInfo, inst: &Inst) -> String {
             (false, false) => "off".to_string(),
             _ => vreg_text("v", f("vaddr"), 1),
         });
-        parts.push(super::print::sreg(tables, (f(rsrc_f) * scale) as u32, 4));
-        parts.push(super::print::src(tables, f("soffset") as u32, 32, None));
+        parts.push(sreg(tables, (f(rsrc_f) * scale) as u32, 4));
+        parts.push(src(tables, f("soffset") as u32, 32, None));
     }
     let mut text = info.mnemonic.clone();
     if !parts.is_empty() {

@@ -9,11 +9,12 @@
 //! controls: `cbsz` in `neg_hi`, `abid` in `opsel` and `opsel_hi2`, `blgp` in `neg` (printed
 //! as `neg:[..]` for the f64 forms, whose `blgp` bits negate the sources).
 
-use super::encode::Enc;
+use super::enc::{encode_src, Enc};
+use super::inst::{AsmError, Inst};
 use super::operands::LITERAL;
+use super::spelling::src;
 use super::syntax::{Expr, Statement};
-use super::tables::{InstInfo, OperandSpec, Tables};
-use super::{AsmError, Inst};
+use super::tables::{is_buf, is_ds, is_flat, InstInfo, OperandSpec, Tables};
 use crate::spec::Arch;
 
 /// Whether `info` is handled here.
@@ -128,9 +129,7 @@ pub(crate) fn agpr_fields(tables: &Tables, inst: &Inst) -> Vec<String> {
         return Vec::new();
     }
     let f = |n: &str| inst.field(n).unwrap_or(0);
-    let memory = super::mem::is_ds(&inst.family)
-        || super::mem::is_flat(&inst.family)
-        || super::mem::is_buf(&inst.family);
+    let memory = is_ds(&inst.family) || is_flat(&inst.family) || is_buf(&inst.family);
     if memory {
         if f("acc") == 0 {
             return Vec::new();
@@ -196,7 +195,7 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst, mnemonic: &st
             } else if raw >= 256 {
                 reg_text(file, raw - 256, n)
             } else {
-                super::print::src(tables, raw, op.bits, inst.literal)
+                src(tables, raw, op.bits, inst.literal)
             }
         })
         .collect();
@@ -310,7 +309,7 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
                 {
                     return Err(e.err(arg.col, "invalid operand for instruction"));
                 }
-                let (code, half) = super::vop::encode_src(e, &arg.expr, arg.col, op.bits, false)?;
+                let (code, half) = encode_src(e, &arg.expr, arg.col, op.bits, false)?;
                 if half || code == LITERAL || e.literal().is_some() {
                     return Err(e.err(arg.col, "invalid operand for instruction"));
                 }

@@ -19,20 +19,20 @@
 //! assert_eq!(isa.print(&inst), "s_wqm_b64 s[0:1], 0");
 //! ```
 
-use std::fmt;
-
 use crate::spec::{Arch, SpecDb};
 
-pub mod cli;
 mod decode;
 mod dpp;
+mod enc;
 mod encode;
+mod inst;
 pub mod layout;
 mod ldsdir;
 mod mem;
 mod mfma;
 pub mod operands;
 mod print;
+mod spelling;
 pub mod syntax;
 pub mod tables;
 mod vop;
@@ -40,127 +40,10 @@ mod vopd;
 pub(crate) mod vopd3;
 
 pub(crate) use decode::SCALE_LOAD;
+pub use inst::{AsmError, Assembled, DecodeError, Inst, Operand, Value};
 pub use operands::Reg;
 pub use tables::Tables;
 pub use vopd::dst_y as vopd_dst_y;
-
-/// The value of one decoded operand.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    /// A register or register range.
-    Reg(Reg),
-    /// An inline integer constant (source codes 128..=208).
-    InlineInt(i64),
-    /// An inline float constant, by source code (240..=248).
-    InlineFloat(u32),
-    /// A literal constant that followed the instruction: 32 bits, or 64 for gfx1250's
-    /// 64-bit literal (source code 0xfe).
-    Literal(u64),
-    /// An immediate field (offsets, `simm16`, counters).
-    Imm(i64),
-    /// A source code with no known meaning on this arch.
-    Unknown(u32),
-}
-
-/// One operand of a decoded instruction.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Operand {
-    /// The encoding field it came from, e.g. `sdst`, `ssrc0`, `simm16`.
-    pub field: String,
-    /// Its value.
-    pub value: Value,
-}
-
-/// A decoded instruction: the data the executor reads.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Inst {
-    /// The spec's canonical name, e.g. `S_WQM_B64`.
-    pub name: String,
-    /// The format family, e.g. `SOP1`.
-    pub family: String,
-    /// The exact `ins.py` class, e.g. `SOP1_LIT`.
-    pub format: String,
-    /// The opcode.
-    pub opcode: u32,
-    /// Every non-fixed bit field with its raw value, in `ins.py` order.
-    pub fields: Vec<(String, u64)>,
-    /// The operands in printed order.
-    pub operands: Vec<Operand>,
-    /// The literal constant, if one followed the instruction word(s): one dword, or two for
-    /// gfx1250's 64-bit literal (source code 0xfe, [`operands::LITERAL64`]) and the `K` of
-    /// `v_fmamk_f64`/`v_fmaak_f64`.
-    pub literal: Option<u64>,
-    /// The encoded size in bytes.
-    pub size: usize,
-}
-
-impl Inst {
-    /// The raw value of field `name`.
-    pub fn field(&self, name: &str) -> Option<u64> {
-        self.fields.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
-    }
-}
-
-/// Why bytes could not be decoded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DecodeError {
-    /// Fewer bytes than the instruction needs.
-    Truncated {
-        /// Bytes needed.
-        needed: usize,
-        /// Bytes available.
-        available: usize,
-    },
-    /// No format and opcode of this arch matches the word.
-    Unknown {
-        /// The first instruction dword.
-        word: u32,
-    },
-}
-
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DecodeError::Truncated { needed, available } => write!(
-                f,
-                "truncated instruction: needs {needed} bytes, {available} available"
-            ),
-            DecodeError::Unknown { word } => write!(f, "invalid instruction word 0x{word:08x}"),
-        }
-    }
-}
-
-impl std::error::Error for DecodeError {}
-
-/// An assembly error at a line and column (both 1-based).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AsmError {
-    /// The line.
-    pub line: usize,
-    /// The column.
-    pub col: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for AsmError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.col, self.message)
-    }
-}
-
-impl std::error::Error for AsmError {}
-
-/// One assembled instruction with its source position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Assembled {
-    /// The 1-based source line.
-    pub line: usize,
-    /// The byte offset of the instruction in the output.
-    pub offset: usize,
-    /// The encoded bytes.
-    pub bytes: Vec<u8>,
-}
 
 /// The assembler and disassembler of one arch.
 #[derive(Clone, Debug)]
@@ -236,6 +119,12 @@ impl Isa {
     /// Prints a decoded instruction in LLVM syntax.
     pub fn print(&self, inst: &Inst) -> String {
         print::print(&self.tables, inst)
+    }
+
+    /// The text of a source operand code of `bits` bits as the printer spells it (a
+    /// register, an inline constant, or `literal` for the literal code).
+    pub fn source_text(&self, code: u32, bits: u32, literal: Option<u64>) -> String {
+        spelling::src(&self.tables, code, bits, literal)
     }
 
     /// The register fields of a decoded instruction that name CDNA accumulation registers

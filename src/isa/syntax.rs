@@ -6,7 +6,7 @@
 //! chains of calls; they are parsed generically here and interpreted by the encoder, which
 //! knows the operand kind.
 
-use super::AsmError;
+use super::inst::AsmError;
 
 /// A parsed operand expression.
 #[derive(Clone, Debug, PartialEq)]

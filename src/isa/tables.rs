@@ -443,3 +443,29 @@ impl Tables {
             .find(|f| f.name == name && (f.opcodes.is_empty() || f.opcodes.contains(&opcode)))
     }
 }
+
+/// Whether `family` is one of the vector ALU families (VOP1, VOP2, VOPC, VOP3, VOP3SD, VOP3P).
+pub(crate) fn is_vop(family: &str) -> bool {
+    matches!(
+        family,
+        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" | "VOP3P"
+    )
+}
+
+/// Whether `family` is DS.
+pub(crate) fn is_ds(family: &str) -> bool {
+    family == "DS"
+}
+
+/// Whether `family` is one of the flat-address families.
+pub(crate) fn is_flat(family: &str) -> bool {
+    matches!(
+        family,
+        "FLAT" | "GLOBAL" | "SCRATCH" | "VFLAT" | "VGLOBAL" | "VSCRATCH"
+    )
+}
+
+/// Whether `family` is one of the buffer families.
+pub(crate) fn is_buf(family: &str) -> bool {
+    matches!(family, "MUBUF" | "MTBUF" | "VBUFFER")
+}

@@ -17,20 +17,14 @@
 //!   float sources only, as `-v1` and `|v1|`.
 
 use super::dpp;
-use super::encode::Enc;
+use super::enc::{encode_src, encode_sreg, source_available, Enc};
+use super::inst::{AsmError, Inst};
+use super::layout::src_index;
 use super::operands::{self, LITERAL};
-use super::syntax::{Expr, Modifier, Statement};
-use super::tables::{InstInfo, OperandSpec, Tables};
-use super::{AsmError, Inst};
+use super::spelling::{src, src_typed, sreg};
+use super::syntax::{Arg, Expr, Modifier, Statement};
+use super::tables::{is_vop, InstInfo, OperandSpec, Tables};
 use crate::spec::{Arch, Family, Wheel};
-
-/// Whether `family` is one of the vector ALU families handled here.
-pub(crate) fn is_vop(family: &str) -> bool {
-    matches!(
-        family,
-        "VOP1" | "VOP2" | "VOPC" | "VOP3" | "VOP3SD" | "VOP3P"
-    )
-}
 
 /// Whether `family` is a 32-bit (`_e32`) form.
 fn is_e32(family: &str) -> bool {
@@ -111,16 +105,6 @@ fn vcc_name(arch: Arch) -> &'static str {
     }
 }
 
-/// The source index of an `operands.py` field name (RDNA 4 spells VOP3 `src0` as `vsrc0`).
-pub(crate) fn src_index(field: &str) -> Option<usize> {
-    match field {
-        "src0" | "vsrc0" => Some(0),
-        "src1" | "vsrc1" => Some(1),
-        "src2" => Some(2),
-        _ => None,
-    }
-}
-
 /// The operand's size in bits, lane masks sized to the wave.
 fn op_bits(arch: Arch, op: &OperandSpec) -> u32 {
     if op.format.contains("M64") || (op.kind == "SDST" && op.bits == 64 && op.format == "NUM_B64") {
@@ -167,6 +151,12 @@ pub(crate) fn mnemonic(tables: &Tables, info: &InstInfo) -> String {
 
 fn is_cmpx(info: &InstInfo) -> bool {
     info.name.starts_with("V_CMPX")
+}
+
+/// `v_bitop3_b16`/`v_bitop3_b32` (CDNA 4, gfx1250): their 8-bit truth table `bitop3:` sits in
+/// the VOP3 `omod` (bits 7:6), `abs` (5:3) and `neg` (2:0) fields.
+fn is_bitop3(info: &InstInfo) -> bool {
+    matches!(stem(&info.name), "V_BITOP3_B16" | "V_BITOP3_B32")
 }
 
 fn layout(tables: &Tables, info: &InstInfo) -> Layout {
@@ -366,14 +356,6 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         return None;
     }
     let arch = tables.arch;
-    if super::mfma::applies(arch, info) {
-        return Some(super::mfma::print(
-            tables,
-            info,
-            inst,
-            &mnemonic(tables, info),
-        ));
-    }
     let lay = layout(tables, info);
     let f = |n: &str| inst.field(n).unwrap_or(0);
     let vop3 = matches!(info.family.as_str(), "VOP3" | "VOP3SD");
@@ -418,14 +400,14 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         let half16 = lay.t16 && op.bits == 16;
         let mut text = match &op.kind {
             Kind::Implicit(_) if ext == Some(dpp::Ext::Sdwa) && op.idx == 3 && f("sd") != 0 => {
-                super::print::sreg(tables, f("sdst") as u32, regs)
+                sreg(tables, f("sdst") as u32, regs)
             }
             Kind::Implicit(name) => (*name).to_string(),
-            Kind::Vgpr if sdwa_scalar1 => super::print::src(tables, raw as u32, op.bits, None),
+            Kind::Vgpr if sdwa_scalar1 => src(tables, raw as u32, op.bits, None),
             Kind::LitK if op.bits == 16 => format!("0x{:x}", raw & 0xffff),
             Kind::LitK if op.bits == 64 => operands::literal64_text(raw, true, true),
             Kind::LitK => format!("0x{raw:x}"),
-            Kind::Sreg => super::print::sreg(tables, raw as u32, regs),
+            Kind::Sreg => sreg(tables, raw as u32, regs),
             Kind::Vgpr => {
                 if half16 && !wide {
                     vgpr_text(raw as u32 & 0x7f, 1, Some(raw & 0x80 != 0))
@@ -446,7 +428,7 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
                     }
                 } else {
                     // (A literal that is also an inline value prints as `lit(...)` there.)
-                    super::print::src_typed(tables, code, op.bits, op.float, inst.literal)
+                    src_typed(tables, code, op.bits, op.float, inst.literal)
                 }
             }
         };
@@ -492,6 +474,13 @@ pub(crate) fn print(tables: &Tables, info: &InstInfo, inst: &Inst) -> Option<Str
         text.push_str(&parts.join(", "));
     }
     if vop3 {
+        if is_bitop3(info) {
+            let table = (f("omod") & 3) << 6 | (f("abs") & 7) << 3 | f("neg") & 7;
+            if table != 0 {
+                text.push(' ');
+                text.push_str(&super::spelling::bitop3_text(table));
+            }
+        }
         if opsel != 0 && lay.has_opsel {
             let sdst_slot = lay.sdst_slot && ext.is_none();
             let n = lay.opsel_srcs + usize::from(lay.dst_in_opsel || sdst_slot);
@@ -629,65 +618,6 @@ fn list_bits(e: &Enc<'_>, col: usize, value: &Option<Expr>, n: usize) -> Result<
     Ok(v)
 }
 
-/// Encodes a 9-bit source operand; returns the code and the `.h` flag.
-pub(crate) fn encode_src(
-    e: &mut Enc<'_>,
-    expr: &Expr,
-    col: usize,
-    bits: u32,
-    float: bool,
-) -> Result<(u32, bool), AsmError> {
-    let regs = bits.div_ceil(32).max(1);
-    match expr {
-        Expr::Reg {
-            file, lo, hi, half, ..
-        } if file == "v" => {
-            if hi < lo || hi - lo + 1 != regs || *hi > 255 {
-                return Err(e.err(col, "invalid register size for operand"));
-            }
-            if e.tables.arch.is_gfx9() && regs > 1 && lo % 2 != 0 {
-                return Err(e.err(col, "invalid register alignment"));
-            }
-            if half.is_some() && (bits != 16 || e.tables.arch.family() != Family::Gfx11) {
-                return Err(e.err(col, "invalid operand for instruction"));
-            }
-            Ok((256 + lo, *half == Some(true)))
-        }
-        Expr::Int(v) if bits == 16 => {
-            let v = *v;
-            if let Some(code) = operands::int_code(v) {
-                return Ok((code, false));
-            }
-            if !(-32768..=65535).contains(&v) {
-                return Err(e.err(col, "invalid operand for instruction"));
-            }
-            if float {
-                if let Some(code) = operands::literal_inline_code(v as u64 & 0xffff, 16) {
-                    return Ok((code, false));
-                }
-            }
-            e.set_literal(v as u32 & 0xffff, col)?;
-            Ok((LITERAL, false))
-        }
-        Expr::Float(fv) if bits == 16 => {
-            if let Some(code) = operands::float_code(*fv) {
-                return Ok((code, false));
-            }
-            let h = half_bits(*fv).ok_or_else(|| e.err(col, "invalid operand for instruction"))?;
-            e.set_literal(u32::from(h), col)?;
-            Ok((LITERAL, false))
-        }
-        _ => {
-            let arg = super::syntax::Arg {
-                expr: expr.clone(),
-                col,
-            };
-            let code = super::encode::encode_ssrc(e, &arg, bits.max(32), float)?;
-            Ok((code, false))
-        }
-    }
-}
-
 /// The width of the literal `K` of `v_fmamk_*`/`v_fmaak_*`: 64 bits for gfx1250's
 /// `v_fmamk_f64`/`v_fmaak_f64`, else the destination's width up to 32.
 fn k_bits(info: &InstInfo, vdst: Option<&OperandSpec>) -> u32 {
@@ -699,31 +629,12 @@ fn k_bits(info: &InstInfo, vdst: Option<&OperandSpec>) -> u32 {
     }
 }
 
-/// The IEEE half bits of `v`, if exactly representable.
-fn half_bits(v: f64) -> Option<u16> {
-    let f = v as f32;
-    if f64::from(f) != v {
-        return None;
-    }
-    let b = f.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
-    let mant = b & 0x7f_ffff;
-    if f == 0.0 {
-        return Some(sign);
-    }
-    if !(1..31).contains(&exp) || mant & 0x1fff != 0 {
-        return None;
-    }
-    Some(sign | ((exp as u16) << 10) | (mant >> 13) as u16)
-}
-
 fn scalar_code(e: &Enc<'_>, expr: &Expr, col: usize, bits: u32) -> Result<u32, AsmError> {
-    let arg = super::syntax::Arg {
+    let arg = Arg {
         expr: expr.clone(),
         col,
     };
-    super::encode::encode_sreg(e, &arg, bits.div_ceil(32).max(1))
+    encode_sreg(e, &arg, bits.div_ceil(32).max(1))
 }
 
 /// Whether source code `code` reads a scalar value over the constant bus: an SGPR, `vcc`,
@@ -732,17 +643,6 @@ fn scalar_code(e: &Enc<'_>, expr: &Expr, col: usize, bits: u32) -> Result<u32, A
 fn uses_constant_bus(arch: Arch, code: u32) -> bool {
     let null = operands::special_code(arch, "null").map(|c| c.0);
     (code < 128 && Some(code) != null) || (251..=253).contains(&code)
-}
-
-/// Whether a VALU source may name `code`: RDNA has no `src_vccz`/`src_execz`, and no arch
-/// here has `src_lds_direct` (llvm-mc: "not available on this GPU"; on gfx1250 the code is
-/// the 64-bit literal).
-pub(crate) fn source_available(arch: Arch, code: u32) -> bool {
-    match code {
-        254 => operands::is_literal64(arch, code),
-        251 | 252 => arch.is_gfx9(),
-        _ => true,
-    }
 }
 
 /// How many distinct scalar values (SGPRs, plus one literal) a VALU instruction may read:
@@ -802,6 +702,16 @@ fn check_constant_bus(
     Ok(())
 }
 
+/// Refuses a statement whose `_e32`/`_e64` suffix names the other form than `info`'s family.
+pub(crate) fn check_form(e: &Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), AsmError> {
+    let m = &stmt.mnemonic;
+    let fam = info.family.as_str();
+    if (m.ends_with("_e32") && !is_e32(fam)) || (m.ends_with("_e64") && is_e32(fam)) {
+        return Err(e.err(stmt.col, "invalid instruction form"));
+    }
+    Ok(())
+}
+
 /// Encodes a vector ALU statement as `info` into `e`.
 pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Result<(), AsmError> {
     let arch = e.tables.arch;
@@ -809,21 +719,8 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     let fam = info.family.as_str();
     let vop3 = matches!(fam, "VOP3" | "VOP3SD");
     let vop3p = fam == "VOP3P";
-    // The suffix picks the form.
-    let m = &stmt.mnemonic;
-    if (m.ends_with("_e32") && !is_e32(fam)) || (m.ends_with("_e64") && is_e32(fam)) {
-        return Err(e.err(stmt.col, "invalid instruction form"));
-    }
+    check_form(e, info, stmt)?;
     let ext = dpp::ext_of_format(e.format_name());
-    if super::mfma::applies(arch, info) {
-        if ext.is_some() {
-            return Err(e.err(
-                stmt.col,
-                "dpp/sdwa variant of this instruction is not supported",
-            ));
-        }
-        return super::mfma::encode(e, info, stmt);
-    }
     if lay.ops.len() != stmt.args.len() {
         let col = stmt.args.get(lay.ops.len()).map_or(stmt.col, |a| a.col);
         return Err(e.err(col, "invalid operand for instruction"));
@@ -1083,9 +980,18 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     let hi_default = if lay.mix { 0 } else { (1u64 << lay.n_src) - 1 };
     let (mut opsel_hi, mut neg_lo, mut neg_hi) = (hi_default, 0, 0);
     let mut explicit_opsel = None;
+    let bitop3 = vop3 && is_bitop3(info);
+    let mut table = None;
     for m in mods {
         match (m.name.as_str(), &m.value) {
-            ("clamp", None) if !lay.scale => clamp = 1,
+            ("bitop3", Some(Expr::Int(v))) if bitop3 && table.is_none() => {
+                if !(0..=255).contains(v) {
+                    return Err(e.err(m.col, "invalid bitop3 value: expected 0..255"));
+                }
+                table = Some(*v as u64);
+            }
+            // llvm-mc-22 refuses `clamp` on the bitwise truth tables.
+            ("clamp", None) if !lay.scale && !bitop3 => clamp = 1,
             ("mul", Some(Expr::Int(2))) if vop3 && lay.float_mods => omod = 1,
             ("mul", Some(Expr::Int(4))) if vop3 && lay.float_mods => omod = 2,
             ("div", Some(Expr::Int(2))) if vop3 && lay.float_mods => omod = 3,
@@ -1131,6 +1037,11 @@ pub(crate) fn encode(e: &mut Enc<'_>, info: &InstInfo, stmt: &Statement) -> Resu
     }
     e.set("clmp", clamp);
     e.set("opsel", opsel);
+    if let Some(t) = table {
+        // No source of a truth table takes `neg`/`abs` (they are integer), so the fields
+        // are free for the table.
+        (omod, abs, neg) = (t >> 6 & 3, t >> 3 & 7, t & 7);
+    }
     if vop3 {
         e.set("omod", omod);
         e.set("neg", neg);

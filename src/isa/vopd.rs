@@ -13,10 +13,12 @@
 //! accumulator of `fmac`/`dot2acc`) of different parity, at most one literal value and two
 //! scalar values on the constant bus (`vcc_lo` of `cndmask` and apertures included).
 
+use super::enc::{encode_src, source_available, Enc};
+use super::inst::{known_src, AsmError, DecodeError, Inst, Operand, Value};
 use super::operands::{self, LITERAL};
+use super::spelling::src;
 use super::syntax::{Arg, Expr, Statement};
 use super::tables::{Format, InstInfo, Tables};
-use super::{AsmError, DecodeError, Inst, Operand, Value};
 use crate::spec::Wheel;
 
 /// The Y destination register encoded by `vdsty` next to X destination `vdstx`.
@@ -59,7 +61,7 @@ pub(crate) fn decode(
     let (Some(x), Some(y)) = (half_info(tables, opx), half_info(tables, opy)) else {
         return Err(DecodeError::Unknown { word });
     };
-    let known = |n: &str| super::decode::known_src(tables, get(n) as u32);
+    let known = |n: &str| known_src(tables, get(n) as u32);
     if !known("srcx0") || !known("srcy0") {
         return Err(DecodeError::Unknown { word });
     }
@@ -90,7 +92,7 @@ pub(crate) fn decode(
         .map(|f| (f.name.clone(), f.get(bits)))
         .collect();
     let vgpr = |index: u32| {
-        Value::Reg(super::Reg::Vgpr {
+        Value::Reg(operands::Reg::Vgpr {
             index: index as u16,
             count: 1,
         })
@@ -146,7 +148,7 @@ pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
             if src0 == LITERAL {
                 lit.clone()
             } else {
-                super::print::src(tables, src0, 32, inst.literal)
+                src(tables, src0, 32, inst.literal)
             },
         ];
         if is_fmamk(info) {
@@ -213,7 +215,7 @@ pub(crate) fn encode(
     let Some(fmt) = tables.format("VOPD") else {
         return Err(err(line, stmt.col, "VOPD is not supported on this GPU"));
     };
-    let mut enc = super::encode::Enc::new(tables, fmt, line);
+    let mut enc = Enc::new(tables, fmt, line);
     let mut halves = Vec::new();
     for (s, which) in [(stmt, 'x'), (y, 'y')] {
         let info = tables
@@ -238,12 +240,12 @@ pub(crate) fn encode(
         let reg = |a: &Arg| vgpr_of(&a.expr).ok_or_else(|| err(line, a.col, "expected a VGPR"));
         let vdst = reg(&s.args[0])?;
         let a1 = &s.args[1];
-        let (src0, half) = super::vop::encode_src(&mut enc, &a1.expr, a1.col, 32, float_src(info))?;
-        if half || !super::vop::source_available(tables.arch, src0) {
+        let (src0, half) = encode_src(&mut enc, &a1.expr, a1.col, 32, float_src(info))?;
+        if half || !source_available(tables.arch, src0) {
             return Err(err(line, a1.col, "invalid operand for instruction"));
         }
         let mut rest = s.args[2..].iter();
-        let k = |enc: &mut super::encode::Enc<'_>, a: &Arg| -> Result<(), AsmError> {
+        let k = |enc: &mut Enc<'_>, a: &Arg| -> Result<(), AsmError> {
             let v = match &a.expr {
                 Expr::Float(f) => (*f as f32).to_bits(),
                 Expr::Int(v) if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(v) => {

@@ -14,9 +14,12 @@
 //! beside a fixed other half; X and Y share one opcode space, some opcodes are X-only (the
 //! f64 operations) or Y-only (`bitop2`, `max_i32`, `min_i32`).
 
+use super::enc::{encode_src, encode_ssrc, source_available, Enc};
+use super::inst::{known_src, AsmError, DecodeError, Inst, Operand, Value};
+use super::operands::Reg;
+use super::spelling::{src_typed, sreg};
 use super::syntax::{Arg, Expr, Statement};
 use super::tables::Tables;
-use super::{AsmError, DecodeError, Inst, Operand, Reg, Value};
 
 /// The third source of one VOPD3 operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,7 +227,7 @@ pub(crate) fn decode(tables: &Tables, bytes: &[u8]) -> Result<(Inst, usize), Dec
         return Err(DecodeError::Unknown { word });
     };
     let known = |c: u32| {
-        super::decode::known_src(tables, c)
+        known_src(tables, c)
             && c != super::operands::LITERAL
             && !super::operands::is_literal64(tables.arch, c)
     };
@@ -326,7 +329,7 @@ pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
             vgpr_text(f(&format!("vdst{s}")), o.wide),
             signed(
                 0,
-                super::print::src_typed(tables, f(&format!("src{s}0")), bits, o.neg, None),
+                src_typed(tables, f(&format!("src{s}0")), bits, o.neg, None),
             ),
         ];
         if o.src1 {
@@ -335,12 +338,13 @@ pub(crate) fn print(tables: &Tables, inst: &Inst) -> String {
         let v2 = f(&format!("vsrc{s}2"));
         match o.third {
             Third::Vgpr => parts.push(signed(2, vgpr_text(v2, o.wide))),
-            Third::Sgpr => parts.push(super::print::sreg(tables, v2, 1)),
+            Third::Sgpr => parts.push(sreg(tables, v2, 1)),
             _ => {}
         }
         let mut text = format!("v_dual_{} {}", o.name, parts.join(", "));
         if o.third == Third::Table && v2 != 0 {
-            text.push_str(&format!(" bitop3:0x{v2:x}"));
+            text.push(' ');
+            text.push_str(&super::spelling::bitop3_text(u64::from(v2)));
         }
         text
     };
@@ -447,11 +451,11 @@ pub(crate) fn encode(
             used[2] = Some((vdst, n, st.args[0].col));
         }
         let a0 = peel(0, &st.args[1])?;
-        let mut enc = super::encode::Enc::new(tables, fmt, line);
-        let (src0, high) = super::vop::encode_src(&mut enc, &a0.expr, a0.col, bits_of, o.neg)?;
+        let mut enc = Enc::new(tables, fmt, line);
+        let (src0, high) = encode_src(&mut enc, &a0.expr, a0.col, bits_of, o.neg)?;
         if high
             || enc.literal().is_some()
-            || !super::vop::source_available(tables.arch, src0)
+            || !source_available(tables.arch, src0)
             || super::operands::is_literal64(tables.arch, src0)
         {
             return Err(err(line, a0.col, "invalid operand for instruction"));
@@ -479,7 +483,7 @@ pub(crate) fn encode(
             }
             Third::Sgpr => {
                 let a = rest.next().expect("bug: operand count checked");
-                let code = super::encode::encode_ssrc(&mut enc, a, 32, false)?;
+                let code = encode_ssrc(&mut enc, a, 32, false)?;
                 if code >= 128 {
                     return Err(err(line, a.col, "invalid operand for instruction"));
                 }

@@ -4,8 +4,8 @@
 //! spellings it reads; `tests/facts.rs` checks the result per family on every arch.
 
 use super::facts::{
-    Barrier, BitOp, Branch, ClampOp, Control, Counter, DsLanes, ElemType, Facts, Family, InstFacts,
-    IntClamp, LaneOp, Matrix, MemKind, Native, OperandFacts, Refusal, Rtn, Wait,
+    Barrier, BitOp, Branch, ClampOp, Control, Counter, DsLanes, ElemType, Encoding, Facts, Family,
+    InstFacts, IntClamp, LaneOp, Matrix, MemKind, Native, OperandFacts, Refusal, Rtn, Wait,
 };
 use crate::spec::{Arch, Family as ArchFamily, FastMap, Instruction, SpecDb};
 
@@ -104,7 +104,9 @@ fn entry(arch: Arch, index: u32, inst: &Instruction) -> (InstFacts, Vec<OperandF
         mem,
         loads: memory && (!store_named || atomic),
         stores: memory && (store_named || atomic),
-        load_only: has("LOAD") && !has("ATOMIC") && !has("STORE"),
+        load_only: (has("LOAD") || family == Family::Ds && has("READ"))
+            && !has("ATOMIC")
+            && !has("STORE"),
         atomic,
         lane_serial: memory && lane_serial(family, name),
         rtn,
@@ -168,6 +170,10 @@ fn entry(arch: Arch, index: u32, inst: &Instruction) -> (InstFacts, Vec<OperandF
         getreg: name == "S_GETREG_B32",
         int_clamp: int_clamp(name),
         matrix_c: matrix_c(name),
+        vdst_vgpr: inst
+            .operands
+            .iter()
+            .any(|o| o.field == "vdst" && o.kind.contains("VGPR")),
     };
     let compare = facts.compare;
     let operands = inst
@@ -186,6 +192,21 @@ fn entry(arch: Arch, index: u32, inst: &Instruction) -> (InstFacts, Vec<OperandF
         })
         .collect();
     (facts, operands)
+}
+
+impl Encoding {
+    /// The extension form of an encoding class (`VOP2_SDWA_SDST`, `VOP3_DPP16`, `SOP1_LIT`).
+    pub fn of(format: &str) -> Encoding {
+        if format.ends_with("_DPP16") {
+            Encoding::Dpp16
+        } else if format.ends_with("_DPP8") {
+            Encoding::Dpp8
+        } else if format.contains("_SDWA") {
+            Encoding::Sdwa
+        } else {
+            Encoding::Plain
+        }
+    }
 }
 
 /// Whether a spec operand kind (`OPR_SREG`, `OPR_SDST`, ...) names a scalar register.
@@ -362,15 +383,21 @@ fn native(name: &str) -> Option<Native> {
         "S_ROUND_MODE" => Some(Native::SetMode { shift: 0 }),
         "S_DENORM_MODE" => Some(Native::SetMode { shift: 4 }),
         "S_SENDMSG_RTN_B32" | "S_SENDMSG_RTN_B64" => Some(Native::SendMsgRtn),
+        "LDS_DIRECT_LOAD" | "DS_DIRECT_LOAD" => Some(Native::LdsDirect),
         _ => None,
     }
 }
 
-/// The dword count of a plain load or store spelled `<GLOBAL|DS|S>_<LOAD|STORE>_B<bits>`
-/// (DS: `_2ADDR` and `_2ADDR_STRIDE64` forms too), else 0.
+/// The dword count of a plain load or store, else 0:
+/// `<GLOBAL|FLAT|SCRATCH|DS|S>_<LOAD|STORE>_B<bits>` (DS: `_2ADDR` and `_2ADDR_STRIDE64`
+/// forms too) as RDNA 3 and later spell them, and the older spellings of the same accesses
+/// (CDNA, GFX10): `<GLOBAL|FLAT|SCRATCH>_<LOAD|STORE>_DWORD[X<n>]`, `S_LOAD_DWORD[X<n>]`,
+/// `DS_<READ|WRITE>[2|2ST64]_B<bits>`.
 fn plain_words(family: Family, name: &str) -> u8 {
     let prefix = match family {
         Family::Global | Family::Vglobal => "GLOBAL_",
+        Family::Flat | Family::Vflat => "FLAT_",
+        Family::Scratch | Family::Vscratch => "SCRATCH_",
         Family::Ds => "DS_",
         Family::Smem => "S_",
         _ => return 0,
@@ -378,18 +405,25 @@ fn plain_words(family: Family, name: &str) -> u8 {
     let Some(rest) = name.strip_prefix(prefix) else {
         return 0;
     };
-    let Some(rest) = rest
-        .strip_prefix("LOAD_")
-        .or_else(|| rest.strip_prefix("STORE_"))
-    else {
-        return 0;
+    let (ops, pairs): (&[&str], &[&str]) = match family {
+        Family::Ds => (
+            &["LOAD_", "STORE_", "READ_", "WRITE_"],
+            &[
+                "LOAD_2ADDR_STRIDE64_",
+                "LOAD_2ADDR_",
+                "STORE_2ADDR_STRIDE64_",
+                "STORE_2ADDR_",
+                "READ2ST64_",
+                "READ2_",
+                "WRITE2ST64_",
+                "WRITE2_",
+            ],
+        ),
+        Family::Smem => (&["LOAD_"], &[]),
+        _ => (&["LOAD_", "STORE_"], &[]),
     };
-    let rest = match family {
-        Family::Ds => rest
-            .strip_prefix("2ADDR_STRIDE64_")
-            .or_else(|| rest.strip_prefix("2ADDR_"))
-            .unwrap_or(rest),
-        _ => rest,
+    let Some(rest) = pairs.iter().chain(ops).find_map(|p| rest.strip_prefix(p)) else {
+        return 0;
     };
     match rest {
         "B32" => 1,
@@ -398,6 +432,14 @@ fn plain_words(family: Family, name: &str) -> u8 {
         "B128" => 4,
         "B256" => 8,
         "B512" => 16,
+        // `_DWORD*` names only the vector-memory and SMEM accesses.
+        _ if family == Family::Ds => 0,
+        "DWORD" => 1,
+        "DWORDX2" => 2,
+        "DWORDX3" => 3,
+        "DWORDX4" => 4,
+        "DWORDX8" => 8,
+        "DWORDX16" => 16,
         _ => 0,
     }
 }
@@ -471,6 +513,11 @@ fn transpose_shape(name: &str) -> Option<(u32, u32)> {
         "DS_READ_B96_TR_B6" => (6, 16),
         "GLOBAL_LOAD_TR_B64" => (8, 8),
         "GLOBAL_LOAD_TR_B128" => (16, 8),
+        // gfx1250 spells the element size first: the same four shapes, LDS and global.
+        "DS_LOAD_TR4_B64" | "GLOBAL_LOAD_TR4_B64" => (4, 16),
+        "DS_LOAD_TR8_B64" | "GLOBAL_LOAD_TR8_B64" => (8, 8),
+        "DS_LOAD_TR16_B128" | "GLOBAL_LOAD_TR16_B128" => (16, 8),
+        "DS_LOAD_TR6_B96" | "GLOBAL_LOAD_TR6_B96" => (6, 16),
         _ => return None,
     })
 }

@@ -244,6 +244,9 @@ pub enum Native {
     },
     /// `S_SENDMSG_RTN_B32/B64`: the message's returned value (`MSG_RTN_GET_REALTIME` only).
     SendMsgRtn,
+    /// RDNA 3 `LDS_DIRECT_LOAD`, RDNA 4 `DS_DIRECT_LOAD`: one LDS value at M0 broadcast to
+    /// the VGPR.
+    LdsDirect,
 }
 
 /// How the executor treats an instruction.
@@ -465,6 +468,27 @@ pub enum Wait {
     Pair(Counter, Counter),
 }
 
+/// The extension form of a decoded instruction's encoding (its `ins.py` class): the same
+/// database entry runs in any of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// The base encoding (`VOP1`, `VOP3`, `SOP2`, ...), with or without a literal.
+    Plain,
+    /// A sub-dword-addressing form (`*_SDWA`, `*_SDWA_SDST`; GFX9/GFX10).
+    Sdwa,
+    /// A 16-lane data-parallel-primitive form (`*_DPP16`).
+    Dpp16,
+    /// An 8-lane data-parallel-primitive form (`*_DPP8`).
+    Dpp8,
+}
+
+impl Encoding {
+    /// Whether it is a DPP form (DPP16 or DPP8).
+    pub fn is_dpp(self) -> bool {
+        matches!(self, Encoding::Dpp16 | Encoding::Dpp8)
+    }
+}
+
 /// The facts of one operand of an entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OperandFacts {
@@ -538,8 +562,8 @@ pub struct InstFacts {
     pub loads: bool,
     /// A memory instruction that writes memory (stores, `DS_WRITE*`, atomics).
     pub stores: bool,
-    /// Named a plain load (`LOAD`, neither atomic nor store): its global accesses are
-    /// checked by page.
+    /// Named a plain load (`LOAD`, or DS `READ` as CDNA and GFX10 spell it; neither atomic
+    /// nor store): its global accesses are checked by page.
     pub load_only: bool,
     /// An atomic read-modify-write: `*_ATOMIC_*`, or an LDS instruction that is neither a
     /// plain load or store nor a lane permute (`ds_add_u32`, `ds_cmpstore_b32`,
@@ -621,11 +645,12 @@ pub struct InstFacts {
     /// A memory instruction of another family whose data goes to or comes from LDS
     /// (`GLOBAL_LOAD_LDS_*`, `BUFFER_LOAD_LDS_*`, ...).
     pub lds_transfer: bool,
-    /// A plain load or store of whole dwords spelled `<GLOBAL|DS|S>_<LOAD|STORE>_B<bits>`
-    /// (DS two-address forms `DS_<LOAD|STORE>_2ADDR[_STRIDE64]_B<bits>` too): its dword count
-    /// per address, else 0. No sign or zero extension, D16 half, address mode or LDS
-    /// transfer; only the `_B<bits>` spelling (RDNA 3 and later; CDNA and GFX10 spell sizes
-    /// `_DWORD*`), which the wave layer's fast memory paths take.
+    /// A plain load or store of whole dwords spelled
+    /// `<GLOBAL|FLAT|SCRATCH|DS|S>_<LOAD|STORE>_B<bits>` (DS two-address forms
+    /// `DS_<LOAD|STORE>_2ADDR[_STRIDE64]_B<bits>` too), or in the older spelling of CDNA and
+    /// GFX10 (`GLOBAL_LOAD_DWORDX4`, `S_LOAD_DWORDX16`, `DS_READ2ST64_B64`): its dword count
+    /// per address, else 0. No sign or zero extension,
+    /// D16 half, address mode or LDS transfer; the wave layer's fast memory paths take these.
     pub plain_words: u8,
     /// `s_getreg_b32`: reads a hardware register field.
     pub getreg: bool,
@@ -634,6 +659,8 @@ pub struct InstFacts {
     /// The element type of a `V_WMMA_*`/`V_MFMA_*` accumulator that may be an inline
     /// constant or literal.
     pub matrix_c: Option<ElemType>,
+    /// The entry lists a `vdst` operand whose kind names a VGPR (not an SGPR or a mask).
+    pub vdst_vgpr: bool,
 }
 
 impl InstFacts {
@@ -848,6 +875,7 @@ impl InstFacts {
             getreg: false,
             int_clamp: None,
             matrix_c: None,
+            vdst_vgpr: false,
         }
     }
 }

@@ -7,8 +7,10 @@
 
 mod build;
 pub mod facts;
+mod spaces;
 
 pub use facts::{
-    Barrier, BitOp, Branch, ClampOp, Control, Counter, DsLanes, ElemType, Event, Facts, Family,
-    InstFacts, IntClamp, LaneOp, Matrix, MemKind, Native, OperandFacts, Refusal, Rtn, Wait,
+    Barrier, BitOp, Branch, ClampOp, Control, Counter, DsLanes, ElemType, Encoding, Event, Facts,
+    Family, InstFacts, IntClamp, LaneOp, Matrix, MemKind, Native, OperandFacts, Refusal, Rtn, Wait,
 };
+pub use spaces::RegSpaces;

@@ -21,9 +21,10 @@
 use std::collections::HashMap;
 
 use super::{Opnd, Regs};
-use crate::machine::{BitOp, Family, InstFacts, LaneOp, MemKind};
+use crate::dispatch::{DispatchError, Dispatcher, Launch};
+use crate::machine::{BitOp, Control, Encoding, Family, InstFacts, LaneOp, MemKind};
 use crate::spec::Arch;
-use crate::wave::{code, m0_code, MemAccess, MemSpace, WaveState, LANE_SLOTS, N_VGPRS};
+use crate::wave::{code, m0_code, MemAccess, MemSpace, WaveState, AGPR_ROW, LANE_SLOTS};
 
 /// The implicit wave-state operands of an instruction, from its pseudocode.
 #[derive(Clone, Debug, Default)]
@@ -54,6 +55,11 @@ pub(super) struct InstInfo {
     pub cross_lane: bool,
     /// Its results smear undefined bits only leftwards (`smears_left`).
     pub smears_left: bool,
+    /// A lane-mask operand field is read (it replaces the implicit VCC: VOP3 `v_cndmask`'s
+    /// select, a carry-in), whether a register, `null` or a constant.
+    pub mask_src: bool,
+    /// A lane-mask operand field is written (a VOPC/VOP3 `sdst`, a carry-out), `null` included.
+    pub mask_dst: bool,
 }
 
 /// Which registers count as written when a wave starts.
@@ -62,9 +68,26 @@ pub enum Initial {
     /// Every register (the single-wave `run`, whose state file gives the whole register file).
     #[default]
     All,
-    /// A dispatched wave: these scalar codes (user and system SGPRs), EXEC, v0 (work-item
-    /// ids), the trap temporaries and the hardware-set codes; nothing else.
-    Launch(Vec<u32>),
+    /// A dispatched wave: the scalar codes `sgprs` (user and system SGPRs), EXEC, the first
+    /// `vgprs` VGPRs (the work-item ids: v0, or v0 to v2 on gfx908 and GFX10), the trap
+    /// temporaries and the hardware-set codes; nothing else.
+    Launch {
+        /// The scalar codes the loader writes.
+        sgprs: Vec<u32>,
+        /// The VGPRs the loader writes, from v0.
+        vgprs: u32,
+    },
+}
+
+impl Initial {
+    /// The registers the loader of `d` writes for the waves of `launch`.
+    ///
+    /// # Errors
+    /// As [`Dispatcher::run`] for a malformed launch or code object.
+    pub fn launch(d: &mut Dispatcher, launch: &Launch) -> Result<Initial, DispatchError> {
+        let (sgprs, vgprs) = d.initial_registers(launch)?;
+        Ok(Initial::Launch { sgprs, vgprs })
+    }
 }
 
 /// One wave's definedness state.
@@ -105,7 +128,8 @@ pub(super) struct Step<'a> {
     pub pc: u64,
     /// The instruction's facts.
     pub facts: &'a InstFacts,
-    pub format: &'a str,
+    /// Its encoding's extension form.
+    pub encoding: Encoding,
     pub dpp: bool,
     pub ops: &'a [Opnd],
     pub info: &'a InstInfo,
@@ -126,9 +150,11 @@ impl WaveDef {
         let all = matches!(initial, Initial::All);
         let fill = if all { u32::MAX } else { 0 };
         let mut sgpr = vec![fill; N_CODES];
-        let mut vgpr = vec![fill; N_VGPRS * LANE_SLOTS];
-        if let Initial::Launch(codes) = initial {
-            for &c in codes {
+        // VGPRs, then (CDNA) AGPRs: the wave state's rows (`AGPR_ROW + k` is `a{k}`).
+        let rows = after.vgpr_rows();
+        let mut vgpr = vec![fill; rows * LANE_SLOTS];
+        if let Initial::Launch { sgprs, vgprs } = initial {
+            for &c in sgprs {
                 if let Some(s) = sgpr.get_mut(c as usize) {
                     *s = u32::MAX;
                 }
@@ -147,12 +173,12 @@ impl WaveDef {
             for s in sgpr.iter_mut().skip(128) {
                 *s = u32::MAX;
             }
-            for v in vgpr.iter_mut().take(LANE_SLOTS) {
+            for v in vgpr.iter_mut().take(LANE_SLOTS * (*vgprs).max(1) as usize) {
                 *v = u32::MAX;
             }
         }
         let ws = after.wave_size as usize;
-        let vundef = (0..N_VGPRS)
+        let vundef = (0..rows)
             .map(|r| {
                 let lanes = &vgpr[r * LANE_SLOTS..r * LANE_SLOTS + ws.min(LANE_SLOTS)];
                 lanes.iter().filter(|&&d| d != u32::MAX).count() as u16
@@ -164,7 +190,7 @@ impl WaveDef {
             vgpr,
             vundef,
             sorigin: vec![None; N_CODES],
-            vorigin: vec![None; N_VGPRS],
+            vorigin: vec![None; rows],
             scc_origin: None,
             scratch: HashMap::new(),
             exec: after.exec(),
@@ -279,10 +305,15 @@ fn half_mask(h: Option<bool>) -> u32 {
 }
 
 fn reg_text(r: &Regs) -> String {
+    // AGPRs are the VGPR rows from `AGPR_ROW` here (`Sanitizer::prepared`).
+    let (file, first) = match r.first.checked_sub(AGPR_ROW) {
+        Some(k) if r.file == 'v' => ('a', k),
+        _ => (r.file, r.first),
+    };
     if r.count == 1 {
-        format!("{}{}", r.file, r.first)
+        format!("{file}{first}")
     } else {
-        format!("{}[{}:{}]", r.file, r.first, r.first + r.count - 1)
+        format!("{file}[{first}:{}]", first + r.count - 1)
     }
 }
 
@@ -291,7 +322,10 @@ fn lanes(mask: u64, wave_size: u32) -> impl Iterator<Item = u32> {
 }
 
 const DATA_FIELDS: [&str; 5] = ["data", "vdata", "vsrc", "data0", "data1"];
-const ADDR_FIELDS: [&str; 6] = ["addr", "vaddr", "saddr", "sbase", "soffset", "offset"];
+/// Operand fields that decide where memory is accessed (with `srsrc`/`rsrc`, a buffer's V#).
+const ADDR_FIELDS: [&str; 8] = [
+    "addr", "vaddr", "saddr", "sbase", "soffset", "offset", "srsrc", "rsrc",
+];
 
 /// Runs the definedness step of one executed instruction; returns the uses of undefined bits.
 pub(super) fn step(w: &mut WaveDef, s: &Step<'_>, lds: &mut HashMap<u64, u8>) -> Vec<Use> {
@@ -545,8 +579,7 @@ fn lane_inputs(
         }
     }
     let imp = &s.info.implicit;
-    let mask_src = s.ops.iter().any(|o| o.read && o.mask);
-    if imp.reads_vcc && !mask_src && w.mask_def(code::VCC_LO) >> lane & 1 == 0 {
+    if imp.reads_vcc && !s.info.mask_src && w.mask_def(code::VCC_LO) >> lane & 1 == 0 {
         fail(w.sorigin[code::VCC_LO as usize], &mut ok);
     }
     if imp.reads_scc && !w.scc {
@@ -579,8 +612,7 @@ fn inputs_all_defined(w: &WaveDef, s: &Step<'_>, filter: &dyn Fn(&Opnd) -> bool)
         }
     }
     let imp = &s.info.implicit;
-    let mask_src = s.ops.iter().any(|o| o.read && o.mask);
-    !(imp.reads_vcc && !mask_src && w.mask_def(code::VCC_LO) != u64::MAX
+    !(imp.reads_vcc && !s.info.mask_src && w.mask_def(code::VCC_LO) != u64::MAX
         || imp.reads_scc && !w.scc
         || imp.reads_m0 && w.sdef(m0_code(s.arch)) != u32::MAX)
 }
@@ -622,8 +654,7 @@ fn lane_undef(
         }
     }
     let imp = &s.info.implicit;
-    let mask_src = s.ops.iter().any(|o| o.read && o.mask);
-    if imp.reads_vcc && !mask_src && w.mask_def(code::VCC_LO) >> lane & 1 == 0 {
+    if imp.reads_vcc && !s.info.mask_src && w.mask_def(code::VCC_LO) >> lane & 1 == 0 {
         u |= 1;
         origin = origin.or(w.sorigin[code::VCC_LO as usize]);
     }
@@ -692,8 +723,10 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
             }
         }
         let origin_of = |l: u32| per_lane[l as usize].1.or(Some(s.pc));
-        // Moves copy definedness exactly (without DPP/SDWA).
-        let mov = !s.dpp && s.facts.vmov && !s.format.contains("SDWA");
+        // Moves copy definedness exactly (without DPP/SDWA); so do the AGPR moves
+        // (`v_accvgpr_read/write/mov`: -O0 CDNA code spills SGPR lanes into AGPRs).
+        let agpr_move = s.facts.control == Control::AgprMove;
+        let mov = !s.dpp && (s.facts.vmov || agpr_move) && s.encoding != Encoding::Sdwa;
         let src_vgpr = s
             .ops
             .iter()
@@ -781,9 +814,8 @@ fn vector_step(w: &mut WaveDef, s: &Step<'_>) {
         }
         // Implicit lane masks: VOPC's VCC, carries, V_CMPX's EXEC.
         let imp = &s.info.implicit;
-        let mask_dst = s.ops.iter().any(|o| o.written && o.mask);
         let vopc_e32 = s.facts.family == Family::Vopc;
-        if !mask_dst && (imp.writes_vcc || vopc_e32 && imp.writes_d0 && !imp.writes_exec) {
+        if !s.info.mask_dst && (imp.writes_vcc || vopc_e32 && imp.writes_d0 && !imp.writes_exec) {
             write_lane_mask(w, code::VCC_LO, exec, &per_lane, s.pc);
         }
         if imp.writes_exec {

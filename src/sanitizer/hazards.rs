@@ -6,8 +6,8 @@
 
 use super::history::{Past, Step};
 use super::{operand_file_regs, reg_name, Finding, Regs, Sanitizer, WaveTrack};
-use crate::machine::{InstFacts, LaneOp, Matrix, MemKind};
-use crate::spec::Wheel;
+use crate::machine::{Encoding, Family, InstFacts, LaneOp, Matrix, MemKind, Wait};
+use crate::spec::{Arch, Family as Gen};
 use crate::wave::{code, Decoded};
 
 /// How many instructions of a wave's history the hazard rules look back over (RDNA 3's
@@ -29,6 +29,10 @@ impl Sanitizer {
     /// Checks the hazards of `s`'s arch against the wave's history, then records `s`.
     pub(super) fn hazards(&mut self, track: &mut WaveTrack, s: &Step, found: &mut Vec<Finding>) {
         let now = self.past(s);
+        // RDNA 4's SGPR state follows the wave into calls (see `hazards_sgpr`).
+        if self.arch.family() == Gen::Gfx12 {
+            track.sgpr.step(s, found);
+        }
         // Calls and returns end every window: LLVM resolves hazards per function, taking a
         // function's entry and the return from a call as clean.
         if s.d.facts.call_or_return {
@@ -36,10 +40,19 @@ impl Sanitizer {
             track.mask_armed.clear();
             return;
         }
-        match self.arch.wheel() {
-            Wheel::Cdna => cdna_hazards(track, s, &now, found),
-            Wheel::Rdna3 => super::hazards_rdna::rdna3_hazards(track, s, &now, found),
-            Wheel::Rdna4 => super::hazards_rdna::wmma_overlap(track, s, &now, found),
+        match self.arch.family() {
+            Gen::Gfx9 => cdna_hazards(track, s, &now, self.arch, found),
+            Gen::Gfx11 => {
+                super::hazards_rdna::rdna3_hazards(track, s, &now, found);
+                super::hazards_ldsdir::lds_direct(track, s, false, found);
+            }
+            Gen::Gfx12 => {
+                super::hazards_rdna::wmma_overlap(track, s, &now, found);
+                super::hazards_ldsdir::lds_direct(track, s, true, found);
+            }
+            Gen::Gfx125 => super::hazards_rdna::wmma_overlap(track, s, &now, found),
+            // GFX10 (RDNA 1 and 2): its own hazards are not modelled (see docs/sanitizer.md).
+            Gen::Gfx10 => {}
         }
         track.history.push_back(now);
         if track.history.len() > HISTORY {
@@ -51,7 +64,8 @@ impl Sanitizer {
     fn past(&self, s: &Step) -> Past {
         let d = s.d;
         let f = &d.facts;
-        let valu = f.family.is_valu();
+        // VINTERP instructions are VALUs too (they count for the VALU windows).
+        let valu = f.family.is_valu() || f.family == Family::Vinterp;
         let salu = f.family.is_salu();
         let vmem = vector_memory(f);
         // VMEM stores and atomics (not LDS).
@@ -64,6 +78,15 @@ impl Sanitizer {
         let wait_states = if f.nop { (imm % 16) as u32 + 1 } else { 1 };
         let depctr = f.depctr;
         let (va_vdst, sa_sdst) = depctr_fields(imm);
+        // An LDS-direct load with its `va_vdst` wait at 0 drains the VALU counter too.
+        let lds_direct = matches!(f.family, Family::Ldsdir | Family::Vdsdir);
+        let lds_direct_waits_va_vdst =
+            lds_direct && d.inst.field("wait_vdst").or(d.inst.field("wait_va_vdst")) == Some(0);
+        let vm_vsrc_drained = valu
+            || f.mem == MemKind::Export
+            || f.wait == Some(Wait::Combined) && imm == 0
+            || depctr && (imm >> 2) & 7 == 0
+            || lds_direct && d.inst.field("wait_vm_vsrc") == Some(0);
         let mut mask_reads: Vec<Regs> = Vec::new();
         if valu {
             for o in s.ops.iter().filter(|o| o.read && o.mask) {
@@ -91,16 +114,19 @@ impl Sanitizer {
             salu,
             trans: s.info.trans,
             wmma: matches!(f.matrix, Matrix::Wmma | Matrix::Swmmac),
+            reads: s.reads.clone(),
             writes: s.writes.clone(),
             all_writes: s.all_writes.clone(),
             wide_store_data,
             wait_states,
-            va_vdst_zero: vmem || depctr && va_vdst == 0,
+            va_vdst_zero: vmem || depctr && va_vdst == 0 || lds_direct_waits_va_vdst,
             sa_sdst_zero: depctr && sa_sdst == 0,
             va_sdst_zero: depctr && (imm >> 9) & 7 == 0,
             mask_reads,
             reads_sgpr_or_literal,
             setreg: f.setreg.then_some((imm & 0x3f) as u32),
+            vmem_or_ds: f.mem.is_vector_memory() || f.mem == MemKind::Lds,
+            vm_vsrc_drained,
         }
     }
 }
@@ -123,14 +149,17 @@ fn overlap(written: &[Regs], regs: &[Regs], file: char) -> Option<(char, u32)> {
 
 /// CDNA hazards the manual requires software to separate by wait states (CDNA 3 ISA,
 /// section 4.5 "Manually Inserted Wait States (NOPs)").
-fn cdna_hazards(track: &WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding>) {
+fn cdna_hazards(track: &WaveTrack, s: &Step, now: &Past, arch: Arch, found: &mut Vec<Finding>) {
     let d = s.d;
     let f = &d.facts;
     let vmem = matches!(
         f.mem,
         MemKind::Global | MemKind::Flat | MemKind::Scratch | MemKind::Buffer
     );
-    let dpp = d.ext.is_some() || d.inst.format.contains("DPP");
+    // DPP reads other lanes through the forwarding path; SDWA (also an extension word) does
+    // not, and LLVM's DPP rule (`checkDPPHazards`) does not apply to it.
+    let sdwa = d.encoding == Encoding::Sdwa;
+    let dpp = d.ext.is_some() && !sdwa || d.encoding.is_dpp();
     let mut rules: Vec<Rule> = Vec::new();
     if vmem {
         rules.push(Rule {
@@ -159,8 +188,11 @@ fn cdna_hazards(track: &WaveTrack, s: &Step, now: &Past, found: &mut Vec<Finding
         });
     }
     if now.valu {
+        // LLVM (`checkVALUHazards`, `has12DWordStoreHazard`): 2 wait states on gfx940 and
+        // later (CDNA 3, CDNA 4), 1 before (CDNA 1, CDNA 2).
+        let gfx940 = matches!(arch, Arch::Cdna3 | Arch::Cdna);
         rules.push(Rule {
-            needed: 2,
+            needed: if gfx940 { 2 } else { 1 },
             what: "a VALU instruction overwrites the data VGPRs of a store of more than 64 bits",
             hit: |p, s| overlap(&p.wide_store_data, s.writes, 'v'),
         });

@@ -19,6 +19,8 @@ pub(super) struct Past {
     pub(super) trans: bool,
     /// A WMMA / SWMMAC matrix instruction.
     pub(super) wmma: bool,
+    /// Explicit register reads.
+    pub(super) reads: Rc<[Regs]>,
     /// Explicit register writes.
     pub(super) writes: Rc<[Regs]>,
     /// Register writes including the implicit ones (VCC, EXEC).
@@ -27,8 +29,9 @@ pub(super) struct Past {
     pub(super) wide_store_data: Vec<Regs>,
     /// Wait states this instruction provides (1, or N+1 for `s_nop N`).
     pub(super) wait_states: u32,
-    /// It drains the VALU result counter: a vector memory, LDS or export instruction, or
-    /// `s_waitcnt_depctr` / `s_wait_alu` with `va_vdst` = 0.
+    /// It drains the VALU result counter: a vector memory, LDS or export instruction,
+    /// `s_waitcnt_depctr` / `s_wait_alu` with `va_vdst` = 0, or an LDS-direct load whose
+    /// `wait_vdst` / `wait_va_vdst` is 0.
     pub(super) va_vdst_zero: bool,
     /// `s_waitcnt_depctr` / `s_wait_alu` with `sa_sdst` = 0.
     pub(super) sa_sdst_zero: bool,
@@ -41,6 +44,14 @@ pub(super) struct Past {
     pub(super) reads_sgpr_or_literal: bool,
     /// The hardware register an `s_setreg*` writes.
     pub(super) setreg: Option<u32>,
+    /// A vector memory, FLAT or LDS instruction (it reads its VGPRs after issue: LLVM's
+    /// `isVMEM || isFLAT || isDS`).
+    pub(super) vmem_or_ds: bool,
+    /// It waits until no vector memory instruction still reads its source VGPRs: an
+    /// export or VALU (LLVM's expiry for the LDS-direct rule), `s_waitcnt 0`,
+    /// `s_waitcnt_depctr`/`s_wait_alu` with `vm_vsrc` = 0 (bits 4:2; `depctr_vm_vsrc(0)` =
+    /// 0xff83), or an RDNA 4 LDS-direct load with `wait_vm_vsrc:0`.
+    pub(super) vm_vsrc_drained: bool,
 }
 
 /// An SGPR a SALU wrote after a VALU read it as a lane mask (RDNA 3 wave64): reading it

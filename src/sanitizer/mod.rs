@@ -14,7 +14,9 @@
 
 mod defined;
 mod hazards;
+mod hazards_ldsdir;
 mod hazards_rdna;
+mod hazards_sgpr;
 mod history;
 mod operands;
 
@@ -25,7 +27,7 @@ use std::rc::Rc;
 pub use defined::Initial;
 
 use crate::isa::Isa;
-use crate::machine::{Counter, Event};
+use crate::machine::{Counter, Encoding, Event, Family};
 use crate::spec::{Arch, SpecDb};
 use crate::wave::{Barrier, Class, Decoded, MemAccess, MemSpace, WaveState};
 use operands::{
@@ -120,17 +122,6 @@ impl Finding {
     }
 }
 
-/// The findings as text, one line each, and a count line.
-pub fn findings_text(findings: &[Finding]) -> String {
-    let mut s = String::new();
-    for f in findings {
-        s.push_str(&f.to_string());
-        s.push('\n');
-    }
-    s.push_str(&format!("sanitizer: {} finding(s)\n", findings.len()));
-    s
-}
-
 /// The findings as a JSON array.
 pub fn findings_json(findings: &[Finding]) -> serde_json::Value {
     serde_json::Value::Array(findings.iter().map(Finding::to_json).collect())
@@ -198,6 +189,8 @@ struct WaveTrack {
     history: VecDeque<history::Past>,
     /// SGPRs whose next SALU read needs `depctr_sa_sdst(0)` (RDNA 3 wave64).
     mask_armed: Vec<history::Armed>,
+    /// RDNA 4's SGPR read hazard state.
+    sgpr: hazards_sgpr::SgprHazards,
     /// Definedness of the wave's registers and scratch (created at its first instruction).
     def: Option<defined::WaveDef>,
 }
@@ -207,6 +200,9 @@ struct WaveTrack {
 struct Prepared {
     text: Rc<str>,
     ops: Vec<Opnd>,
+    /// `ops` with AGPRs as the VGPR-file rows the definedness model keeps them in
+    /// (`AGPR_ROW + k`, as the wave state does).
+    def_ops: Vec<Opnd>,
     info: Rc<defined::InstInfo>,
     /// Explicit operands.
     reads: Rc<[Regs]>,
@@ -289,7 +285,7 @@ impl Sanitizer {
 
     /// Sets which registers count as written when a wave starts (default [`Initial::All`]:
     /// only LDS and scratch start undefined). A dispatch gives
-    /// `Initial::Launch(dispatcher.initial_sgpr_codes(launch)?)`.
+    /// `Initial::launch(&mut dispatcher, &launch)?`.
     pub fn set_initial(&mut self, initial: Initial) {
         self.initial = initial;
     }
@@ -312,6 +308,17 @@ impl Sanitizer {
             for o in self.isa.facts().operands(d.facts.index) {
                 info.ops.insert(o.field.clone(), (o.bits, o.lane_mask));
                 info.regs.insert(o.field.clone(), o.regs(wave_size));
+            }
+            // A lane-mask operand field (a register, `null` or a constant) replaces the
+            // implicit VCC the pseudocode names.
+            for o in &d.inst.operands {
+                if info.ops.get(&o.field).is_some_and(|x| x.1) {
+                    if operands::is_written(d, &o.field) {
+                        info.mask_dst = true;
+                    } else {
+                        info.mask_src = true;
+                    }
+                }
             }
             if let Ok(c) = crate::frontend::compile_instruction(self.arch, inst) {
                 let imp = &mut info.implicit;
@@ -385,7 +392,12 @@ impl Sanitizer {
         let text = self.text(d);
         let scalar = self.scalar_fields(d);
         let info = self.inst_info(d, wave_size);
-        let mut ops = operand_list(d, &scalar);
+        let mut ops = operand_list(self.arch, d, &scalar);
+        // `null` reads zero (always defined) and discards writes: no register is read or
+        // written. Sized as a wave64 lane mask it would reach the next code (EXEC_LO on
+        // GFX10, M0 on GFX11+) otherwise.
+        let null = crate::wave::null_code(self.arch);
+        ops.retain(|o| o.r.file != 's' || Some(o.r.first) != null);
         for o in &mut ops {
             (o.bits, o.mask) = info.ops.get(&o.field).copied().unwrap_or((32, false));
             // The decoded operand table sizes a lane mask by the spec's 64 bits; in the wave
@@ -409,9 +421,21 @@ impl Sanitizer {
             &mut wait_reads,
             &mut wait_writes,
         );
+        let def_ops = ops
+            .iter()
+            .cloned()
+            .map(|mut o| {
+                if o.r.file == 'a' {
+                    o.r.file = 'v';
+                    o.r.first += crate::wave::AGPR_ROW;
+                }
+                o
+            })
+            .collect();
         let p = Rc::new(Prepared {
             text,
             ops,
+            def_ops,
             info,
             reads: reads.into(),
             writes: writes.into(),
@@ -497,6 +521,13 @@ impl Sanitizer {
             }
         }
 
+        // VINTERP's `wait_exp` field waits for `expcnt` before the instruction reads.
+        if d.facts.family == Family::Vinterp {
+            if let Some(n) = d.inst.field("waitexp") {
+                retire(&mut track.pending, Counter::Exp, n as u32);
+            }
+        }
+
         // Reads of registers an outstanding load will still write.
         for r in wait_reads.iter() {
             for p in track.pending.iter_mut() {
@@ -527,7 +558,11 @@ impl Sanitizer {
             }
         }
 
-        let memory_op = memory_event(d, after);
+        // LDS-direct and LDS-parameter loads count on `expcnt` (LLVM `SIInsertWaitcnts`:
+        // `EXP_LDS_ACCESS`), in order among themselves.
+        let lds_direct = matches!(d.facts.family, Family::Ldsdir | Family::Vdsdir);
+        let memory_op =
+            memory_event(d, after).or_else(|| lds_direct.then_some((Counter::Exp, Event::Lds)));
         // Overwrites of registers an outstanding load will still write (its return would
         // land after this write), unless this is a load of the same in-order kind.
         for w in wait_writes.iter() {
@@ -656,7 +691,7 @@ impl Sanitizer {
         }
 
         // Definedness (uninitialised values).
-        if d.class == Class::Execute {
+        if matches!(d.class, Class::Execute | Class::AgprMove) {
             let memory = is_memory(d);
             let access = after
                 .last_access
@@ -671,9 +706,9 @@ impl Sanitizer {
                 arch,
                 pc: d.addr,
                 facts: &d.facts,
-                format: d.inst.format.as_str(),
-                dpp: d.ext.is_some() && !d.inst.format.contains("SDWA"),
-                ops,
+                encoding: d.encoding,
+                dpp: d.ext.is_some() && d.encoding != Encoding::Sdwa,
+                ops: &prep.def_ops,
                 info,
                 opsel: d.inst.field("opsel").unwrap_or(0),
                 after,

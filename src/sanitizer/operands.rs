@@ -109,14 +109,8 @@ pub(super) struct Opnd {
 }
 
 /// The register operands of `d`, each with its field and whether it is read or written.
-pub(super) fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
+pub(super) fn operand_list(arch: Arch, d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
     let mut out = Vec::new();
-    // With an SGPR base (`saddr`), a global address VGPR is a 32-bit offset, not a pair.
-    let sgpr_base = d
-        .inst
-        .operands
-        .iter()
-        .any(|o| o.field == "saddr" && matches!(o.value, isa::Value::Reg(Reg::Sgpr { .. })));
     for o in &d.inst.operands {
         let Some(mut r) = operand_file_regs(d, o) else {
             continue;
@@ -124,35 +118,17 @@ pub(super) fn operand_list(d: &Decoded, scalar: &[String]) -> Vec<Opnd> {
         if r.file == 'v' && scalar.iter().any(|f| f == &o.field) {
             r.file = 's';
         }
-        let addr_field = matches!(o.field.as_str(), "addr" | "vaddr");
         // An atomic without return writes no VGPR (its `vdst` field is unused).
         if o.field == "vdst" && d.facts.rtn == Rtn::ReturnBit && !returns_data(d) {
             continue;
         }
-        // GFX9 (CDNA) SMEM: `soffset` is read only with `soffset_en`, `offset` names an SGPR
-        // only without `imm` (as the memory layer forms the address).
-        if d.facts.mem == MemKind::Scalar {
-            if o.field == "soffset" && d.inst.field("soffset_en") == Some(0) {
-                continue;
-            }
-            if o.field == "offset" && d.inst.field("imm") == Some(1) {
-                continue;
-            }
-        }
-        // A scratch address VGPR is read only with SVE set (RDNA) or without an SGPR base
-        // (CDNA, no SVE bit): as the memory layer forms the address.
-        let scratch = d.facts.mem == MemKind::Scratch;
-        if addr_field && scratch {
-            let used = match d.inst.field("sve") {
-                Some(sve) => sve == 1,
-                None => !sgpr_base,
-            };
-            if !used {
-                continue;
-            }
-        }
-        if addr_field && (sgpr_base || scratch) {
-            r.count = 1;
+        // Address registers are read as the wave layer's memory plan forms the address:
+        // a global VGPR pair, or one offset VGPR with an SGPR base; the buffer index and
+        // offset VGPRs by `idxen`/`offen`; the scratch VGPR with SVE; the SMEM offset SGPRs.
+        match crate::wave::address_regs(d, arch, &o.field) {
+            Some(0) => continue,
+            Some(n) => r.count = n,
+            None => {}
         }
         let written = is_written(d, &o.field);
         // A store-and-return atomic also reads its data register (`vdata`).
@@ -228,21 +204,11 @@ pub(super) fn implicit_regs(
     if imp.writes_exec {
         writes.push(pair(crate::wave::code::EXEC_LO));
     }
-    let mask_src = d
-        .inst
-        .operands
-        .iter()
-        .any(|o| info.ops.get(&o.field).is_some_and(|x| x.1) && !is_written(d, &o.field));
-    let mask_dst = d
-        .inst
-        .operands
-        .iter()
-        .any(|o| info.ops.get(&o.field).is_some_and(|x| x.1) && is_written(d, &o.field));
-    if imp.reads_vcc && !mask_src {
+    if imp.reads_vcc && !info.mask_src {
         reads.push(pair(crate::wave::code::VCC_LO));
     }
     let vopc_vcc = f.family == Family::Vopc && imp.writes_d0 && !imp.writes_exec;
-    if (imp.writes_vcc || vopc_vcc) && !mask_dst {
+    if (imp.writes_vcc || vopc_vcc) && !info.mask_dst {
         writes.push(pair(crate::wave::code::VCC_LO));
     }
     if imp.reads_m0 || arch.is_gfx9() && f.mem == MemKind::Lds {

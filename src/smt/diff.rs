@@ -98,36 +98,6 @@ impl DiffReport {
             "entries": entries,
         })
     }
-
-    /// The text form.
-    pub fn to_text(&self) -> String {
-        let t = self.totals();
-        let (a, b) = self.arches;
-        let mut s = format!(
-            "{a} -> {b}: identical {}, equivalent {}, different {}, unknown {}, only in {a} {}, only in {b} {}\n",
-            t[0], t[1], t[2], t[3], t[4], t[5]
-        );
-        for (n, k) in &self.entries {
-            match k {
-                Kind::Equivalent => s.push_str(&format!("  EQUIVALENT {n}\n")),
-                Kind::Different { input, outputs } => {
-                    let i: Vec<String> = input.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                    let o: Vec<String> = outputs
-                        .iter()
-                        .map(|(k, (x, y))| format!("{k}: {x} vs {y}"))
-                        .collect();
-                    s.push_str(&format!(
-                        "  DIFFERENT {n} at {} -> {}\n",
-                        i.join(","),
-                        o.join("; ")
-                    ));
-                }
-                Kind::Unknown(r) => s.push_str(&format!("  UNKNOWN {n}: {r}\n")),
-                _ => {}
-            }
-        }
-        s
-    }
 }
 
 fn is_alu(i: &Instruction) -> bool {

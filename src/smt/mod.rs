@@ -17,7 +17,6 @@
 
 pub mod alu;
 mod builtins;
-pub mod cli;
 pub mod diff;
 pub mod equiv;
 pub mod fp;

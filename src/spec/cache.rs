@@ -32,7 +32,7 @@ use std::sync::Mutex;
 use sha2::{Digest, Sha256};
 
 use super::codec::{self, Reader, Writer};
-use super::db::{Spec, SpecDb};
+use super::db::{parse_wheel, SpecDb};
 use super::{Arch, SpecError};
 
 /// The file's first bytes.
@@ -58,16 +58,7 @@ pub const HEADER_LEN: usize = STAMP_AT + STAMP_SLOTS * 16 + 4 + Arch::WHEEL.len(
 /// A wheel file's (size, modification time in nanoseconds since the epoch).
 type Stamp = (u64, u64);
 
-/// Loads `path` through the cache in the user cache directory.
-pub(super) fn load(path: &Path) -> Result<Spec, SpecError> {
-    let off = std::env::var_os("AMDPCODE_NO_SPEC_CACHE").is_some_and(|v| v != "0" && !v.is_empty());
-    match super::default_cache_dir() {
-        Some(dir) if !off => load_with(path, &dir).map(|(spec, _)| spec),
-        _ => Spec::load_uncached(path),
-    }
-}
-
-/// Where a [`load_with`] got its databases from.
+/// Where [`crate::spec::load_with_cache`] got its databases from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CacheUse {
     /// Read from a valid cache file.
@@ -78,11 +69,20 @@ pub enum CacheUse {
     Bypassed,
 }
 
+/// What a load found: the cache file's sections (decoded arch by arch on first use), or
+/// the wheel's databases parsed, in [`Arch::WHEEL`] order.
+pub(super) enum Loaded {
+    /// A valid cache file.
+    Cached(Sections),
+    /// The wheel, parsed.
+    Parsed(Vec<SpecDb>),
+}
+
 /// Loads the wheel at `path`, using (and maintaining) the cache file in `dir`.
 ///
 /// # Errors
-/// Those of [`Spec::load_uncached`] (the cache itself never makes a load fail).
-pub fn load_with(path: &Path, dir: &Path) -> Result<(Spec, CacheUse), SpecError> {
+/// Those of parsing the wheel (the cache itself never makes a load fail).
+pub(super) fn load_with(path: &Path, dir: &Path) -> Result<(Loaded, CacheUse), SpecError> {
     let io = |source| SpecError::Io {
         path: path.to_path_buf(),
         source,
@@ -95,26 +95,23 @@ pub fn load_with(path: &Path, dir: &Path) -> Result<(Spec, CacheUse), SpecError>
         // sha256 was computed and matched: a recorded stamp stands for it; another stamp
         // means hashing the wheel again.
         if sections.stamps.contains(&stamp) {
-            return Ok((Spec::from_sections(path, sections), CacheUse::Hit));
+            return Ok((Loaded::Cached(sections), CacheUse::Hit));
         }
         if wheel_sha(path)? == pinned {
             // Same content, new stamp: record it, so the next load need not hash again.
             let _ = sections.record_stamp(stamp);
-            return Ok((Spec::from_sections(path, sections), CacheUse::Hit));
+            return Ok((Loaded::Cached(sections), CacheUse::Hit));
         }
-        return Ok((Spec::load_uncached(path)?, CacheUse::Bypassed));
+        return Ok((Loaded::Parsed(parse_wheel(path)?), CacheUse::Bypassed));
     }
     if wheel_sha(path)? != pinned {
-        return Ok((Spec::load_uncached(path)?, CacheUse::Bypassed));
+        return Ok((Loaded::Parsed(parse_wheel(path)?), CacheUse::Bypassed));
     }
-    let spec = Spec::load_uncached(path)?;
-    let written = write_file(
-        &file,
-        &encode_file(&Arch::WHEEL.map(|a| spec.db(a)), &pinned, stamp),
-    )
-    .is_ok();
+    let dbs = parse_wheel(path)?;
+    let refs: Vec<&SpecDb> = dbs.iter().collect();
+    let written = write_file(&file, &encode_file(&refs, &pinned, stamp)).is_ok();
     Ok((
-        spec,
+        Loaded::Parsed(dbs),
         if written {
             CacheUse::Rebuilt
         } else {

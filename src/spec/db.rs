@@ -9,7 +9,7 @@
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -556,171 +556,77 @@ pub(super) fn build_encodings(
     Ok(encodings)
 }
 
-/// The whole spec: one [`SpecDb`] per arch, read from the wheel (RDNA 3, RDNA 4, CDNA 4)
-/// or derived from the database of the arch's wheel folder (see `derive.rs`).
-#[derive(Clone, Debug)]
-pub struct Spec {
-    path: PathBuf,
-    /// One database per arch in [`Arch::ALL`] order. The wheel's are built on first use
-    /// when the spec came from the cache (`lazy`), at once otherwise; derived ones on first
-    /// use.
-    dbs: Vec<std::sync::OnceLock<SpecDb>>,
-    /// The cache file's sections, decoded arch by arch on first use.
-    lazy: Option<std::sync::Arc<super::cache::Sections>>,
+/// Reads the wheel at `path` (a zip archive) and builds the database of each of its
+/// folders' arches, in [`Arch::WHEEL`] order. The arches are independent, so each is read
+/// and built on its own scoped thread.
+///
+/// # Errors
+/// [`SpecError::Io`] or [`SpecError::Zip`] when the file cannot be read as a zip,
+/// [`SpecError::MissingMember`] when a generated module is absent, and any error of
+/// [`SpecDb::from_sources`].
+pub(super) fn parse_wheel(path: &Path) -> Result<Vec<SpecDb>, SpecError> {
+    let open = || -> Result<zip::ZipArchive<BufReader<File>>, SpecError> {
+        let file = File::open(path).map_err(|source| SpecError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        zip::ZipArchive::new(BufReader::new(file)).map_err(|source| SpecError::Zip {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    // Fail early, on this thread, when the file is not a readable zip.
+    let first = open()?;
+    // The three wheel folders are independent, so build them on separate threads, each
+    // with its own handle on the file (a shared handle would share the seek position).
+    let results: Vec<Result<SpecDb, SpecError>> = std::thread::scope(|scope| {
+        let mut first = Some(first);
+        let handles: Vec<_> = Arch::WHEEL
+            .iter()
+            .map(|&arch| {
+                let reuse = first.take();
+                let work = move || {
+                    let mut archive = match reuse {
+                        Some(archive) => archive,
+                        None => open()?,
+                    };
+                    load_arch(&mut archive, path, arch)
+                };
+                std::thread::Builder::new()
+                    .name(format!("spec-{arch}"))
+                    .spawn_scoped(scope, work)
+                    .map_err(|_| arch)
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| match handle {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread could be started: do the work on this one instead.
+                Err(arch) => open().and_then(|mut archive| load_arch(&mut archive, path, arch)),
+            })
+            .collect()
+    });
+    results.into_iter().collect()
 }
 
-impl Spec {
-    /// Reads the wheel at `path` (a zip archive) and builds the database of every arch.
-    /// The arches are independent, so each is read and built on its own scoped thread.
-    /// For the pinned wheel, the built databases are kept in the user cache and read back
-    /// from there by later loads (see `spec/cache.rs`: keyed by the wheel's sha256 and the
-    /// reading code, checksummed, rebuilt when stale or damaged).
-    ///
-    /// # Errors
-    /// [`SpecError::Io`] or [`SpecError::Zip`] when the file cannot be read as a zip,
-    /// [`SpecError::MissingMember`] when a generated module is absent, and any error of
-    /// [`SpecDb::from_sources`].
-    pub fn load(path: &Path) -> Result<Spec, SpecError> {
-        super::cache::load(path)
-    }
-
-    /// [`Spec::load`] without the prepared-database cache: always parses the wheel.
-    ///
-    /// # Errors
-    /// As [`Spec::load`].
-    pub fn load_uncached(path: &Path) -> Result<Spec, SpecError> {
-        let open = || -> Result<zip::ZipArchive<BufReader<File>>, SpecError> {
-            let file = File::open(path).map_err(|source| SpecError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            zip::ZipArchive::new(BufReader::new(file)).map_err(|source| SpecError::Zip {
-                path: path.to_path_buf(),
-                source,
-            })
-        };
-        // Fail early, on this thread, when the file is not a readable zip.
-        let first = open()?;
-        // The three wheel folders are independent, so build them on separate threads, each
-        // with its own handle on the file (a shared handle would share the seek position).
-        let results: Vec<Result<SpecDb, SpecError>> = std::thread::scope(|scope| {
-            let mut first = Some(first);
-            let handles: Vec<_> = Arch::WHEEL
-                .iter()
-                .map(|&arch| {
-                    let reuse = first.take();
-                    let work = move || {
-                        let mut archive = match reuse {
-                            Some(archive) => archive,
-                            None => open()?,
-                        };
-                        load_arch(&mut archive, path, arch)
-                    };
-                    std::thread::Builder::new()
-                        .name(format!("spec-{arch}"))
-                        .spawn_scoped(scope, work)
-                        .map_err(|_| arch)
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|handle| match handle {
-                    Ok(handle) => handle
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                    // No thread could be started: do the work on this one instead.
-                    Err(arch) => open().and_then(|mut archive| load_arch(&mut archive, path, arch)),
-                })
-                .collect()
-        });
-        let spec = Spec::empty(path, None);
-        for db in results {
-            let db = db?;
-            let _ = spec.dbs[db.arch() as usize].set(db);
-        }
-        Ok(spec)
-    }
-
-    /// A spec with no database built yet.
-    fn empty(path: &Path, lazy: Option<super::cache::Sections>) -> Spec {
-        Spec {
+/// Reads the database of one wheel folder's arch from the wheel at `path`.
+///
+/// # Errors
+/// As [`parse_wheel`].
+pub(super) fn parse_arch(path: &Path, arch: Arch) -> Result<SpecDb, SpecError> {
+    let file = File::open(path).map_err(|source| SpecError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut archive =
+        zip::ZipArchive::new(BufReader::new(file)).map_err(|source| SpecError::Zip {
             path: path.to_path_buf(),
-            dbs: Arch::ALL
-                .iter()
-                .map(|_| std::sync::OnceLock::new())
-                .collect(),
-            lazy: lazy.map(std::sync::Arc::new),
-        }
-    }
-
-    /// A spec whose databases are decoded from the cache's `sections` on first use.
-    pub(crate) fn from_sections(path: &Path, sections: super::cache::Sections) -> Spec {
-        Spec::empty(path, Some(sections))
-    }
-
-    /// The wheel this spec was read from.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The arches that have a database, in [`Arch::ALL`] order.
-    pub fn arches(&self) -> Vec<Arch> {
-        Arch::ALL
-            .into_iter()
-            .filter(|&a| self.get(a).is_ok())
-            .collect()
-    }
-
-    /// The database of every arch that has one, in [`Arch::ALL`] order.
-    pub fn dbs(&self) -> Vec<&SpecDb> {
-        Arch::ALL.iter().filter_map(|&a| self.get(a).ok()).collect()
-    }
-
-    /// The database of `arch`.
-    ///
-    /// # Errors
-    /// [`SpecError::NoDatabase`] for an arch whose database is not built yet, and any
-    /// error deriving it from its wheel folder's database.
-    pub fn get(&self, arch: Arch) -> Result<&SpecDb, SpecError> {
-        let slot = &self.dbs[arch as usize];
-        if let Some(db) = slot.get() {
-            return Ok(db);
-        }
-        if arch.is_wheel() {
-            return Ok(slot.get_or_init(|| self.build_wheel(arch)));
-        }
-        let derived = super::derive::derive(self.get(arch.wheel().arch())?, arch, self)?;
-        Ok(slot.get_or_init(|| derived))
-    }
-
-    /// The database of `arch`, for callers that know it exists (the wheel's arches
-    /// always do; [`Spec::get`] is the fallible form for arches named by a user).
-    ///
-    /// # Panics
-    /// When `arch` has no database ([`Spec::get`] fails).
-    #[track_caller]
-    pub fn db(&self, arch: Arch) -> &SpecDb {
-        match self.get(arch) {
-            Ok(db) => db,
-            Err(e) => panic!("{e}"),
-        }
-    }
-
-    /// The database of a wheel folder's own arch: decoded from the cache when there is
-    /// one, parsed from the wheel otherwise.
-    fn build_wheel(&self, arch: Arch) -> SpecDb {
-        // Only a spec from the cache has unbuilt wheel databases. Its payload passed its
-        // checksum, so decoding fails only on a bug in the cache code: parse the wheel
-        // then, as without a cache.
-        let decoded = self.lazy.as_ref().and_then(|s| s.decode(arch));
-        decoded.unwrap_or_else(|| {
-            let parsed = File::open(&self.path)
-                .ok()
-                .and_then(|f| zip::ZipArchive::new(BufReader::new(f)).ok())
-                .and_then(|mut archive| load_arch(&mut archive, &self.path, arch).ok());
-            parsed.unwrap_or_else(|| SpecDb::from_parts(arch, Vec::new(), Vec::new(), Vec::new()))
-        })
-    }
+            source,
+        })?;
+    load_arch(&mut archive, path, arch)
 }
 
 /// Reads one arch's four modules from the archive and builds its database.
@@ -789,6 +695,8 @@ fn read_member<R: Read + Seek>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::Spec;
+    use std::path::PathBuf;
 
     const ENUM_PY: &str = "\
 from m import ReprEnum
@@ -1123,7 +1031,9 @@ PCODE = {
                 (Arch::Cdna2, 1306),
                 (Arch::Cdna3, 1326),
                 (Arch::Cdna, 1441),
-                (Arch::Cdna5, 1373)
+                // CDNA 5's count includes the four instructions that take CDNA 4's text
+                // (the `cdna:` operand donors of semantics/targets/gfx1250.tsv).
+                (Arch::Cdna5, 1377)
             ]
         );
 

@@ -18,7 +18,7 @@
 //!
 //! Any other arch reports [`SpecError::NoDatabase`] until its derivation exists.
 
-use super::db::{Instruction, Spec, SpecDb};
+use super::db::{Instruction, SpecDb};
 use super::{targets, Arch, Family, SpecError};
 
 /// The table of a target, and its path for error messages.
@@ -42,6 +42,30 @@ fn target_table(arch: Arch) -> Option<(&'static str, &'static str)> {
         ),
         _ => return None,
     })
+}
+
+/// The wheel folder whose instruction of the same name lends `name` its operands and text
+/// on `arch` (a `cdna:NAME` cell of the target table), if any.
+pub fn lent_text(arch: Arch, name: &str) -> Option<Arch> {
+    use std::collections::HashSet;
+    use std::sync::OnceLock;
+    static LENT: OnceLock<HashSet<(Arch, String)>> = OnceLock::new();
+    let lent = LENT.get_or_init(|| {
+        let mut set = HashSet::new();
+        for arch in Arch::ALL {
+            let Some((file, text)) = target_table(arch) else {
+                continue;
+            };
+            for r in parse_table(file, text).unwrap_or_default() {
+                if r.operands_of.is_some_and(|d| d.starts_with("cdna:")) {
+                    set.insert((arch, r.name.to_string()));
+                }
+            }
+        }
+        set
+    });
+    lent.contains(&(arch, name.to_string()))
+        .then_some(Arch::Cdna)
 }
 
 /// One row of a target table.
@@ -102,14 +126,18 @@ fn parse_table<'a>(file: &str, text: &'a str) -> Result<Vec<Row<'a>>, SpecError>
 /// # Errors
 /// [`SpecError::NoDatabase`] for an arch with no derivation yet; [`SpecError::Shape`] for
 /// a malformed target table.
-pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, SpecError> {
+pub(super) fn derive<'s>(
+    base: &SpecDb,
+    arch: Arch,
+    cdna: impl FnOnce() -> Option<&'s SpecDb>,
+) -> Result<SpecDb, SpecError> {
     debug_assert_eq!(base.arch(), arch.wheel().arch());
     // RDNA 1 and 2: the GFX10 target data of `spec::targets` (CDNA 4's database lends the
     // GFX10 operand tables RDNA 3 lacks).
     if arch.family() == Family::Gfx10 {
         let target = arch.profile().targets[0];
         if let Some(data) = targets::target_data(target) {
-            let donor = spec.get(Arch::Cdna).ok();
+            let donor = cdna();
             return targets::derive(arch, base, donor, &data);
         }
         return Err(SpecError::NoDatabase { arch });
@@ -153,7 +181,20 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
         instructions.push(i);
     }
     let extra_count = extra.len();
+    let mut cdna = Some(cdna);
+    let mut folder: Option<&SpecDb> = None;
     for r in extra {
+        // `cdna:NAME`: CDNA 4's instruction of that name lends its operands and its text.
+        if let Some(donor) = r.operands_of.and_then(|d| d.strip_prefix("cdna:")) {
+            if folder.is_none() {
+                folder = cdna.take().and_then(|f| f());
+            }
+            let Some(folder) = folder else {
+                return Err(SpecError::NoDatabase { arch: Arch::Cdna });
+            };
+            instructions.push(folder_donor(folder, file, r, donor)?);
+            continue;
+        }
         let operands = match (r.operands_of, widened_donor(arch, r.name)) {
             (Some(donor), _) => donor_operands(base, file, r, donor)?,
             (None, Some(donor)) => widened_operands(base, file, r, donor)?,
@@ -176,17 +217,20 @@ pub(super) fn derive(base: &SpecDb, arch: Arch, spec: &Spec) -> Result<SpecDb, S
             pcode: None,
         });
     }
+    let first_extra = instructions.len() - extra_count;
     let pcode_order = base
         .pcode_order()
         .iter()
         .filter_map(|&old| old_to_new.get(old as usize).copied().flatten())
+        // The target's own instructions with a lent text come after the base's.
+        .chain((first_extra..instructions.len()).map(|i| i as u32))
         .filter(|&new| instructions[new as usize].pcode.is_some())
         .collect();
     // The opcode sets stay the base's (no opcode moved between gfx950 and CDNA 1-3),
     // joined by the target's own instructions.
     let mut encodings = base.encodings().to_vec();
     for e in &mut encodings {
-        for i in &instructions[instructions.len() - extra_count..] {
+        for i in &instructions[first_extra..] {
             if e.name == i.encoding && !e.opcodes.contains(&i.opcode) {
                 e.opcodes.push(i.opcode);
             }
@@ -275,6 +319,48 @@ fn widened_donor(arch: Arch, name: &str) -> Option<&'static str> {
     }
 }
 
+/// Target-only instruction `r` as `folder`'s instruction `donor` of the same encoding: its
+/// operands and its text (the semantics of a generation without text of its own come from
+/// the nearest generation's), under the target's name and opcode.
+fn folder_donor(
+    folder: &SpecDb,
+    file: &str,
+    r: &Row<'_>,
+    donor: &str,
+) -> Result<Instruction, SpecError> {
+    let d = find_donor(folder, file, r, r.encoding, donor, "the cdna folder")?;
+    Ok(Instruction {
+        name: r.name.to_string(),
+        encoding: r.encoding.to_string(),
+        opcode: r.target.unwrap_or(0),
+        aliases: Vec::new(),
+        operands: d.operands.clone(),
+        pcode: d.pcode.clone(),
+    })
+}
+
+/// The `encoding` instruction `name` of `db`, which lends its operands (or text) to `r`.
+fn find_donor<'d>(
+    db: &'d SpecDb,
+    file: &str,
+    r: &Row<'_>,
+    encoding: &str,
+    name: &str,
+    source: &str,
+) -> Result<&'d Instruction, SpecError> {
+    db.instructions()
+        .iter()
+        .find(|i| i.encoding == encoding && i.name == name)
+        .ok_or_else(|| SpecError::Shape {
+            file: file.to_string(),
+            line: 0,
+            message: format!(
+                "{} {}: operand donor `{encoding}:{name}` is not an instruction of {source}",
+                r.encoding, r.name
+            ),
+        })
+}
+
 /// The operands of `donor` (a 32-bit float instruction) at 64 bits, for `r`.
 fn widened_operands(
     base: &SpecDb,
@@ -301,21 +387,15 @@ fn donor_operands(
     donor: &str,
 ) -> Result<Vec<super::db::Operand>, SpecError> {
     let name = donor.split_once('~').map_or(donor, |(name, _)| name);
-    let Some(d) = base
-        .instructions()
-        .iter()
-        .find(|i| i.encoding == r.encoding && i.name == name)
-    else {
-        return Err(SpecError::Shape {
-            file: file.to_string(),
-            line: 0,
-            message: format!(
-                "{} {}: operand donor `{name}` is not a {} instruction of the base",
-                r.encoding, r.name, r.encoding
-            ),
-        });
-    };
+    // `ENCODING:NAME`: a donor of another encoding (gfx1250's VOP3 `V_MAD_NC_U64_U32` is
+    // RDNA 4's VOP3SD `V_MAD_CO_U64_U32` without its carry-out).
+    let (encoding, name) = name.split_once(':').unwrap_or((r.encoding, name));
+    let d = find_donor(base, file, r, encoding, name, "the base")?;
     let mut ops = d.operands.clone();
+    if encoding != r.encoding {
+        let fields = base.encoding(r.encoding).map(|e| &e.fields);
+        ops.retain(|o| fields.is_some_and(|f| f.iter().any(|b| b.name == o.field)));
+    }
     // An integer-only instruction (`V_MUL_U64_E32`, whose donor is `V_ADD_F64_E32`) takes
     // integer formats: a 32-bit literal for a 64-bit integer source is zero-extended, not
     // put in the high half as for an f64 source.

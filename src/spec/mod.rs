@@ -23,15 +23,16 @@ mod cache;
 mod codec;
 mod db;
 mod derive;
+mod load;
 mod locate;
 mod pyread;
 pub mod targets;
 
 pub use arch::{Arch, Family, Fp8, Profile, Wheel};
-pub use cache::{
-    cache_file, load_with as load_with_cache, CacheUse, HEADER_LEN as CACHE_HEADER_LEN,
-};
-pub use db::{BitField, Encoding, Instruction, Operand, Sources, Spec, SpecDb};
+pub use cache::{cache_file, CacheUse, HEADER_LEN as CACHE_HEADER_LEN};
+pub use db::{BitField, Encoding, Instruction, Operand, Sources, SpecDb};
+pub use derive::lent_text;
+pub use load::{load_with as load_with_cache, Spec};
 pub use locate::{
     default_cache_dir, fetch, find_wheel, Locate, WHEEL_FILE, WHEEL_REQUIREMENT, WHEEL_SHA256,
 };

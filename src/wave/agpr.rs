@@ -49,7 +49,7 @@ pub(super) fn rebase(
 }
 
 /// The register name of a VGPR-file row: `v5`, or `a5` for row `AGPR_ROW + 5`.
-pub(super) fn row_name(row: u32) -> String {
+pub fn row_name(row: u32) -> String {
     match row.checked_sub(AGPR_ROW) {
         Some(k) => format!("a{k}"),
         None => format!("v{row}"),

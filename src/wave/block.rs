@@ -371,8 +371,12 @@ impl Executor {
                     (l.inst, l.pc_off)
                 }
                 // A plain load or store with a prepared form: a call into `block_mem`.
-                _ => match self.mem_ops.get(i) {
-                    Some(Some(op)) if self.memory_fast_path => {
+                _ => match self
+                    .mem_plans
+                    .get(i)
+                    .and_then(|p| p.as_deref()?.fast.as_ref())
+                {
+                    Some(op) if self.memory_fast_path => {
                         let call = MemCall::new(op.clone(), d.clone());
                         let off = arena.len().next_multiple_of(16);
                         arena.resize(off + 16, 0);

@@ -166,7 +166,7 @@ pub(crate) fn dest(f: &impl Facts, width: u32) -> Dest {
             let raw = f.field("vdst");
             if kind == "OPR_EXEC" {
                 Dest::None
-            } else if kind.contains("VGPR") {
+            } else if op.is_none() || f.decoded().facts.vdst_vgpr {
                 let bits = op.map(|o| o.bits).unwrap_or(width);
                 if f.half_by_bit7(bits) && raw >= 128 {
                     Dest::Vgpr {
@@ -512,7 +512,7 @@ pub(crate) fn named(f: &impl Facts, dst: Dest, name: &str) -> Option<Named> {
             };
             let raw = f.field(field);
             let is_vgpr = if field == "vdst" {
-                f.operand("vdst").is_some_and(|o| o.kind.contains("VGPR"))
+                f.decoded().facts.vdst_vgpr
             } else {
                 field.starts_with('v') || raw >= 256
             };

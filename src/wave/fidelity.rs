@@ -173,7 +173,11 @@ fn row(db: &SpecDb, inst: &Instruction, f: &InstFacts) -> Row {
             ),
         );
     }
-    if !arch.is_wheel() && inst.pcode.is_none() && inst.operands.is_empty() {
+    if !arch.is_wheel()
+        && inst.pcode.is_none()
+        && inst.operands.is_empty()
+        && frontend::erratum_of(arch, inst).is_none()
+    {
         return make(
             How::NotExecutable,
             format!(
@@ -188,6 +192,9 @@ fn row(db: &SpecDb, inst: &Instruction, f: &InstFacts) -> Row {
         Ok(p) => p,
         Err(e) => return make(How::NotExecutable, e.diagnostic.summary()),
     };
+    if let Some(why) = super::missing_operand_layout(inst, &prepared) {
+        return make(How::NotExecutable, why);
+    }
     if prepared.is_approximate() {
         return make(How::Approximated, approximation(&prepared));
     }
@@ -198,6 +205,20 @@ fn row(db: &SpecDb, inst: &Instruction, f: &InstFacts) -> Row {
                 How::AsWritten,
                 "AMD's text of the `_E32` form (the table has none for this VOP3 form)".into(),
             ),
+            None if !arch.is_wheel() && crate::spec::lent_text(arch, &inst.name).is_some() => {
+                make(
+                    How::AsWritten,
+                    format!(
+                        "AMD's CDNA 4 text of the instruction of the same name: {} has it and \
+                         {} does not (operands and text lent by `cdna:{}` in \
+                         semantics/targets/{}.tsv)",
+                        arch.target(),
+                        arch.wheel().arch().target(),
+                        inst.name,
+                        arch.target()
+                    ),
+                )
+            }
             None if !arch.is_wheel() => make(
                 How::AsWritten,
                 format!(

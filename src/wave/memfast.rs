@@ -1,5 +1,6 @@
-//! The plain loads and stores of RDNA 3 (`GLOBAL_LOAD_B32`..`B128`, `GLOBAL_STORE_B*`,
-//! `S_LOAD_B32`..`B512`, `DS_LOAD_B*`/`DS_STORE_B*`) done directly on the wave's memory and
+//! The plain loads and stores (`GLOBAL_LOAD_B32`..`B128`, `GLOBAL_STORE_B*`,
+//! `S_LOAD_B32`..`B512`, `DS_LOAD_B*`/`DS_STORE_B*`, and CDNA's and GFX10's
+//! `GLOBAL_LOAD_DWORD*`, `S_LOAD_DWORD*`, `DS_READ_B*`/`DS_WRITE_B*`) done directly on the wave's memory and
 //! registers, without binding and running their pseudocode. Their texts are one
 //! `MEM[ADDR + k].b32` per 32-bit word (`ADDR + OFFSET.u32 + k` for DS); the executors apply
 //! a store's words lane by lane in lane order (all of lane 0's words, then lane 1's), and so
@@ -11,7 +12,7 @@ use crate::machine::{Family, InstFacts};
 use crate::sparse::{SparseMemory, PAGE};
 
 /// What one plain access does.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(super) enum Plain {
     /// `VDATA`/`RETURN_DATA` = `words` words at each active lane's address.
     Load { words: u32 },
@@ -30,7 +31,13 @@ pub(super) fn classify(f: &InstFacts) -> Option<Plain> {
     let words = u32::from(f.plain_words);
     let scalar = match f.family {
         Family::Smem => true,
-        Family::Global | Family::Vglobal | Family::Ds => false,
+        Family::Global
+        | Family::Vglobal
+        | Family::Ds
+        | Family::Flat
+        | Family::Vflat
+        | Family::Scratch
+        | Family::Vscratch => false,
         _ => return None,
     };
     if words > 4 && !scalar {
@@ -104,6 +111,7 @@ pub(super) fn run_lanes(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>
             let (m, vgpr) = match mem {
                 Mem::Global => (&w.memory, &mut w.vgpr),
                 Mem::Lds => (&w.lds, &mut w.vgpr),
+                Mem::Scratch => (&w.scratch, &mut w.vgpr),
             };
             let mut page: Option<(u64, &[u8; PAGE])> = None;
             for lane in 0..lanes {
@@ -123,6 +131,7 @@ pub(super) fn run_lanes(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>
             let (m, vgpr) = match mem {
                 Mem::Global => (&mut w.memory, &w.vgpr),
                 Mem::Lds => (&mut w.lds, &w.vgpr),
+                Mem::Scratch => (&mut w.scratch, &w.vgpr),
             };
             let value = |lane: usize, i: u32| {
                 vgpr.get((a.reg + i) as usize * LANE_SLOTS + lane)
@@ -226,6 +235,7 @@ pub(super) fn row_at(
     let (memory, vgpr) = match mem {
         Mem::Global => (&mut w.memory, &mut w.vgpr),
         Mem::Lds => (&mut w.lds, &mut w.vgpr),
+        Mem::Scratch => (&mut w.scratch, &mut w.vgpr),
     };
     let reg = a.reg as usize * LANE_SLOTS;
     let n = l1 - l0 + 1;
@@ -289,6 +299,18 @@ fn read_cached<'m>(
 pub(super) enum Mem {
     Global,
     Lds,
+    /// The scratch map (addresses are `memory_space::scratch_key`s).
+    Scratch,
+}
+
+impl From<super::memory_space::Space> for Mem {
+    fn from(space: super::memory_space::Space) -> Mem {
+        match space {
+            super::memory_space::Space::Global => Mem::Global,
+            super::memory_space::Space::Lds => Mem::Lds,
+            super::memory_space::Space::Scratch => Mem::Scratch,
+        }
+    }
 }
 
 impl Mem {
@@ -296,6 +318,7 @@ impl Mem {
         match self {
             Mem::Lds => &w.lds,
             Mem::Global => &w.memory,
+            Mem::Scratch => &w.scratch,
         }
     }
 }

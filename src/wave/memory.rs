@@ -1,25 +1,30 @@
-//! Memory instructions: SMEM, DS, FLAT, GLOBAL and SCRATCH.
+//! Memory instructions: SMEM, DS, FLAT, GLOBAL, SCRATCH and MUBUF, the pseudocode step.
 //!
 //! The pseudocode of a memory entry reads and writes `MEM[ADDR]` with the address already
-//! computed (the `Calc*Addr` step of AMD's text is the encoding's job), so this module
-//! computes `ADDR` per lane from the address VGPRs, `saddr`/`sbase`, `soffset` and the
-//! immediate offset, binds the data operands (`DATA`, `DATA2`, `VDATA`, `SDATA`) and writes
-//! `RETURN_DATA`/`VDATA` to `vdst` and `SDATA` to `sdata`.
+//! computed (the `Calc*Addr` step of AMD's text is the encoding's job). What an instruction
+//! does is decided once, in its plan (`memory_plan.rs`: address form, memory, bounds extents
+//! and fault rule, registers, write-back, refusals); this module interprets the plan: it forms
+//! `ADDR` per lane, checks bounds, binds the data operands (`DATA`, `DATA2`, `VDATA`, `SDATA`)
+//! from the plan's registers, runs the text and writes `RETURN_DATA`/`VDATA` and `SDATA` back.
+//! A plain access with a prepared plan (`memprep`) runs that instead of the text.
 //!
 //! DS instructions address the workgroup's LDS; SCRATCH instructions address each lane's
 //! private memory (lane `l`'s byte `a` is stored at `l * SCRATCH_LANE_SPAN + a`); FLAT addresses are
 //! treated as global. The executor's memory holds only the bytes an instruction can reach
 //! (up to 16 bytes past each address it may form), so a step costs what it touches.
 
+pub(super) use super::memory_plan::{check_bounds, field_name, sext};
 pub use super::memory_space::SCRATCH_LANE_SPAN;
-pub(super) use super::memory_space::{access_bytes, scratch_key, Space};
+pub(super) use super::memory_space::{aperture, scratch_key, Space};
 use crate::exec::Machine;
 use crate::interp::RegValue;
 use crate::value::Bits;
 
+use super::memory_plan::{Action, Bind, Form};
+use super::memprep::Planned;
 use super::state::WaveState;
 use super::{Decoded, Entry, Executor, WaveError};
-use crate::machine::{DsLanes, InstFacts};
+use crate::machine::InstFacts;
 
 /// Whether an instruction addresses memory this module executes (scalar, LDS, global, flat,
 /// scratch and MUBUF/MTBUF buffers).
@@ -38,23 +43,6 @@ pub(super) fn canonical_family(family: &str) -> &str {
     }
 }
 
-/// The encoding's name for field `n` as this module names it (RDNA 3 / CDNA): RDNA 4 calls
-/// the address VGPR `vaddr`, the store data `vsrc` and the immediate offset `ioffset`.
-pub(super) fn field_name<'a>(has: &dyn Fn(&str) -> bool, n: &'a str) -> &'a str {
-    match n {
-        "addr" if !has("addr") && has("vaddr") => "vaddr",
-        "data" if !has("data") && has("vsrc") => "vsrc",
-        // MUBUF: `vdata` is the store data, the load destination and the atomic's operand.
-        "data" | "vdst" if !has(n) && has("vdata") => "vdata",
-        "offset" if !has("offset") && has("ioffset") => "ioffset",
-        other => other,
-    }
-}
-
-pub(super) fn sext(v: u64, bits: u32) -> i64 {
-    ((v << (64 - bits)) as i64) >> (64 - bits)
-}
-
 fn vgpr_words(w: &WaveState, lane: u32, reg: u32, width: u32) -> Bits {
     let n = width.div_ceil(32).max(1);
     let words: Vec<u64> = (0..n.div_ceil(2))
@@ -71,105 +59,28 @@ fn vgpr_words(w: &WaveState, lane: u32, reg: u32, width: u32) -> Bits {
     Bits::from_words(width, &words)
 }
 
-/// Whether a DS instruction's text leaves the encoding's offset out (it reads none of `OFFSET`,
-/// `OFFSET0`, `OFFSET1`), so that ADDR must include it.
-pub(super) fn ds_offset_in_addr(e: &Entry, facts: &InstFacts) -> bool {
-    let f = &e.prepared.function;
-    !is_lane_move(facts)
-        && ["OFFSET", "OFFSET0", "OFFSET1"]
-            .iter()
-            .all(|n| f.reg(n).is_none())
-}
-
-/// Whether a DS instruction moves values between lanes and its offset is a pattern or
-/// nothing (`ds_swizzle_b32`, `ds_permute_b32`, `ds_bpermute_b32`): no LDS byte is accessed.
-fn is_lane_move(f: &InstFacts) -> bool {
-    matches!(
-        f.ds_lanes,
-        DsLanes::Swizzle
-            | DsLanes::Permute {
-                fetch_inactive: false,
-                ..
-            }
-    )
-}
-
-/// The byte ranges `(offset, bytes)` past its address that a DS instruction accesses.
-pub(super) fn ds_extents(f: &InstFacts, offset0: u64, offset1: u64) -> Vec<(u64, u64)> {
-    let size = access_bytes(f);
-    if f.ds_two > 0 {
-        let stride = size * u64::from(f.ds_two);
-        vec![(offset0 * stride, size), (offset1 * stride, size)]
-    } else {
-        vec![(offset0 | offset1 << 8, size)]
-    }
-}
-
-/// Checks every active lane's access against the launch's bounds: global loads by
-/// `Bounds::global_readable` (by page, or by declared bytes), stores and atomics byte by
-/// byte.
-pub(super) fn check_bounds(
-    b: &super::state::Bounds,
-    space: Space,
-    d: &Decoded,
-    addrs: &[u64],
-    active: &dyn Fn(usize) -> bool,
-    extents: &[(u64, u64)],
-    load_only: bool,
-) -> Result<(), WaveError> {
-    for (lane, &a) in addrs.iter().enumerate() {
-        if !active(lane) {
-            continue;
-        }
-        for &(off, n) in extents {
-            let (ok, at) = match space {
-                Space::Global => {
-                    let at = a.wrapping_add(off);
-                    let ok = if load_only {
-                        b.global_readable(at, n)
-                    } else {
-                        b.global_mapped(at, n)
-                    };
-                    (ok, at)
-                }
-                Space::Lds => {
-                    let at = (a.wrapping_add(off)) & 0xffff_ffff;
-                    (at + n <= b.lds, at)
-                }
-                Space::Scratch => {
-                    let at = (a - lane as u64 * SCRATCH_LANE_SPAN).wrapping_add(off);
-                    (at.saturating_add(n) <= b.scratch, at)
-                }
-            };
-            if !ok {
-                return Err(WaveError::MemoryFault {
-                    addr: d.addr,
-                    inst: d.inst.name.clone(),
-                    space: space.name(),
-                    address: at,
-                    bytes: n,
-                    lane: lane as u32,
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Executes a memory instruction.
+/// Executes a memory instruction, building its plan (the executor's step passes the plan it
+/// keeps per instruction to [`run`] instead).
 pub(super) fn execute(
     ex: &mut Executor,
     e: &Entry,
     d: &Decoded,
     w: &mut WaveState,
 ) -> Result<Option<u64>, WaveError> {
-    let family = canonical_family(d.inst.family.as_str());
+    let planned = Planned::build(e, d, w.arch);
+    run(ex, e, &planned, d, w)
+}
+
+/// Executes memory instruction `d` (its entry `e`) by its plan.
+pub(super) fn run(
+    ex: &mut Executor,
+    e: &Entry,
+    planned: &Planned,
+    d: &Decoded,
+    w: &mut WaveState,
+) -> Result<Option<u64>, WaveError> {
+    let plan = &planned.plan;
     let name = d.inst.name.as_str();
-    let in_word = |n: &str| d.inst.field(n).is_some();
-    let field = |n: &str| d.inst.field(field_name(&in_word, n)).unwrap_or(0);
-    // RDNA 4's immediate offsets are 24-bit; RDNA 3's and CDNA's VMEM offsets 13-bit, their
-    // SMEM offsets 21-bit.
-    let offset_bits = |smem: u32| if in_word("ioffset") { 24 } else { smem };
     let unsupported = |reason: &str| WaveError::Unsupported {
         addr: d.addr,
         inst: name.to_string(),
@@ -178,100 +89,39 @@ pub(super) fn execute(
     if let Some(log) = w.last_access.as_mut() {
         log.clear();
     }
-    scale_shift(d, w).map_err(|why| unsupported(&why))?;
-    // The GDS forms address the device's global data share, which a dispatch of one device's
-    // waves does not model (its contents and allocation belong to the driver).
-    if family == "DS" && field("gds") == 1 {
-        return Err(unsupported(
-            "the GDS form (gds bit set) addresses the global data share, which this model \
-             does not have (only the LDS form is modelled)",
-        ));
+    if let Some(why) = &plan.refusal {
+        return Err(unsupported(why));
     }
-    match d.facts.ds_lanes {
-        DsLanes::Permute {
-            backward,
-            fetch_inactive: false,
-        } => {
-            permute(w, backward, &field);
-            return Ok(None);
-        }
-        DsLanes::Permute { .. } => return Err(unsupported("not modelled yet")),
-        _ if d.facts.lds_transfer => return Err(unsupported("not modelled yet")),
-        _ => {}
+    if let Action::Permute { backward } = plan.action {
+        permute(w, backward, &plan.bind);
+        return Ok(None);
     }
-    let swizzle = d.facts.ds_lanes == DsLanes::Swizzle;
+    let swizzle = plan.action == Action::Swizzle;
+    let bind = &plan.bind;
     let exec = w.exec() & w.full_mask();
     let p = &e.prepared;
     let f = &p.function;
     let lanes = w.wave_size;
-    let null = super::state::null_code(w.arch).unwrap_or(u32::MAX) as u64;
-    let listed = |n: &str| e.inst.operands.iter().any(|o| o.field == n);
-    let has_op = |n: &str| listed(field_name(&listed, n));
+    let smem = matches!(plan.form, Form::Scalar { .. });
 
-    // The address of each lane (SMEM: one address).
-    let mut addrs: Vec<u64> = Vec::with_capacity(lanes as usize);
-    // MUBUF: the space its V# addresses and each lane's bytes in range.
+    // The address of each lane (SMEM: one address); MUBUF: the space its V# addresses and
+    // each lane's bytes in range.
     let mut buffer: Option<(Space, Vec<u64>)> = None;
-    match family {
-        "SMEM" => {
-            let base = w.sgpr_pair(field("sbase") as u32 * 2);
-            let soff = field("soffset");
-            let off = if d.inst.field("soffset_en").is_some() {
-                // GFX9 (CDNA): `imm` selects the 21-bit offset, else its low bits name an
-                // SGPR (unless `soffset_en` supplies the SGPR instead); `soffset_en` adds
-                // SGPR[soffset].
-                let mut off = if field("imm") == 1 {
-                    sext(field("offset"), 21) as u64
-                } else if field("soffset_en") == 0 {
-                    w.read_sgpr(field("offset") as u32 & 0x7f) as u64
-                } else {
-                    0
-                };
-                if field("soffset_en") == 1 {
-                    off = off.wrapping_add(w.read_sgpr(soff as u32) as u64);
-                }
-                off
-            } else {
-                let mut off = sext(field("offset"), offset_bits(21)) as u64;
-                if d.inst.field("soffset").is_some() && soff != null && soff < 128 {
-                    let shift = scale_shift(d, w).map_err(|why| unsupported(&why))?;
-                    off = off.wrapping_add((w.read_sgpr(soff as u32) as u64) << shift);
-                }
-                off
-            };
-            addrs.push(base.wrapping_add(off));
-        }
-        "DS" => {
-            // The texts of the DS atomics read `MEM[ADDR]` without the instruction's offset
-            // (the loads and stores add `OFFSET` themselves): it is folded into ADDR here.
-            let offset = if ds_offset_in_addr(e, &d.facts) {
-                field("offset0") | field("offset1") << 8
-            } else {
-                0
-            };
-            let vaddr = field("addr") as u32;
-            for lane in 0..lanes {
-                addrs.push((w.vgpr(lane, vaddr) as u64 + offset) & 0xffff_ffff);
-            }
-        }
-        "MUBUF" => {
-            let lanes = super::memory_buffer::addresses(d, w)?;
-            addrs = lanes.addrs;
+    let mut addrs: Vec<u64> = match &plan.form {
+        Form::Scalar { .. } => vec![plan.form.scalar_address(w)],
+        Form::Buffer(form) => {
+            let lanes = super::memory_buffer::addresses(d, form, plan.size, w)?;
             buffer = Some((lanes.space, lanes.in_range));
+            lanes.addrs
         }
-        _ => addrs = vmem_addresses(d, w, family),
-    }
+        form => form.lane_addresses(w),
+    };
 
-    let smem = family == "SMEM";
-    // A buffer lane runs the text when its whole access is in range (see `buffer_rest`).
-    let size = access_bytes(&d.facts);
+    // A buffer lane runs the text when its whole access is in range (`memory_buffer::finish` does the rest).
+    let size = plan.size;
     let in_range = |lane: usize| buffer.as_ref().is_none_or(|(_, r)| r[lane] == size);
     let active = |lane: usize| smem || exec >> lane & 1 == 1 && in_range(lane);
-    let mut space = match family {
-        "DS" => Space::Lds,
-        "SCRATCH" => Space::Scratch,
-        _ => Space::Global,
-    };
+    let mut space = plan.space;
     if let Some((s, _)) = &buffer {
         space = *s;
     }
@@ -281,26 +131,17 @@ pub(super) fn execute(
         .fold(0u64, |m, l| m | 1 << l)
         & exec;
     // A FLAT address in the shared or private aperture addresses LDS or the lane's scratch.
-    if family == "FLAT" {
+    if plan.flat {
         space = flat_space(d, w.arch, &mut addrs, &active)?;
     }
-    let extents = if swizzle {
-        // A lane swizzle: the offset is the pattern and no LDS byte is accessed.
-        Vec::new()
-    } else if family == "DS" && ds_offset_in_addr(e, &d.facts) {
-        vec![(0, access_bytes(&d.facts))]
-    } else if family == "DS" {
-        ds_extents(&d.facts, field("offset0"), field("offset1"))
-    } else {
-        vec![(0, access_bytes(&d.facts))]
-    };
+    let extents = &plan.extents;
     if let Some(b) = w.bounds.clone() {
-        let load_only = d.facts.load_only;
+        let load_only = plan.load_only;
         match &buffer {
             Some((_, in_range)) => {
                 super::memory_buffer::check_bounds(&b, space, d, &addrs, exec, in_range, load_only)?
             }
-            None => check_bounds(&b, space, d, &addrs, &active, &extents, load_only)?,
+            None => check_bounds(&b, space, d, &addrs, &active, extents, load_only)?,
         }
     }
     if let Some(log) = w.last_access.as_mut() {
@@ -311,7 +152,7 @@ pub(super) fn execute(
         };
         for (lane, &a) in addrs.iter().enumerate() {
             if active(lane) {
-                for &(off, bytes) in &extents {
+                for &(off, bytes) in extents {
                     let addr = match space {
                         super::state::MemSpace::Lds => a.wrapping_add(off) & 0xffff_ffff,
                         _ => a.wrapping_add(off),
@@ -326,59 +167,10 @@ pub(super) fn execute(
             }
         }
     }
-    let data_field = if has_op("data") { "data" } else { "data0" };
-    if ex.memory_fast_path && w.arch.wheel() == crate::spec::Wheel::Rdna3 && space != Space::Scratch
-    {
-        if let Some(kind) = super::memfast::classify(&d.facts) {
-            let addr_bits = f.regs.iter().find(|r| r.name == "ADDR").map(|r| r.width);
-            let ds_offset = family == "DS" && !ds_offset_in_addr(e, &d.facts);
-            let reg = match kind {
-                super::memfast::Plain::ScalarLoad { .. } => Some(field("sdata") as u32),
-                super::memfast::Plain::Load { .. } if has_op("vdst") => Some(field("vdst") as u32),
-                super::memfast::Plain::Store { .. } if family == "DS" => {
-                    Some(field(data_field) as u32)
-                }
-                super::memfast::Plain::Store { .. } if has_op("data") && !has_op("vdst") => {
-                    Some(field("data") as u32)
-                }
-                _ => None,
-            };
-            if let (Some(addr_bits), Some(reg), true) =
-                (addr_bits, reg, family != "DS" || ds_offset)
-            {
-                let access = super::memfast::Access {
-                    addrs: &addrs,
-                    offset: if ds_offset {
-                        field("offset0") | field("offset1") << 8
-                    } else {
-                        0
-                    },
-                    addr_bits,
-                    exec,
-                    reg,
-                };
-                let mem = if space == Space::Lds {
-                    super::memfast::Mem::Lds
-                } else {
-                    super::memfast::Mem::Global
-                };
-                if super::memfast::run(kind, w, mem, &access) {
-                    if let super::memfast::Plain::Store { words } = kind {
-                        if w.track_writes && space == Space::Global {
-                            for (lane, &a) in addrs.iter().enumerate() {
-                                if active(lane) {
-                                    for i in 0..4 * words as u64 {
-                                        let b = a.wrapping_add(i);
-                                        let v = w.memory.byte(b);
-                                        w.written.insert(b, v);
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    return Ok(None);
-                }
-            }
+    // A plain access runs its prepared plan on the addresses formed above.
+    if let (Some(op), true) = (&planned.fast, ex.memory_fast_path) {
+        if super::memprep::access(op, w, &addrs, exec, space, true) {
+            return Ok(None);
         }
     }
     let mut m = std::mem::replace(&mut ex.machine, Machine::new(lanes));
@@ -393,49 +185,38 @@ pub(super) fn execute(
         let per_lane = |g: &dyn Fn(u32) -> Bits| RegValue::Lanes((0..lanes).map(g).collect());
         let v = match r.name.as_str() {
             // DS_SWIZZLE_B32's text addresses the VGPR file by register number.
-            "ADDR" if swizzle => Some(RegValue::Uniform(Bits::from_u64(width, field("addr")))),
+            "ADDR" if swizzle => Some(RegValue::Uniform(Bits::from_u64(width, bind.addr as u64))),
             // Texts that write the VGPR file themselves (DS_SWIZZLE_B32, the DS_APPEND and
             // DS_CONSUME errata: `VGPR[lane][VDST]`) take the register number.
             "VDST" if swizzle || e.vgpr_space => {
-                Some(RegValue::Uniform(Bits::from_u64(width, field("vdst"))))
+                Some(RegValue::Uniform(Bits::from_u64(width, bind.vdst as u64)))
             }
-            "ADDR" => Some(if family == "SMEM" {
+            "ADDR" => Some(if smem {
                 RegValue::Uniform(Bits::from_u64(width, addrs[0]))
             } else {
                 per_lane(&|l| Bits::from_u64(width, addrs[l as usize]))
             }),
-            "OFFSET" => Some(RegValue::Uniform(Bits::from_u64(
-                width,
-                if family == "DS" {
-                    field("offset0") | field("offset1") << 8
-                } else {
-                    field("offset")
-                },
-            ))),
-            "OFFSET0" => Some(RegValue::Uniform(Bits::from_u64(width, field("offset0")))),
-            "OFFSET1" => Some(RegValue::Uniform(Bits::from_u64(width, field("offset1")))),
+            "OFFSET" => Some(RegValue::Uniform(Bits::from_u64(width, bind.offset))),
+            "OFFSET0" => Some(RegValue::Uniform(Bits::from_u64(width, bind.offset0))),
+            "OFFSET1" => Some(RegValue::Uniform(Bits::from_u64(width, bind.offset1))),
             "DATA" | "DATA0" => {
-                let reg = field(data_field) as u32;
+                let reg = bind.data;
                 Some(per_lane(&|l| vgpr_words(w, l, reg, width)))
             }
             "DATA1" | "DATA2" => {
-                let reg = field("data1") as u32;
+                let reg = bind.data1;
                 Some(per_lane(&|l| vgpr_words(w, l, reg, width)))
             }
             "VDATA" => {
-                let reg = if has_op("data") && !has_op("vdst") {
-                    field("data")
-                } else {
-                    field("vdst")
-                } as u32;
+                let reg = bind.vdata;
                 Some(per_lane(&|l| vgpr_words(w, l, reg, width)))
             }
             "RETURN_DATA" => {
-                let reg = field("vdst") as u32;
+                let reg = bind.vdst;
                 Some(per_lane(&|l| vgpr_words(w, l, reg, width)))
             }
             "SDATA" => {
-                let c = field("sdata") as u32;
+                let c = bind.sdata;
                 let n = width.div_ceil(32);
                 let words: Vec<u64> = (0..n.div_ceil(2))
                     .map(|i| {
@@ -457,7 +238,7 @@ pub(super) fn execute(
         .or_insert_with(|| RegValue::Uniform(Bits::from_u64(64, exec_text)));
     // DS_SWIZZLE_B32 reads and writes the VGPR file itself (`VGPR[lane][ADDR]`, `VDST`).
     if swizzle || e.vgpr_space {
-        for reg in [field("addr") as u32, field("vdst") as u32] {
+        for reg in [bind.addr, bind.vdst] {
             for lane in 0..lanes {
                 m.vgpr.insert((lane, reg), w.vgpr(lane, reg));
             }
@@ -474,7 +255,7 @@ pub(super) fn execute(
             Some(k) => k.run_with(m, Some(mem)),
             None => crate::exec::run_interp_with(p, m, Some(mem)),
         };
-        if d.facts.lane_serial {
+        if plan.lane_serial {
             // An atomic's text (`tmp = MEM[ADDR]; ...; MEM[ADDR] = f(tmp, DATA)`) runs one lane
             // at a time, in lane order, so lanes that address the same bytes see each other's
             // updates (the executors evaluate a statement for every lane before the next).
@@ -539,13 +320,8 @@ pub(super) fn execute(
             }
         }
     }
-    let stores = d.facts.stores;
-    if stores
-        && w.track_writes
-        && space == Space::Global
-        && matches!(family, "GLOBAL" | "FLAT" | "MUBUF")
-    {
-        let n = access_bytes(&d.facts);
+    if plan.track_stores && w.track_writes && space == Space::Global {
+        let n = size;
         for (lane, &a) in addrs.iter().enumerate() {
             if !active(lane) {
                 continue;
@@ -559,10 +335,8 @@ pub(super) fn execute(
     }
     for (oname, value) in &outputs.values {
         match oname.as_str() {
-            "RETURN_DATA" | "VDATA"
-                if has_op("vdst") && d.facts.returns_data(|f| d.inst.field(f)) =>
-            {
-                let reg = field("vdst") as u32;
+            "RETURN_DATA" | "VDATA" if plan.ret_vgpr.is_some() => {
+                let reg = bind.vdst;
                 if let RegValue::Lanes(l) = value {
                     for lane in 0..lanes {
                         if !active(lane as usize) {
@@ -577,7 +351,7 @@ pub(super) fn execute(
                 }
             }
             "SDATA" => {
-                let c = field("sdata") as u32;
+                let c = bind.sdata;
                 let v = match value {
                     RegValue::Uniform(b) => b.clone(),
                     RegValue::Lanes(l) => l[0].clone(),
@@ -591,96 +365,30 @@ pub(super) fn execute(
     }
     ex.machine = m;
     if let Some((_, in_range)) = &buffer {
-        let back = d.facts.returns_data(|f| d.inst.field(f));
-        super::memory_buffer::finish(d, w, space, &addrs, exec, in_range, back);
+        super::memory_buffer::finish(d, plan, w, space, &addrs, exec, in_range);
     }
     Ok(None)
 }
 
 /// The address of each lane of a GLOBAL, FLAT or SCRATCH instruction (`family` in its
-/// RDNA 3 / CDNA spelling): the SGPR base `saddr` (when on) plus the address VGPR (32 bits with
-/// `saddr`, else a 64-bit pair; SCRATCH: 32 bits, by `sve`) plus the signed immediate offset.
+/// RDNA 3 / CDNA spelling), by its plan's address form (`memory_plan::vmem_form`).
 /// SCRATCH addresses are scratch-map keys (lane `l`'s byte `a` at `l * SCRATCH_LANE_SPAN + a`).
 pub(super) fn vmem_addresses(d: &Decoded, w: &WaveState, family: &str) -> Vec<u64> {
-    let in_word = |n: &str| d.inst.field(n).is_some();
-    let field = |n: &str| d.inst.field(field_name(&in_word, n)).unwrap_or(0);
-    let offset_bits = if in_word("ioffset") { 24 } else { 13 };
-    let null = super::state::null_code(w.arch).unwrap_or(u32::MAX) as u64;
-    let saddr = field("saddr");
-    // GFX9 (CDNA) FLAT-segment instructions ignore `saddr` (LLVM encodes 0 there,
-    // which is `s[0:1]` to GLOBAL/SCRATCH): only GLOBAL and SCRATCH add it.
-    let flat_ignores_saddr = family == "FLAT" && w.arch.is_gfx9();
-    let saddr_on =
-        d.inst.field("saddr").is_some() && saddr != null && saddr != 0x7f && !flat_ignores_saddr;
-    let offset = sext(field("offset"), offset_bits) as u64;
-    let vaddr = field("addr") as u32;
-    let scratch = family == "SCRATCH";
-    let sve = field("sve") == 1;
-    let saddr_base = if saddr_on {
-        w.sgpr_pair(saddr as u32)
-    } else {
-        0
+    use crate::machine::Family;
+    let family = match family {
+        "SCRATCH" => Family::Scratch,
+        "FLAT" => Family::Flat,
+        _ => Family::Global,
     };
     // gfx1250's `scale_offset` (refused where it cannot apply by `scale_shift`, which the
     // callers run first).
     let shift = scale_shift(d, w).unwrap_or(0);
-    (0..w.wave_size)
-        .map(|lane| match () {
-            _ if scratch => {
-                let mut a = 0u64;
-                if saddr_on {
-                    a = w.read_sgpr(saddr as u32) as u64;
-                }
-                if sve || !saddr_on && d.inst.field("sve").is_none() {
-                    a = a.wrapping_add((w.vgpr(lane, vaddr) as u64) << shift);
-                }
-                scratch_key(lane, a.wrapping_add(offset) as u32)
-            }
-            _ if saddr_on => saddr_base
-                .wrapping_add((w.vgpr(lane, vaddr) as u64) << shift)
-                .wrapping_add(offset),
-            _ => (w.vgpr(lane, vaddr) as u64 | (w.vgpr(lane, vaddr + 1) as u64) << 32)
-                .wrapping_add(offset),
-        })
-        .collect()
+    super::memory_plan::vmem_form(d, w.arch, family, shift).lane_addresses(w)
 }
 
-/// The left shift gfx1250's `scale_offset` bit applies to the register offset of a scalar
-/// or flat-family access: log2 of the access size in bytes (LLVM sets the bit when it folds
-/// `offset << log2(size)` into the address: `global_load_b32 v1, v0, s[4:5] scale_offset`
-/// reads `s[4:5] + v0 * 4`). The register offset is SGPR `soffset` (SMEM), VGPR `vaddr`
-/// with an SGPR base (GLOBAL, FLAT) and the `sve` VGPR (SCRATCH). An access with no such
-/// register, or of a size that is not a power of two, is refused: what the bit does there
-/// is not documented.
+/// The left shift gfx1250's `scale_offset` bit applies (`memory_plan::scale_shift`).
 pub(super) fn scale_shift(d: &Decoded, w: &WaveState) -> Result<u32, String> {
-    if d.inst.field("scale_offset").unwrap_or(0) == 0 {
-        return Ok(0);
-    }
-    let bytes = access_bytes(&d.facts);
-    if !bytes.is_power_of_two() {
-        return Err(format!(
-            "scale_offset on a {bytes}-byte access is not modelled (no documented scale)"
-        ));
-    }
-    let null = super::state::null_code(w.arch).unwrap_or(u32::MAX) as u64;
-    let field = |n: &str| d.inst.field(n).unwrap_or(0);
-    let family = canonical_family(d.inst.family.as_str());
-    let has_register = match family {
-        "SMEM" => field("soffset") != null && field("soffset") < 128,
-        "SCRATCH" => field("sve") == 1,
-        _ => {
-            let saddr = field("saddr");
-            d.inst.field("saddr").is_some() && saddr != null && saddr != 0x7f
-        }
-    };
-    if !has_register {
-        return Err(
-            "scale_offset without a register offset to scale (SMEM soffset, an SGPR base with \
-             GLOBAL/FLAT, sve with SCRATCH) is not modelled"
-                .to_string(),
-        );
-    }
-    Ok(bytes.trailing_zeros())
+    super::memory_plan::scale_shift(d, w.arch)
 }
 
 /// The memory a FLAT instruction addresses, from the aperture of its active lanes'
@@ -697,14 +405,9 @@ fn flat_space(
     addrs: &mut [u64],
     active: &dyn Fn(usize) -> bool,
 ) -> Result<Space, WaveError> {
-    use super::state::{FLAT_SCRATCH_BASE, PRIVATE_APERTURE, SHARED_APERTURE};
+    use super::state::FLAT_SCRATCH_BASE;
     let gfx1250 = arch == crate::spec::Arch::Cdna5;
-    let aperture = |a: u64| match a >> 32 {
-        x if x == SHARED_APERTURE >> 32 => Space::Lds,
-        _ if gfx1250 && a.wrapping_sub(FLAT_SCRATCH_BASE) >> 57 == 0 => Space::Scratch,
-        x if x == PRIVATE_APERTURE >> 32 && !gfx1250 => Space::Scratch,
-        _ => Space::Global,
-    };
+    let aperture = |a: u64| aperture(arch, a);
     let mut space = None;
     for (lane, a) in addrs.iter_mut().enumerate() {
         if !active(lane) {
@@ -750,15 +453,11 @@ fn flat_space(
 /// not bind; this is the same algorithm over the wave's VGPRs. The lane index is
 /// `(addr + offset) / 4 % 32` as the text says ("regardless of wave size"); in a
 /// `permute`, the highest active source lane wins; inactive lanes send, read and write nothing.
-fn permute(w: &mut WaveState, backward: bool, field: &dyn Fn(&str) -> u64) {
+fn permute(w: &mut WaveState, backward: bool, bind: &Bind) {
     let lanes = w.wave_size;
     let exec = w.exec();
-    let offset = (field("offset0") | field("offset1") << 8) as u32;
-    let (addr, data, vdst) = (
-        field("addr") as u32,
-        field("data0") as u32,
-        field("vdst") as u32,
-    );
+    let offset = bind.offset as u32;
+    let (addr, data, vdst) = (bind.addr, bind.data, bind.vdst);
     // RDNA's text: `32'I(addr + offset) / 4 % 32` ("MOD 32 regardless of wave size"); CDNA's:
     // `(addr + offset) / 4U % 64U` (a wave64 permute reaches every lane).
     let cdna = w.arch.is_gfx9();

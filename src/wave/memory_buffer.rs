@@ -30,11 +30,10 @@
 //! scratch byte `x` is lane `(x / 4) % wave` 's byte `x / (4 * wave) * 4 + x % 4`, the same
 //! bytes a FLAT access through the private aperture names: the two views share one memory.
 
-use super::memory_space::{access_bytes, scratch_key, Space, SCRATCH_LANE_SPAN};
+use super::memory_plan::{fits, BufferForm, MemPlan, SOffset};
+use super::memory_space::{scratch_key, Space, SCRATCH_LANE_SPAN};
 use super::state::WaveState;
 use super::{Decoded, WaveError};
-use crate::machine::facts::Refusal;
-use crate::machine::InstFacts;
 use crate::spec::Family;
 
 /// A buffer resource as the address unit reads it.
@@ -173,42 +172,31 @@ pub(super) struct Lanes {
     pub in_range: Vec<u64>,
 }
 
-/// Whether the access of `name` is range-checked dword by dword (plain multi-dword loads and
-/// stores) rather than all or nothing.
-pub(super) fn per_dword(f: &InstFacts) -> bool {
-    !f.atomic && f.refusal != Some(Refusal::BufferFormat) && access_bytes(f) > 4
-}
-
-/// The address of each lane of a MUBUF instruction and the bytes of its access in range.
-pub(super) fn addresses(d: &Decoded, w: &WaveState) -> Result<Lanes, WaveError> {
+/// The address of each lane of a MUBUF instruction (the encoding's part of it in `form`, an
+/// access of `size` bytes) and the bytes of its access in range.
+pub(super) fn addresses(
+    d: &Decoded,
+    form: &BufferForm,
+    size: u64,
+    w: &WaveState,
+) -> Result<Lanes, WaveError> {
     let refuse = |reason: String| WaveError::Unsupported {
         addr: d.addr,
         inst: d.inst.name.clone(),
         reason,
     };
-    let field = |n: &str| d.inst.field(n).unwrap_or(0);
-    if field("tfe") == 1 {
-        return Err(refuse(
-            "the tfe bit (a texture-fault status VGPR) is not modelled".into(),
-        ));
-    }
-    if field("addr64") == 1 {
-        return Err(refuse("the addr64 form (GFX6/7) is not modelled".into()));
-    }
-    let rsrc = field("srsrc") as u32 * 4;
-    let words = [0, 1, 2, 3].map(|i| w.read_sgpr(rsrc + i));
-    let (offen, idxen) = (field("offen") == 1, field("idxen") == 1);
+    let words = [0, 1, 2, 3].map(|i| w.read_sgpr(form.srsrc + i));
+    let (offen, idxen) = (form.offen, form.idxen);
     let res = Resource::decode(words, w.arch.family(), idxen)
         .map_err(|what| refuse(format!("{what} is not modelled")))?;
-    let soffset = match field("soffset") as u32 {
-        c @ 0..=127 => w.read_sgpr(c) as u64,
-        c @ 128..=192 => (c - 128) as u64,
-        c => return Err(refuse(format!("soffset operand code {c} is not modelled"))),
+    let soffset = match form.soffset {
+        Ok(SOffset::Sgpr(c)) => w.read_sgpr(c) as u64,
+        Ok(SOffset::Const(v)) => v,
+        Err(c) => return Err(refuse(format!("soffset operand code {c} is not modelled"))),
     };
-    let vaddr = field("vaddr") as u32;
-    let inst_offset = field("offset") & 0xfff;
-    let size = access_bytes(&d.facts);
-    let step = if per_dword(&d.facts) { 4 } else { size };
+    let vaddr = form.vaddr;
+    let inst_offset = form.offset;
+    let step = form.step;
     let exec = w.exec() & w.full_mask();
     let private = res.base.wrapping_sub(SCRATCH_BUFFER_BASE) < SCRATCH_BUFFER_SPAN;
     if res.swizzle && !private && size > 4 {
@@ -281,15 +269,16 @@ pub(super) fn check_bounds(
         if exec >> lane & 1 == 0 || n == 0 {
             continue;
         }
-        let (ok, at) = match space {
-            Space::Scratch => {
-                let byte = a % SCRATCH_LANE_SPAN;
-                (byte + n <= b.scratch, byte)
-            }
-            _ if load_only => (b.global_readable(a, n), a),
-            _ => (b.global_mapped(a, n), a),
+        let at = match space {
+            Space::Scratch => a % SCRATCH_LANE_SPAN,
+            _ => a,
         };
-        if !ok {
+        let space = if space == Space::Scratch {
+            Space::Scratch
+        } else {
+            Space::Global
+        };
+        if !fits(b, space, load_only, at, n) {
             return Err(WaveError::MemoryFault {
                 addr: d.addr,
                 inst: d.inst.name.clone(),
@@ -314,16 +303,17 @@ pub(super) fn check_bounds(
 /// D16 loads zero only the half they write.
 pub(super) fn finish(
     d: &Decoded,
+    plan: &MemPlan,
     w: &mut WaveState,
     space: Space,
     addrs: &[u64],
     exec: u64,
     in_range: &[u64],
-    returns_data: bool,
 ) {
     let f = &d.facts;
-    let size = access_bytes(f);
-    let vdata = d.inst.field("vdata").unwrap_or(0) as u32;
+    let size = plan.size;
+    let returns_data = plan.returns_data;
+    let vdata = plan.bind.vdst;
     let atomic = f.atomic;
     let load = f.load_only;
     let store = f.stores && !atomic;

@@ -21,7 +21,7 @@ pub(super) fn scratch_key(lane: u32, offset: u32) -> u64 {
 }
 
 /// The memory an instruction addresses.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Space {
     Global,
     Lds,
@@ -35,5 +35,19 @@ impl Space {
             Space::Lds => "LDS",
             Space::Scratch => "scratch",
         }
+    }
+}
+
+/// The memory flat address `a` addresses on `arch`: the shared aperture is LDS, the private
+/// aperture (gfx1250: the window from its flat scratch base) the lane's scratch, anything
+/// else global memory. Each aperture is one contiguous window of addresses.
+pub(super) fn aperture(arch: crate::spec::Arch, a: u64) -> Space {
+    use super::state::{FLAT_SCRATCH_BASE, PRIVATE_APERTURE, SHARED_APERTURE};
+    let gfx1250 = arch == crate::spec::Arch::Cdna5;
+    match a >> 32 {
+        x if x == SHARED_APERTURE >> 32 => Space::Lds,
+        _ if gfx1250 && a.wrapping_sub(FLAT_SCRATCH_BASE) >> 57 == 0 => Space::Scratch,
+        x if x == PRIVATE_APERTURE >> 32 && !gfx1250 => Space::Scratch,
+        _ => Space::Global,
     }
 }

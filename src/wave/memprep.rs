@@ -1,44 +1,27 @@
-//! Plain loads and stores resolved once per decoded instruction (the prepared form,
-//! for the memory path): which access it is (`memfast::Plain`), where each lane's address
-//! comes from (register numbers and the immediate offset already read out of the encoding),
-//! the destination or source register, the width of the text's `ADDR` and the byte extents
-//! the bounds check covers. Running one then reads no field by name and compares no string.
+//! Plain loads and stores as prepared plans of their [`MemPlan`] (`memory_plan.rs`): which
+//! access it is (`memfast::Plain`), the plan's address form, the destination or source
+//! register, the width of the text's `ADDR` and the byte extents the bounds check covers, all
+//! taken from the plan. Running one then reads no field and compares no string.
 //!
-//! `prepare` takes exactly the decisions `memory::execute` takes for an access it hands to
-//! `memfast::run` (same families, same operand fields, same offsets), and `run` does the same
-//! work in the same order: addresses, bounds check (same errors), the access; when
-//! `memfast::run` declines (an address sum that wraps), `run` returns `None` and the caller
-//! runs the generic path, which then takes the pseudocode. `tests/dispatch.rs` compares the
-//! result with `Executor::memory_fast_path` off.
+//! `prepare` keeps the plans whose access `memfast` does (every arch's plain SMEM, DS and
+//! GLOBAL loads and stores and DS two-address accesses); the pseudocode step (`memory::execute`)
+//! runs the same plan ([`access`]) once it has formed the addresses, so both paths do the same
+//! work in the same order: addresses, bounds check by the plan's fault rule (same errors),
+//! the access. When `memfast` declines (an address sum that wraps), `run` returns `None` and
+//! the caller runs the pseudocode step. `tests/dispatch.rs` compares the result with
+//! `Executor::memory_fast_path` off.
 
 use super::memfast::{self, Mem, Plain};
-use super::memory::{self, Space};
+use super::memory_plan::check_bounds;
+use super::memory_plan::{fits, span_fits, Form, MemPlan};
+use super::memory_space::Space;
 use super::state::{WaveState, LANE_SLOTS};
-use super::{Decoded, Entry, WaveError};
-use crate::spec::{Arch, Wheel};
-
-/// Where each lane's address comes from.
-#[derive(Clone, Copy)]
-enum Addr {
-    /// SMEM: the SGPR pair at `sbase` plus `offset` plus SGPR `soffset` when one is named.
-    Scalar {
-        sbase: u32,
-        offset: u64,
-        soffset: Option<u32>,
-    },
-    /// DS: the address VGPR, 32 bits (the text adds `OFFSET` itself).
-    Lds { vaddr: u32 },
-    /// GLOBAL: the SGPR pair `saddr` plus the 32-bit VGPR `vaddr`, or the 64-bit VGPR pair
-    /// `vaddr`, plus `offset`.
-    Global {
-        vaddr: u32,
-        saddr: Option<u32>,
-        offset: u64,
-    },
-}
+use super::{Decoded, WaveError};
+use crate::machine::{Family, InstFacts};
+use crate::spec::Arch;
 
 /// What a prepared access does.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Kind {
     /// One of `memfast`'s plain accesses.
     Plain(Plain),
@@ -53,11 +36,12 @@ enum Kind {
     },
 }
 
-/// A plain access resolved from its encoding.
-#[derive(Clone)]
+/// A plain access's prepared plan.
+#[derive(Clone, Debug)]
 pub(super) struct MemOp {
     kind: Kind,
-    addr: Addr,
+    /// The plan's address form: `Form::Scalar`, `Form::Lds` or `Form::Global` (no shift).
+    addr: Form,
     /// The DS `OFFSET` the access adds (0 otherwise).
     offset: u64,
     addr_bits: u32,
@@ -66,148 +50,110 @@ pub(super) struct MemOp {
     extents: Vec<(u64, u64)>,
     /// The facts' `load_only`.
     load_only: bool,
+    /// A FLAT access (of this arch): prepared only while every active lane addresses the
+    /// global aperture (`memory_space::aperture`); LDS and scratch apertures take the pseudocode
+    /// step.
+    flat: Option<Arch>,
 }
 
-/// The prepared form of `d` if it is an access `memory::execute` hands to `memfast::run`.
-pub(super) fn prepare(e: &Entry, d: &Decoded, arch: Arch) -> Option<MemOp> {
-    if arch.wheel() != Wheel::Rdna3 {
+/// A memory instruction's plan with the prepared form of its access, if it has one: what
+/// the executor keeps per instruction.
+pub(super) struct Planned {
+    pub(super) plan: MemPlan,
+    pub(super) fast: Option<MemOp>,
+}
+
+impl Planned {
+    /// The plan of memory instruction `d` (its entry `e`) and its prepared form.
+    pub(super) fn build(e: &super::Entry, d: &Decoded, arch: Arch) -> Planned {
+        let plan = MemPlan::build(e, d, arch);
+        let fast = prepare(&plan, &d.facts, arch);
+        Planned { plan, fast }
+    }
+}
+
+/// The prepared plan of a plain access, if `plan` (of an instruction with facts `f`) is one
+/// `memfast` does.
+pub(super) fn prepare(plan: &MemPlan, f: &InstFacts, arch: Arch) -> Option<MemOp> {
+    if plan.refusal.is_some() {
         return None;
     }
-    let family = memory::canonical_family(d.inst.family.as_str());
-    if !matches!(family, "SMEM" | "DS" | "GLOBAL") {
+    let family = super::memory_plan::canonical(f.family);
+    if !matches!(
+        family,
+        Family::Smem | Family::Ds | Family::Global | Family::Flat | Family::Scratch
+    ) {
         return None;
     }
-    if family == "DS" {
-        if let Some(op) = prepare_pair(e, d) {
-            return Some(op);
+    let addr_bits = plan.addr_bits?;
+    // Entries whose text leaves the DS offset out fold it into ADDR: the pseudocode step.
+    if plan.ds_folded {
+        return None;
+    }
+    let kind = if f.ds_two > 0 {
+        // `DS_LOAD_2ADDR_B32` .. `DS_STORE_2ADDR_STRIDE64_B64`.
+        if !matches!(f.plain_words, 1 | 2) {
+            return None;
         }
-    }
-    let kind = memfast::classify(&d.facts)?;
-    let in_word = |n: &str| d.inst.field(n).is_some();
-    let field = |n: &str| d.inst.field(memory::field_name(&in_word, n)).unwrap_or(0);
-    let listed = |n: &str| e.inst.operands.iter().any(|o| o.field == n);
-    let has_op = |n: &str| listed(memory::field_name(&listed, n));
-    let offset_bits = |smem: u32| if in_word("ioffset") { 24 } else { smem };
-    let null = super::state::null_code(arch).unwrap_or(u32::MAX) as u64;
-    let addr_bits = e
-        .prepared
-        .function
-        .regs
-        .iter()
-        .find(|r| r.name == "ADDR")
-        .map(|r| r.width)?;
-    let data_field = if has_op("data") { "data" } else { "data0" };
+        let (store, words) = (f.stores, u32::from(f.plain_words));
+        let size = 4 * words as u64;
+        let stride = if f.ds_two == 64 { size * 64 } else { size };
+        let b = &plan.bind;
+        Kind::Pair {
+            store,
+            words,
+            offsets: [b.offset0 * stride, b.offset1 * stride],
+            regs: if store {
+                [b.data, b.data1]
+            } else {
+                [b.vdst, b.vdst + words]
+            },
+        }
+    } else {
+        Kind::Plain(memfast::classify(f)?)
+    };
     let reg = match kind {
-        Plain::ScalarLoad { .. } => field("sdata") as u32,
-        Plain::Load { .. } if has_op("vdst") => field("vdst") as u32,
-        Plain::Store { .. } if family == "DS" => field(data_field) as u32,
-        Plain::Store { .. } if has_op("data") && !has_op("vdst") => field("data") as u32,
-        _ => return None,
+        Kind::Pair { regs, .. } => regs[0],
+        Kind::Plain(Plain::ScalarLoad { .. } | Plain::Load { .. }) => plan.load_reg?,
+        Kind::Plain(Plain::Store { .. }) => plan.store_reg?,
     };
-    let (addr, offset, extents) = match family {
-        "SMEM" => {
-            // The GFX9 form (`soffset_en`) is CDNA's; not prepared.
-            if in_word("soffset_en") {
-                return None;
-            }
-            let soff = field("soffset");
-            let soffset = (in_word("soffset") && soff != null && soff < 128).then_some(soff as u32);
-            let addr = Addr::Scalar {
-                sbase: field("sbase") as u32 * 2,
-                offset: memory::sext(field("offset"), offset_bits(21)) as u64,
-                soffset,
-            };
-            (addr, 0, vec![(0, memory::access_bytes(&d.facts))])
-        }
-        "DS" => {
-            // Entries whose text leaves the offset out fold it into ADDR: the generic path.
-            if memory::ds_offset_in_addr(e, &d.facts) {
-                return None;
-            }
-            let addr = Addr::Lds {
-                vaddr: field("addr") as u32,
-            };
-            let offset = field("offset0") | field("offset1") << 8;
-            let extents = memory::ds_extents(&d.facts, field("offset0"), field("offset1"));
-            (addr, offset, extents)
-        }
-        _ => {
-            let saddr = field("saddr");
-            let saddr_on = in_word("saddr") && saddr != null && saddr != 0x7f;
-            let addr = Addr::Global {
-                vaddr: field("addr") as u32,
-                saddr: saddr_on.then_some(saddr as u32),
-                offset: memory::sext(field("offset"), offset_bits(13)) as u64,
-            };
-            (addr, 0, vec![(0, memory::access_bytes(&d.facts))])
-        }
-    };
-    // Address rows past the file read zero on the generic path: leave those to it.
+    // Address rows past the file read zero on the pseudocode step: leave those to it.
     let rows = super::state::vgpr_rows(arch) as u32;
-    let last_row = match addr {
-        Addr::Scalar { .. } => 0,
-        Addr::Lds { vaddr } => vaddr,
-        Addr::Global { vaddr, saddr, .. } => vaddr + u32::from(saddr.is_none()),
+    let last_row = match plan.form {
+        Form::Scalar { shift: 0, .. } => 0,
+        Form::Lds { vaddr, offset: 0 } => vaddr,
+        Form::Global {
+            vaddr,
+            saddr,
+            shift: 0,
+            ..
+        } => vaddr + u32::from(saddr.is_none()),
+        Form::Scratch {
+            vaddr,
+            vgpr,
+            shift: 0,
+            ..
+        } => {
+            if vgpr {
+                vaddr
+            } else {
+                0
+            }
+        }
+        _ => return None,
     };
     if last_row >= rows {
         return None;
     }
     Some(MemOp {
-        kind: Kind::Plain(kind),
-        addr,
-        offset,
+        kind,
+        addr: plan.form,
+        offset: plan.text_offset,
         addr_bits,
         reg,
-        extents,
-        load_only: d.facts.load_only,
-    })
-}
-
-/// The prepared form of a DS two-address load or store (RDNA 3 field names), if `d` is one
-/// whose text adds the offsets itself.
-fn prepare_pair(e: &Entry, d: &Decoded) -> Option<MemOp> {
-    let f = &d.facts;
-    // `DS_LOAD_2ADDR_B32` .. `DS_STORE_2ADDR_STRIDE64_B64`.
-    if f.ds_two == 0 || !matches!(f.plain_words, 1 | 2) {
-        return None;
-    }
-    let store = f.stores;
-    let (stride64, words) = (f.ds_two == 64, u32::from(f.plain_words));
-    if memory::ds_offset_in_addr(e, f) {
-        return None;
-    }
-    let field = |n: &str| d.inst.field(n);
-    let (off0, off1, vaddr) = (field("offset0")?, field("offset1")?, field("addr")?);
-    let size = 4 * words as u64;
-    let stride = if stride64 { size * 64 } else { size };
-    let regs = if store {
-        [field("data0")? as u32, field("data1")? as u32]
-    } else {
-        let vdst = field("vdst")? as u32;
-        [vdst, vdst + words]
-    };
-    let addr_bits = e
-        .prepared
-        .function
-        .regs
-        .iter()
-        .find(|r| r.name == "ADDR")
-        .map(|r| r.width)?;
-    Some(MemOp {
-        kind: Kind::Pair {
-            store,
-            words,
-            offsets: [off0 * stride, off1 * stride],
-            regs,
-        },
-        addr: Addr::Lds {
-            vaddr: vaddr as u32,
-        },
-        offset: 0,
-        addr_bits,
-        reg: regs[0],
-        extents: memory::ds_extents(&d.facts, off0, off1),
-        load_only: !store,
+        extents: plan.extents.clone(),
+        load_only: plan.load_only,
+        flat: plan.flat.then_some(arch),
     })
 }
 
@@ -334,11 +280,7 @@ fn global_span_ok(
     let Some(end) = hi.checked_add(n) else {
         return false;
     };
-    if op.load_only {
-        b.global_span_readable(lo, end - lo)
-    } else {
-        b.global_mapped(lo, end - lo)
-    }
+    span_fits(b, Space::Global, op.load_only, lo, end)
 }
 
 /// Whether every active lane's LDS extents pass the bounds check, judged from the highest
@@ -362,11 +304,11 @@ fn lds_span_ok(b: &super::state::Bounds, addrs: &[u64], exec: u64, extents: &[(u
     extents.iter().all(|&(off, n)| off.checked_add(n).is_some())
         && hi
             .checked_add(reach)
-            .is_some_and(|end| end <= b.lds.min(1 << 32))
+            .is_some_and(|end| span_fits(b, Space::Lds, false, 0, end))
 }
 
 /// Runs `op` (the prepared form of `d`) on the wave. `None` when the access must take the
-/// generic path instead (an address sum wraps), having changed nothing.
+/// pseudocode step instead (an address sum wraps), having changed nothing.
 pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(), WaveError>> {
     let exec = w.exec() & w.full_mask();
     if lean(op, w, exec) {
@@ -381,39 +323,41 @@ pub(super) fn run(op: &MemOp, d: &Decoded, w: &mut WaveState) -> Option<Result<(
     };
     let one: [u64; 1];
     let (lo, hi, base, space) = match op.addr {
-        Addr::Scalar {
-            sbase,
-            offset,
-            soffset,
-        } => {
-            let mut off = offset;
-            if let Some(s) = soffset {
-                off = off.wrapping_add(w.read_sgpr(s) as u64);
-            }
-            one = [w.sgpr_pair(sbase).wrapping_add(off)];
+        Form::Scalar { .. } => {
+            one = [op.addr.scalar_address(w)];
             return finish(op, d, w, &one, exec, Space::Global);
         }
-        Addr::Lds { vaddr } => (slots(vaddr)?, None, 0, Space::Lds),
-        Addr::Global {
+        Form::Lds { vaddr, .. } => (slots(vaddr)?, None, 0, Space::Lds),
+        Form::Global {
             vaddr,
             saddr: Some(s),
             offset,
+            ..
         } => (
             slots(vaddr)?,
             None,
             w.sgpr_pair(s).wrapping_add(offset),
             Space::Global,
         ),
-        Addr::Global {
+        Form::Global {
             vaddr,
             saddr: None,
             offset,
+            ..
         } => (
             slots(vaddr)?,
             Some(slots(vaddr + 1)?),
             offset,
             Space::Global,
         ),
+        Form::Scratch { .. } => {
+            let mut buf = [0u64; LANE_SLOTS];
+            for (lane, a) in buf[..lanes].iter_mut().enumerate() {
+                *a = op.addr.lane_address(w, lane as u32);
+            }
+            return finish(op, d, w, &buf[..lanes], exec, Space::Scratch);
+        }
+        Form::Buffer(_) => return None,
     };
     if lanes <= 32 {
         let buf: [u64; 32] = lane_addrs(lo, hi, base);
@@ -445,10 +389,18 @@ fn finish(
     exec: u64,
     space: Space,
 ) -> Option<Result<(), WaveError>> {
+    if let Some(arch) = op.flat {
+        let elsewhere = addrs.iter().enumerate().any(|(lane, &a)| {
+            exec >> lane & 1 == 1 && super::memory_space::aperture(arch, a) != Space::Global
+        });
+        if elsewhere {
+            return None;
+        }
+    }
     if let Some(r) = row(op, w, addrs, exec, space) {
         return Some(r);
     }
-    let scalar = matches!(op.addr, Addr::Scalar { .. });
+    let scalar = matches!(op.addr, Form::Scalar { .. });
     let active = |lane: usize| scalar || exec >> lane & 1 == 1;
     if let Some(b) = &w.bounds {
         let whole = match space {
@@ -457,12 +409,27 @@ fn finish(
             Space::Scratch => false,
         };
         if !whole {
-            let r = memory::check_bounds(b, space, d, addrs, &active, &op.extents, op.load_only);
+            let r = check_bounds(b, space, d, addrs, &active, &op.extents, op.load_only);
             if let Err(e) = r {
                 return Some(Err(e));
             }
         }
     }
+    access(op, w, addrs, exec, space, false).then_some(Ok(()))
+}
+
+/// Runs `op`'s access on the lanes' addresses `addrs` in `space`, once the bounds check has
+/// passed: the pseudocode step calls it with the addresses it formed from the same plan
+/// (`rows`: try a row first). False, having changed nothing, when an address sum wraps at the
+/// width of `ADDR` (the pseudocode then runs).
+pub(super) fn access(
+    op: &MemOp,
+    w: &mut WaveState,
+    addrs: &[u64],
+    exec: u64,
+    space: Space,
+    rows: bool,
+) -> bool {
     let kind = match op.kind {
         Kind::Plain(k) => k,
         Kind::Pair {
@@ -472,7 +439,7 @@ fn finish(
             regs,
         } => {
             let pair = (store, words, offsets, regs);
-            return run_pair(w, addrs, exec, op.addr_bits, pair).then_some(Ok(()));
+            return run_pair(w, addrs, exec, op.addr_bits, pair);
         }
     };
     let access = memfast::Access {
@@ -482,16 +449,18 @@ fn finish(
         exec,
         reg: op.reg,
     };
-    let mem = if space == Space::Lds {
-        Mem::Lds
+    let mem = Mem::from(space);
+    let done = if rows {
+        memfast::run(kind, w, mem, &access)
     } else {
-        Mem::Global
+        memfast::run_lanes(kind, w, mem, &access)
     };
-    if !memfast::run_lanes(kind, w, mem, &access) {
-        return None;
+    if done {
+        let scalar = matches!(op.addr, Form::Scalar { .. });
+        let active = |lane: usize| scalar || exec >> lane & 1 == 1;
+        track_store(w, kind, space, addrs, &active);
     }
-    track_store(w, kind, space, addrs, &active);
-    Some(Ok(()))
+    done
 }
 
 /// Records the bytes a store wrote in `w.written` when the wave tracks its writes.
@@ -533,7 +502,7 @@ fn row(
         return None;
     };
     let store = matches!(kind, Plain::Store { .. });
-    if matches!(op.addr, Addr::Scalar { .. }) {
+    if matches!(op.addr, Form::Scalar { .. }) {
         return None;
     }
     let size = 4 * words as u64;
@@ -552,21 +521,11 @@ fn row(
         // Addresses rise from lane l0 to l1 without wrapping (`row_span`).
         let lo = addrs[l0].checked_add(off)?;
         let end = addrs[l1].checked_add(off)?.checked_add(n)?;
-        let ok = match space {
-            Space::Global if op.load_only => b.global_span_readable(lo, end - lo),
-            Space::Global => b.global_mapped(lo, end - lo),
-            Space::Lds => end <= b.lds.min(1 << 32),
-            Space::Scratch => false,
-        };
-        if !ok {
+        if !span_fits(b, space, op.load_only, lo, end) {
             return None;
         }
     }
-    let mem = if space == Space::Lds {
-        Mem::Lds
-    } else {
-        Mem::Global
-    };
+    let mem = Mem::from(space);
     if !memfast::row_at(kind, w, mem, &access, span) {
         return None;
     }
@@ -587,7 +546,7 @@ fn row(
 #[inline]
 fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
     // No lane active: a vector access checks and changes nothing (as lane by lane).
-    if exec == 0 && !matches!(op.addr, Addr::Scalar { .. }) {
+    if exec == 0 && !matches!(op.addr, Form::Scalar { .. }) {
         return true;
     }
     let (words, store) = match op.kind {
@@ -608,23 +567,25 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
         return false;
     };
     let (vaddr, base, wide, space) = match op.addr {
-        Addr::Lds { vaddr } => (vaddr, 0, false, Space::Lds),
-        Addr::Global {
+        Form::Lds { vaddr, .. } => (vaddr, 0, false, Space::Lds),
+        Form::Global {
             vaddr,
             saddr: Some(s),
             offset,
+            ..
         } => (
             vaddr,
             w.sgpr_pair(s).wrapping_add(offset),
             false,
             Space::Global,
         ),
-        Addr::Global {
+        Form::Global {
             vaddr,
             saddr: None,
             offset,
+            ..
         } => (vaddr, offset, true, Space::Global),
-        Addr::Scalar { .. } => return false,
+        _ => return false,
     };
     if store && w.track_writes && space == Space::Global {
         return false;
@@ -648,6 +609,16 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
     }
     let addr0 = base.wrapping_add(value);
     let len = size * n as u64;
+    if let Some(arch) = op.flat {
+        // The lanes' addresses rise from `addr0` (no sum wraps: checked below before any
+        // access); an aperture is one contiguous window, so both ends in the global one
+        // put every lane there.
+        let last = addr0.wrapping_add(size * (n as u64 - 1));
+        let global = |a: u64| super::memory_space::aperture(arch, a) == Space::Global;
+        if last < addr0 || !global(addr0) || !global(last) {
+            return false;
+        }
+    }
     let mask = if op.addr_bits >= 64 {
         u64::MAX
     } else {
@@ -691,13 +662,7 @@ fn lean(op: &MemOp, w: &mut WaveState, exec: u64) -> bool {
         };
         // Inside a region its owner mapped whole, the check passes (one comparison).
         let inside = mapped && first <= lo_b && end_b <= first + len as u64;
-        let ok = inside
-            || match space {
-                Space::Global if op.load_only => b.global_span_readable(lo_b, end_b - lo_b),
-                Space::Global => b.global_mapped(lo_b, end_b - lo_b),
-                _ => end_b <= b.lds.min(1 << 32),
-            };
-        if !ok {
+        if !inside && !span_fits(b, space, op.load_only, lo_b, end_b) {
             return false;
         }
     }
@@ -793,7 +758,7 @@ fn lean_pair(
     offsets: [u64; 2],
     regs: [u32; 2],
 ) -> bool {
-    let Addr::Lds { vaddr } = op.addr else {
+    let Form::Lds { vaddr, .. } = op.addr else {
         return false;
     };
     let Some((l0, n)) = lane_run(exec) else {
@@ -826,7 +791,7 @@ fn lean_pair(
         }
         if last
             .checked_add(reach)
-            .is_none_or(|end| end > b.lds.min(1 << 32))
+            .is_none_or(|end| !span_fits(b, Space::Lds, false, 0, end))
         {
             return false;
         }
@@ -858,19 +823,10 @@ fn lean_pair(
 /// [`lean`] for a scalar load (`S_LOAD_B32`..`B512`): the words at the one address, from a
 /// region, after the checks `memfast::run_lanes` and the bounds check make.
 fn lean_scalar(op: &MemOp, w: &mut WaveState, words: u32) -> bool {
-    let Addr::Scalar {
-        sbase,
-        offset,
-        soffset,
-    } = op.addr
-    else {
+    if !matches!(op.addr, Form::Scalar { .. }) {
         return false;
-    };
-    let mut off = offset;
-    if let Some(s) = soffset {
-        off = off.wrapping_add(w.read_sgpr(s) as u64);
     }
-    let addr = w.sgpr_pair(sbase).wrapping_add(off);
+    let addr = op.addr.scalar_address(w);
     let words = words.min(16) as usize;
     let mask = if op.addr_bits >= 64 {
         u64::MAX
@@ -901,13 +857,7 @@ fn lean_scalar(op: &MemOp, w: &mut WaveState, words: u32) -> bool {
             && lo
                 .checked_add(n)
                 .is_some_and(|e| e <= first + 4 * words as u64);
-        let ok = inside
-            || if op.load_only {
-                b.global_readable(lo, n)
-            } else {
-                b.global_mapped(lo, n)
-            };
-        if !ok {
+        if !inside && !fits(b, Space::Global, op.load_only, lo, n) {
             return false;
         }
     }

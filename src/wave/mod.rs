@@ -33,10 +33,9 @@
 mod agpr;
 mod block;
 mod block_mem;
-pub mod cli;
 pub(crate) mod decode;
 mod dpp;
-mod fetch;
+pub(crate) mod fetch;
 pub mod fidelity;
 mod gpr_idx;
 pub mod json;
@@ -45,9 +44,12 @@ mod memory;
 mod memory_buffer;
 mod memory_space;
 pub use memory_buffer::scratch_resource;
+mod memory_plan;
+pub(crate) use memory_plan::address_regs;
 mod memprep;
 pub mod native;
 mod program;
+pub use agpr::row_name;
 pub use block::DEFAULT_BLOCK_THRESHOLD;
 pub use memory::SCRATCH_LANE_SPAN;
 pub use program::{Class, Decoded, Program};
@@ -65,6 +67,7 @@ use crate::exec::{self, Machine, Prepared};
 use crate::interp::compiled::{Compiled, Scratch};
 use crate::isa::{self, Isa};
 use crate::jit::{Jit, Kernel};
+use crate::machine::RegSpaces;
 use crate::spec::{Arch, Instruction, SpecDb};
 
 pub use state::{
@@ -315,8 +318,8 @@ pub struct Executor {
     plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
     /// The entries of instructions that do not take the fast path, by the same index.
     slow: Vec<Option<Rc<Entry>>>,
-    /// The prepared form of plain loads and stores (`memprep.rs`), by the same index.
-    mem_ops: Vec<Option<memprep::MemOp>>,
+    /// The plans of memory instructions (`memory_plan.rs`), by the same index.
+    mem_plans: Vec<Option<Rc<memprep::Planned>>>,
     plans_of: (u64, usize),
     /// EXEC at issue while a DPP16 instruction runs with its disabled lanes masked out of
     /// EXEC (sources are still fetched from every lane active at issue).
@@ -365,7 +368,7 @@ struct ProgramState {
     plans: Vec<Option<(Rc<Entry>, Rc<fetch::Plan>)>>,
     plan_slots: Vec<(Vec<u8>, u32)>,
     slow: Vec<Option<Rc<Entry>>>,
-    mem_ops: Vec<Option<memprep::MemOp>>,
+    mem_plans: Vec<Option<Rc<memprep::Planned>>>,
     blocks: Vec<block::Tier>,
 }
 
@@ -383,6 +386,23 @@ pub fn cli_jit_threshold() -> u32 {
         .ok()
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(DEFAULT_JIT_THRESHOLD)
+}
+
+/// Why an instruction cannot run although it has text: the text reads its sources or
+/// destination (`S0`, `S1`, `S2`, `D0`) and the database knows no operand layout for it on
+/// this target, so its fields (a literal among them) would be decoded as nothing.
+pub(crate) fn missing_operand_layout(
+    inst: &Instruction,
+    prepared: &exec::Prepared,
+) -> Option<String> {
+    let reads = ["S0", "S1", "S2", "D0"]
+        .into_iter()
+        .any(|r| prepared.function.reg(r).is_some());
+    (reads && inst.operands.is_empty()).then(|| {
+        "its text reads operands, but the database has no operand layout for it on this \
+         target (semantics/targets/: no donor instruction)"
+            .to_string()
+    })
 }
 
 /// AMD's CDNA tables leave the VOP3 (`_E64`) form of some VOP1/VOP2 entries without text;
@@ -427,7 +447,7 @@ impl Executor {
             interp_scratch: Scratch::default(),
             plans: Vec::new(),
             slow: Vec::new(),
-            mem_ops: Vec::new(),
+            mem_plans: Vec::new(),
             plans_of: (0, 0),
             dpp_source_exec: None,
             trace_after_only: false,
@@ -512,21 +532,21 @@ impl Executor {
         let twin = e32_twin(&self.db, inst);
         let mut prepared = exec::prepare(self.arch(), twin.as_ref().unwrap_or(inst))
             .map_err(|e| format!("no executable pseudocode ({})", e.diagnostic.summary()))?;
+        if let Some(why) = missing_operand_layout(inst, &prepared) {
+            return Err(why);
+        }
         // `exec::Prepared` takes D0's kind from the first of `vdst`/`sdst` in operand order,
         // so a VOP3SD entry listing `sdst` first (v_div_scale_*) gets a per-wave D0; the
         // result goes to the VGPR `vdst`, one value per lane.
         if prepared.vector && !prepared.wave_level && di.family == "VOP3SD" {
-            let vgpr_dst = inst
-                .operands
-                .iter()
-                .any(|o| o.field == "vdst" && o.kind.contains("VGPR"));
+            let vgpr_dst = self.isa.facts().of_code(&di.family, di.opcode).vdst_vgpr;
             if let (true, Some(r)) = (vgpr_dst, prepared.function.reg("D0")) {
                 prepared.per_lane[r.0 as usize] = true;
             }
         }
         // The executed text may be an erratum, not AMD's: look at the prepared IR.
-        let text = crate::ir::print_function(&prepared.function);
-        let vgpr_space = text.contains("VGPR[");
+        let spaces = RegSpaces::of(&prepared.function);
+        let vgpr_space = spaces.vgpr;
         // An entry the JIT does not compile (values wider than 128 bits, ...) runs on the
         // interpreter, which computes the same function; `jit_fallbacks` lists them. With a
         // tiering threshold the kernel is compiled when the entry has become hot.
@@ -544,8 +564,8 @@ impl Executor {
         };
         let entry = Entry {
             inst: (*inst).clone(),
-            sgpr_space: text.contains("SGPR["),
-            hwreg_space: text.contains("HW_REGISTERS["),
+            sgpr_space: spaces.sgpr,
+            hwreg_space: spaces.hwreg,
             vgpr_space,
             layout: crate::jit::Layout::new(&prepared.per_lane),
             optimized,
@@ -824,18 +844,20 @@ impl Executor {
             // An instruction off the bound fast path (memory, register-file addressing)
             // whose entry is cached: no name lookup. A plain load or store runs from its
             // prepared form when it has one (and no observer wants its accesses).
-            let prepared = match &self.mem_ops[idx] {
+            let plan = self.mem_plans[idx].clone();
+            let prepared = match plan.as_deref().and_then(|p| p.fast.as_ref()) {
                 Some(op) if self.memory_fast_path && wave.last_access.is_none() => {
                     memprep::run(op, d, wave)
                 }
                 _ => None,
             };
-            match prepared {
-                Some(r) => {
+            match (prepared, plan) {
+                (Some(r), _) => {
                     r?;
                     None
                 }
-                None => fetch::execute(self, &entry, d, wave)?,
+                (None, Some(plan)) => memory::run(self, &entry, &plan, d, wave)?,
+                (None, None) => fetch::execute(self, &entry, d, wave)?,
             }
         } else if let Some((entry, plan)) = self.cached_plan(program, idx, wave)? {
             fetch::execute_bound(self, &entry, &plan, d, wave)?
@@ -903,7 +925,7 @@ impl Executor {
         if self.plans.len() < program.insts.len() {
             self.plans.resize(program.insts.len(), None);
             self.slow.resize(program.insts.len(), None);
-            self.mem_ops.resize(program.insts.len(), None);
+            self.mem_plans.resize(program.insts.len(), None);
             self.plan_slots
                 .resize_with(program.insts.len(), Default::default);
         }
@@ -915,7 +937,8 @@ impl Executor {
         }
         let entry = self.entry(d)?;
         if !fetch::fast_path(&entry, d) {
-            self.mem_ops[idx] = memprep::prepare(&entry, d, self.arch());
+            self.mem_plans[idx] = memory::is_memory(&d.facts)
+                .then(|| Rc::new(memprep::Planned::build(&entry, d, self.arch())));
             self.slow[idx] = Some(entry);
             return Ok(None);
         }
@@ -938,7 +961,7 @@ impl Executor {
             plans: std::mem::take(&mut self.plans),
             plan_slots: std::mem::take(&mut self.plan_slots),
             slow: std::mem::take(&mut self.slow),
-            mem_ops: std::mem::take(&mut self.mem_ops),
+            mem_plans: std::mem::take(&mut self.mem_plans),
             blocks: std::mem::take(&mut self.blocks),
         };
         if self.plans_of != (0, 0) {
@@ -953,7 +976,7 @@ impl Executor {
             self.plans = back.plans;
             self.plan_slots = back.plan_slots;
             self.slow = back.slow;
-            self.mem_ops = back.mem_ops;
+            self.mem_plans = back.mem_plans;
             self.blocks = back.blocks;
         }
     }

@@ -46,6 +46,13 @@ pub fn describe(kind: Native) -> &'static str {
             "returning message: MSG_RTN_GET_REALTIME returns the instruction clock (64 bits, or \
              its low 32); the other messages name driver state and are refused with an error"
         }
+        Native::LdsDirect => {
+            "LDS direct load: one value read from LDS at the byte address M0[15:0], of the data \
+             type M0[18:16] (0 unsigned byte, 1 unsigned short, 4 signed byte, 5 signed short, \
+             zero- or sign-extended to 32 bits; 2 and the reserved 3, 6, 7 a dword), written to \
+             VDST in every lane of each quad with an active lane; the wait fields are the \
+             sanitizer's (`--check`)"
+        }
     }
 }
 
@@ -105,7 +112,47 @@ pub(super) fn execute(kind: Native, d: &Decoded, w: &mut WaveState) -> Result<()
             Ok(())
         }
         Native::SendMsgRtn => send_msg_rtn(d, w),
+        Native::LdsDirect => lds_direct(d, w),
     }
+}
+
+/// `LDS_DIRECT_LOAD` / `DS_DIRECT_LOAD`: M0 = { 13'0, data type[2:0], LDS byte address[15:0] }
+/// (RDNA 3 and RDNA 4 ISA, "LDS Direct Load"); the value goes to every lane of a quad that has
+/// an active lane (the LDS-direct instructions write whole quads, as pixel-shader code
+/// expects).
+fn lds_direct(d: &Decoded, w: &mut WaveState) -> Result<(), WaveError> {
+    let m0 = w.m0();
+    let addr = u64::from(m0 & 0xffff);
+    let (size, signed) = match m0 >> 16 & 7 {
+        0 => (1, false),
+        1 => (2, false),
+        4 => (1, true),
+        5 => (2, true),
+        _ => (4, false),
+    };
+    let exec = w.exec() & w.full_mask();
+    let quads = |lane: usize| exec >> (lane & !3) & 0xf != 0;
+    if exec != 0 {
+        if let Some(b) = w.bounds.clone() {
+            memory::check_bounds(&b, Space::Lds, d, &[addr], &|_| true, &[(0, size)], true)?;
+        }
+    }
+    let mut buf = [0u8; 4];
+    w.lds.read(addr, &mut buf[..size as usize]);
+    let raw = u32::from_le_bytes(buf);
+    let value = if signed {
+        memory::sext(u64::from(raw), size as u32 * 8) as u32
+    } else {
+        raw
+    };
+    let vdst = field(d, "vdst") as u32;
+    for lane in 0..w.wave_size as usize {
+        if quads(lane) {
+            w.set_vgpr(lane as u32, vdst, value);
+            log(w, MemSpace::Lds, lane as u32, addr, size);
+        }
+    }
+    Ok(())
 }
 
 /// `MSG_RTN_GET_REALTIME`'s message ID (RDNA 3 and 4; LLVM's `SIDefines.h`).

@@ -3,7 +3,7 @@
 
 use super::{agpr, Barrier, WaveError};
 use crate::isa::{self, Isa};
-use crate::machine::{Control, InstFacts};
+use crate::machine::{Control, Encoding, InstFacts};
 
 /// One decoded instruction of a program.
 #[derive(Clone, Debug)]
@@ -26,6 +26,8 @@ pub struct Decoded {
     pub class: Class,
     /// The facts of its database entry (`machine::facts`).
     pub facts: InstFacts,
+    /// Its encoding's extension form (SDWA, DPP16, DPP8 or none).
+    pub encoding: Encoding,
 }
 
 impl Decoded {
@@ -189,10 +191,11 @@ impl Program {
                 }
             };
             let mut ext = None;
+            let encoding = Encoding::of(&inst.format);
             // A VOP3/VOP3SD/VOP3P DPP word (RDNA, 12 bytes) carries its extension in the
             // third dword, laid out as the 32-bit forms' second.
-            let long_dpp = matches!(inst.family.as_str(), "VOP3" | "VOP3SD" | "VOP3P")
-                && (inst.format.ends_with("_DPP16") || inst.format.ends_with("_DPP8"));
+            let long_dpp =
+                matches!(inst.family.as_str(), "VOP3" | "VOP3SD" | "VOP3P") && encoding.is_dpp();
             if long_dpp {
                 let src0 = inst.field("src0").unwrap_or(0) as u32;
                 let at = pos + 8;
@@ -248,6 +251,7 @@ impl Program {
                 ext,
                 class,
                 facts,
+                encoding,
             });
             pos += size;
         }

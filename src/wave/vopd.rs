@@ -282,5 +282,6 @@ fn half_decoded(
         line: d.line,
         ext: None,
         class: super::Class::Execute,
+        encoding: crate::machine::Encoding::Plain,
     }
 }

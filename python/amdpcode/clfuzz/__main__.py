@@ -59,7 +59,10 @@ def main(argv=None):
   ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="local worker processes")
   ap.add_argument("--ray", metavar="ADDRESS", help="run on Ray: a cluster address, 'auto', or 'local'")
   ap.add_argument("--ray-cpus", type=int, help="with --ray local: the instance's CPUs")
-  ap.add_argument("--batch", type=int, default=4, help="seeds per task")
+  ap.add_argument("--batch", type=int, default=8, help="seeds per task")
+  ap.add_argument("--unit", type=int, default=8,
+                  help="kernels per translation unit: one PoCL build and one clang-22 + ld.lld-22 per (target, level) "
+                       "for all of them (1: each kernel alone)")
   ap.add_argument("--engine", default="jit", choices=["jit", "interp"])
   ap.add_argument("--knobs", type=parse_knobs, default={}, help="generator knobs k=v,... (see gen.Knobs)")
   ap.add_argument("--reduce", action="store_true", help="reduce unexplained failures and reference differences with cvise")
@@ -108,10 +111,10 @@ def main(argv=None):
 
   if args.ray:
     it = campaign.run_ray(args.ray, args.seeds, targets, args.opt_levels, args.knobs, args.batch, args.engine,
-                          args.reduce, reduce_dir, progress, args.ray_cpus)
+                          args.reduce, reduce_dir, progress, args.ray_cpus, args.unit)
   else:
     it = campaign.run_local(args.seeds, targets, args.opt_levels, args.knobs, args.jobs, args.batch, args.engine,
-                            args.reduce, reduce_dir, progress)
+                            args.reduce, reduce_dir, progress, args.unit)
   for out in it:
     results.extend(out["results"])
     t = core.Timer()
@@ -140,8 +143,8 @@ def summarize(results, timer, wall, targets, args):
   return {"seeds": [args.seeds[0], args.seeds[-1]], "kernels": len(args.seeds), "targets": targets,
           "opt_levels": args.opt_levels, "runs": len(results), "status": statuses, "classes": classes,
           "wall_seconds": round(wall, 1), "stages": stages,
-          "runner": f"ray {args.ray}" if args.ray else f"{args.jobs} local process(es)",
-          "generator": gen.GENERATOR_VERSION,
+          "runner": f"ray {args.ray}" if args.ray else f"{args.jobs} local process(es)", "unit": args.unit,
+          "generator": gen.GENERATOR_VERSION, "amdpcode": core.amdpcode_build(),
           "failures": [{k: r.get(k) for k in ("seed", "target", "opt", "status")} |
                        {"class": r.get("triage", {}).get("class") or r.get("class") or "unexplained",
                         "known": r.get("triage", {}).get("known")} for r in results if r["status"] != "ok"]}
@@ -149,11 +152,14 @@ def summarize(results, timer, wall, targets, args):
 
 def render(s):
   lines = [f"clfuzz: {s['kernels']} kernels x {len(s['targets'])} targets ({', '.join(s['targets'])}) x "
-           f"{', '.join('-' + o for o in s['opt_levels'])} = {s['runs']} runs in {s['wall_seconds']} s on {s['runner']}"]
+           f"{', '.join('-' + o for o in s['opt_levels'])} = {s['runs']} runs in {s['wall_seconds']} s on {s['runner']}, "
+           f"{s.get('unit', 1)} kernel(s) per translation unit"]
+  b = s.get("amdpcode")
+  if b: lines.append(f"  amdpcode: {b['path']} (modified {b['modified']}, sha256 {b['sha256']})")
   lines.append("  status: " + ", ".join(f"{k} {v}" for k, v in sorted(s["status"].items())))
   lines.append("  failures by class: " + (", ".join(f"{k} {v}" for k, v in sorted(s["classes"].items())) or "none"))
   lines.append("  stage       count   seconds   per core per second")
-  for stage in ("generate", "reference", "compile", "amdpcode", "triage", "reduce"):
+  for stage in ("generate", "reference", "compile", "amdpcode", "alone", "triage", "reduce"):
     if stage in s["stages"]:
       st = s["stages"][stage]
       lines.append(f"  {stage:<10} {st['count']:>6} {st['seconds']:>9.1f}   {st['per_core_per_second']}")

@@ -87,11 +87,11 @@ def initial_buffers(case):
   ]
 
 
-def run_amdpcode(case, code_object, engine="jit"):
-  """The BUFFERS after running the kernel on amdpcode."""
+def run_amdpcode(case, code_object, engine="jit", kernel="fuzz"):
+  """The BUFFERS after running the kernel (`kernel` of the code object) on amdpcode."""
   import amdpcode
   args = initial_buffers(case)
-  amdpcode.dispatch(code_object, "fuzz", args, [case.groups], [case.block], engine_name=engine,
+  amdpcode.dispatch(code_object, kernel, args, [case.groups], [case.block], engine_name=engine,
                     step_budget=STEP_BUDGET)
   return args[1:]
 
@@ -118,20 +118,30 @@ class ReferenceError(Exception):
   pass
 
 
-def run_reference(case, source=None, options=""):
-  """The BUFFERS after running the kernel on PoCL (the host CPU)."""
-  cl, ctx, queue = _cl_context()
+def build_reference(source, options=""):
+  """A PoCL program of `source` (one build for every kernel in it)."""
+  cl, ctx, _ = _cl_context()
   try:
-    prg = cl.Program(ctx, source or case.source).build(options=("-w " + options).strip())
+    return cl.Program(ctx, source).build(options=("-w " + options).strip())
   except Exception as e:  # pyopencl raises RuntimeError subclasses with the build log
     raise ReferenceError(f"PoCL build: {str(e)[-3000:]}") from None
+
+
+def run_reference_kernel(program, case, kernel="fuzz"):
+  """The BUFFERS after running `kernel` of a built PoCL program on `case`'s buffers."""
+  cl, ctx, queue = _cl_context()
   args = initial_buffers(case)
   mf = cl.mem_flags
   bufs = [cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=a) for a in args]
-  prg.fuzz(queue, (case.items,), (case.block,), *bufs)
+  getattr(program, kernel)(queue, (case.items,), (case.block,), *bufs)
   for a, b in zip(args, bufs): cl.enqueue_copy(queue, a, b)
   queue.finish()
   return args[1:]
+
+
+def run_reference(case, source=None, options=""):
+  """The BUFFERS after running the kernel on PoCL (the host CPU)."""
+  return run_reference_kernel(build_reference(source or case.source, options), case)
 
 
 def compare(ref, got):
@@ -177,6 +187,19 @@ def probe_target(target):
 def supported_targets(candidates=None):
   """The targets of `candidates` (default CANDIDATE_TARGETS) that the installed amdpcode runs."""
   return [t for t in (candidates or CANDIDATE_TARGETS) if probe_target(t) is None]
+
+
+def amdpcode_build():
+  """Which amdpcode extension ran: its path, modification time and the start of its SHA-256.
+  A campaign's figures hold for that build only; a stale extension (one `maturin develop`
+  behind the checkout) otherwise looks exactly like a current one."""
+  import datetime
+  import hashlib
+  from amdpcode import _amdpcode
+  path = _amdpcode.__file__
+  with open(path, "rb") as f: digest = hashlib.sha256(f.read()).hexdigest()[:16]
+  mtime = datetime.datetime.fromtimestamp(os.stat(path).st_mtime, datetime.timezone.utc)
+  return {"path": path, "modified": mtime.strftime("%Y-%m-%d %H:%M:%S UTC"), "sha256": digest}
 
 
 class Timer:

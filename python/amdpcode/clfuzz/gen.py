@@ -586,6 +586,29 @@ def generate(seed, knobs=None):
   return Case(seed=seed, source=src, block=block, groups=groups, knobs=knobs, input_words=words)
 
 
+def unit_source(cases):
+  """One OpenCL C translation unit holding every kernel of `cases`: the prelude once, then
+  each kernel renamed `fuzz_<seed>` (`unit_kernel`), its text otherwise unchanged. A campaign
+  compiles and builds the unit once per (target, level) instead of once per kernel; each
+  kernel stays reproducible alone from its seed (`generate(seed).source`)."""
+  head = None
+  parts = []
+  for c in cases:
+    i = c.source.index("kernel void fuzz(")
+    first_line_end = c.source.index("\n") + 1
+    prelude = c.source[first_line_end:i]
+    if head is None: head = prelude
+    elif prelude != head: raise ValueError(f"seed {c.seed}: a prelude unlike the unit's (different generator knobs?)")
+    parts.append(c.source[:first_line_end] + c.source[i:].replace("kernel void fuzz(", f"kernel void {unit_kernel(c)}(", 1))
+  seeds = ", ".join(str(c.seed) for c in cases)
+  return f"/* amdpcode clfuzz unit: seeds {seeds} */\n" + (head or "") + "\n".join(parts)
+
+
+def unit_kernel(case):
+  """The name of `case`'s kernel in a translation unit of several (`unit_source`)."""
+  return f"fuzz_{case.seed}"
+
+
 def _input_word(r):
   x = r.random()
   if x < 0.3: return r.choice([0, 1, 2, 0xffffffff, 0x80000000, 0x7fffffff, 0xffff, 0x8000, 0xff, 0x80, 0x3f800000, 0x00800000, 0x7f800000])

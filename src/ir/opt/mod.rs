@@ -2,18 +2,18 @@
 //! loops with constant bounds (`for i in 0 : 63`), folding of the constant slices and
 //! part-selects that unrolling exposes, and removal of stores to locals nobody reads.
 //!
-//! The passes preserve meaning exactly: folding evaluates with the interpreter's own
-//! functions, and only integer operations are folded (float results may depend on the
-//! rounding mode at run time). The JIT compiles optimised IR; tests check that optimised and
-//! unoptimised IR agree.
+//! The passes preserve meaning exactly: folding evaluates with the built-in library's
+//! operators (`builtins::ops`, which the interpreter and the JIT use too), and only integer
+//! operations are folded (float results may depend on the rounding mode at run time). The JIT
+//! compiles optimised IR; tests check that optimised and unoptimised IR agree.
 
 mod idiom;
 
 use std::collections::HashSet;
 
 use super::{Conv, Expr, ExprKind, Function, LocalId, Place, Stmt, Ty};
+use crate::builtins::ops::{eval_binary, eval_compare, eval_convert};
 use crate::builtins::FpEnv;
-use crate::interp;
 use crate::value::Bits;
 
 /// Innermost loops with at most this many iterations, without memory accesses or built-in
@@ -485,7 +485,7 @@ pub fn fold(e: &Expr) -> Expr {
         ExprKind::Binary { op, lhs, rhs } if e.ty.float().is_none() => {
             if let (Some(a), Some(b)) = (konst(lhs), konst(rhs)) {
                 if !matches!(op, super::BinOp::And | super::BinOp::Or) {
-                    if let Ok(v) = interp::eval_binary(*op, e.ty, a, b, &mut fp) {
+                    if let Ok(v) = eval_binary(*op, e.ty, a, b, &mut fp) {
                         return mk(v);
                     }
                 } else {
@@ -499,7 +499,7 @@ pub fn fold(e: &Expr) -> Expr {
         }
         ExprKind::Cmp { op, lhs, rhs } if lhs.ty.float().is_none() => {
             if let (Some(a), Some(b)) = (konst(lhs), konst(rhs)) {
-                let r = interp::eval_compare(*op, lhs.ty, a, b, &mut fp);
+                let r = eval_compare(*op, lhs.ty, a, b, &mut fp);
                 return mk(Bits::from_u64(1, r as u64));
             }
         }
@@ -511,7 +511,7 @@ pub fn fold(e: &Expr) -> Expr {
                 && arg.ty.float().is_none() =>
         {
             if let Some(a) = konst(arg) {
-                return mk(interp::eval_convert(*conv, arg.ty, e.ty, a, &mut fp));
+                return mk(eval_convert(*conv, arg.ty, e.ty, a, &mut fp));
             }
         }
         ExprKind::Unary { op, arg } if e.ty.float().is_none() => {

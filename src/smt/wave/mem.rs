@@ -6,6 +6,7 @@
 //! Refused: FLAT (its aperture depends on the address), SCRATCH, SMEM, and the DS entries
 //! that are not plain loads and stores (atomics, swizzles, permutes, append/consume, GWS).
 
+use super::domain::{shape, sym_reg, Sym};
 use super::*;
 use crate::machine::{InstFacts, MemKind, Rtn};
 use crate::smt::memory::SymMem;
@@ -53,6 +54,7 @@ impl SymExec {
         let has_op = |n: &'static str| listed(fname(n)) || listed(n);
         let f = &e.prepared.function;
         let lanes = w.wave_size;
+        let mode = w.mode;
         let exec = w.exec();
         let active = |l: u32| term::bv_to_bool(&extract(&exec, l, 1));
         // The address of each lane.
@@ -141,11 +143,18 @@ impl SymExec {
                     per_lane(&mut w, reg as u32)
                 }
                 "RETURN_DATA" => per_lane(&mut w, field("vdst") as u32),
-                "EXEC" => uni_t(width, exec.clone()),
+                "EXEC" => SymReg::Uniform(Val::of(term::zext(&exec, width))),
                 "M0" => SymReg::Uniform(w.sgpr[m0_code(self.arch()) as usize].zext(width)),
-                other => default_value(&w, self.arch(), other, width),
+                other => {
+                    let mut dom = Sym {
+                        w: &mut w,
+                        arch: self.arch(),
+                        refused: None,
+                    };
+                    SymReg::Uniform(default_value(&mut dom, mode, other, width))
+                }
             };
-            regs.push(fit(v, pl, width, lanes));
+            regs.push(sym_reg(fit::<Sym>(shape(v), pl, width, lanes)));
         }
         let state = if lds { w.lds.clone() } else { w.mem.clone() };
         let mut files = RegFiles {

@@ -9,6 +9,10 @@
 //! the cut paths' conditions are the unwinding check (if one is satisfiable, no verdict past
 //! that bound is sound).
 //!
+//! Operands are fetched and written back by the wave layer's own code
+//! ([`crate::wave::fetch::operands`], [`crate::wave::fetch::writeback`]) over the symbolic
+//! value domain (`domain.rs`): one decoder for both executors.
+//!
 //! Modelled: SOP1/SOP2/SOPC/SOPK/SOPP and VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P without DPP/SDWA,
 //! VOP3 `abs`/`neg`/`op_sel`, VOP3P packed selection, entries addressing the register files
 //! (readlane, writelane, relative moves), GLOBAL and DS loads and stores on memory arrays
@@ -21,14 +25,15 @@ use std::rc::Rc;
 use crate::exec::{self, Prepared};
 use crate::spec::{Arch, Instruction, SpecDb};
 use crate::value::Bits;
-use crate::wave::decode::{
-    self, dest, src_mods, write_back_info, Dest, Facts, Mods, Named, Scalar,
-};
+use crate::wave::decode::{self, dest, write_back_info, Facts};
+use crate::wave::fetch::domain::Shape;
+use crate::wave::fetch::operands::{bind_operand, default_value, fit};
+use crate::wave::fetch::writeback::write_back;
 use crate::wave::{code, m0_code, null_code, Decoded, Program};
 
 use super::memory::MemState;
 use super::regfile::RegFiles;
-use super::term::{self, and, bvop, eq, extract, not, Sort, Term};
+use super::term::{self, and, bvop, extract, not, Sort, Term};
 use super::translate::{run_lane, select, Limits, SymReg, Unsupported, Val};
 
 type R<T> = Result<T, Unsupported>;
@@ -192,7 +197,6 @@ pub struct Paths {
 struct Ctx<'a> {
     d: &'a Decoded,
     e: &'a Entry,
-    family: &'a str,
     arch: Arch,
     /// The wave's MODE (concrete: the symbolic executor does not model `s_setreg`).
     mode: u32,
@@ -216,216 +220,16 @@ impl Facts for Ctx<'_> {
     }
 }
 
-fn scalar_src(w: &SymWave, cx: &Ctx<'_>, src: u32, width: u32, format: &str) -> Val {
-    let bit = |b: Term| Val::of(term::zext(&term::bool_to_bv(&b), width));
-    match decode::scalar(cx, src, width, format) {
-        Scalar::Value(v) => Val::C(v),
-        Scalar::Sgpr(c) => {
-            let n = width.div_ceil(32).max(1);
-            let words: Vec<Term> = (0..n)
-                .rev()
-                .map(|i| {
-                    w.sgpr
-                        .get((c + i) as usize)
-                        .map_or(Term::bv_u64(32, 0), Val::term)
-                })
-                .collect();
-            Val::of(term::zext(&term::concat(&words), width))
-        }
-        Scalar::Vccz => {
-            let vcc = and64(&w.pair(code::VCC_LO), w.full_mask());
-            bit(eq(&vcc, &Term::bv_u64(64, 0)))
-        }
-        Scalar::Execz => bit(eq(&w.exec(), &Term::bv_u64(64, 0))),
-        Scalar::Scc => w.scc.zext(width),
+impl crate::wave::fetch::domain::Step for Ctx<'_> {
+    fn prepared(&self) -> &Prepared {
+        &self.e.prepared
     }
-}
-
-fn vgpr_read(w: &mut SymWave, reg: u32, hi: bool, width: u32, lane: u32) -> Val {
-    let n = width.div_ceil(32).max(1) + hi as u32;
-    let words: Vec<Term> = (0..n).rev().map(|i| w.vgpr(reg + i, lane).term()).collect();
-    let all = term::concat(&words);
-    let all = if hi {
-        term::extract(&all, 16, all.width() - 16)
-    } else {
-        all
-    };
-    Val::of(term::zext(&all, width))
-}
-
-fn sign_bit(v: &Term, bit: u32, clear: bool, flip: bool) -> Term {
-    let w = v.width();
-    if bit >= w {
-        return v.clone();
-    }
-    let one = Bits::from_u64(w, 1).shl(bit as u64);
-    let mut t = v.clone();
-    if clear {
-        t = bvop("bvand", &[&t, &Term::bv(&one.not())]);
-    }
-    if flip {
-        t = bvop("bvxor", &[&t, &Term::bv(&one)]);
-    }
-    t
-}
-
-/// A float of `fbits` held in `t` (of exactly that width) with a denormal value flushed to
-/// a zero of its sign, as `wave::fetch` flushes under MODE; other widths unchanged.
-fn flush_denormal(t: &Term, fbits: u32) -> Term {
-    let man = match fbits {
-        16 => 10,
-        32 => 23,
-        64 => 52,
-        _ => return t.clone(),
-    };
-    if t.width() != fbits {
-        return t.clone();
-    }
-    let exp = extract(t, man, fbits - 1 - man);
-    let denormal = eq(&exp, &Term::bv_u64(fbits - 1 - man, 0));
-    let signed_zero = term::concat(&[extract(t, fbits - 1, 1), Term::bv_u64(fbits - 1, 0)]);
-    term::ite(&denormal, &signed_zero, t)
-}
-
-fn apply_mods(v: &Val, m: &Mods) -> Val {
-    if m.is_plain() {
-        return v.clone();
-    }
-    let mut t = v.term();
-    if m.ftz && !m.opsel_hi {
-        t = flush_denormal(&t, m.float_bits);
-    }
-    if let Some((sel_lo, sel_hi, neg_lo, neg_hi)) = m.packed {
-        // Two halves: 16-bit in a 32-bit source, 32-bit in a 64-bit one (CDNA's packed f32).
-        let width = t.width();
-        let hw = width.min(64) / 2;
-        let half = |hi: bool| term::extract(&t, if hi { hw } else { 0 }, hw);
-        let mut lo = half(sel_lo);
-        let mut hi = half(sel_hi);
-        if m.float_bits == hw {
-            lo = sign_bit(&lo, hw - 1, false, neg_lo);
-            hi = sign_bit(&hi, hw - 1, false, neg_hi);
-        }
-        return Val::of(term::zext(&term::concat(&[hi, lo]), width));
-    }
-    if m.opsel_hi {
-        t = bvop("bvlshr", &[&t, &Term::bv_u64(t.width(), 16)]);
-        if m.ftz {
-            let low = flush_denormal(&term::extract(&t, 0, 16), m.float_bits);
-            t = term::zext(&low, t.width());
-        }
-    }
-    if m.float_bits > 0 {
-        let bit = m.float_bits.min(t.width()) - 1;
-        t = sign_bit(&t, bit, m.abs, m.neg);
-    }
-    Val::of(t)
-}
-
-fn bind_source(w: &mut SymWave, cx: &Ctx<'_>, k: usize, field: &str, width: u32) -> SymReg {
-    let mods = src_mods(cx, k, field, width);
-    let (narrow, width) = if mods.opsel_hi && width < 32 {
-        (Some(width), 32)
-    } else {
-        (None, width)
-    };
-    let fit = |v: Val| match narrow {
-        Some(n) => v.zext(n),
-        None => v,
-    };
-    let raw = cx.field(field);
-    let op = cx.operand(field);
-    let format = op.map(|o| o.format.as_str()).unwrap_or("").to_string();
-    let bits = op.map(|o| o.bits).unwrap_or(width);
-    let vgpr_field = field.starts_with('v') && field != "vdst";
-    let src = if vgpr_field { raw + 256 } else { raw };
-    if src >= 256 {
-        let mut reg = src - 256;
-        let mut hi = false;
-        if cx.half_by_bit7(bits) && reg >= 128 {
-            reg -= 128;
-            hi = true;
-        }
-        let lanes = (0..w.wave_size)
-            .map(|l| fit(apply_mods(&vgpr_read(w, reg, hi, width, l), &mods)))
-            .collect();
-        return SymReg::Lanes(lanes);
-    }
-    SymReg::Uniform(fit(apply_mods(
-        &scalar_src(w, cx, src, width, &format),
-        &mods,
-    )))
 }
 
 fn uni(width: u32, v: u64) -> SymReg {
     SymReg::Uniform(Val::C(Bits::from_u64(width, v)))
 }
 
-fn uni_t(width: u32, t: Term) -> SymReg {
-    SymReg::Uniform(Val::of(term::zext(&t, width)))
-}
-
-fn bind_named(w: &mut SymWave, cx: &Ctx<'_>, dst: Dest, name: &str, width: u32) -> Option<SymReg> {
-    Some(match decode::named(cx, dst, name)? {
-        Named::Source(k, field) => bind_source(w, cx, k, field, width),
-        Named::Scalar(c) => SymReg::Uniform(scalar_src(w, cx, c, width, "")),
-        Named::Value(v) => uni(width, v),
-        Named::VgprNumber(n) => uni(width, n as u64),
-        Named::VgprD0 { reg, hi } => SymReg::Lanes(
-            (0..w.wave_size)
-                .map(|l| vgpr_read(w, reg, hi, width, l))
-                .collect(),
-        ),
-        Named::Scc => SymReg::Uniform(w.scc.zext(width)),
-        Named::Pair(c) => uni_t(width, w.pair(c)),
-        Named::Sgpr(c) => SymReg::Uniform(w.sgpr.get(c as usize)?.zext(width)),
-        Named::Vccz => {
-            let vcc = and64(&w.pair(code::VCC_LO), w.full_mask());
-            uni_t(width, term::bool_to_bv(&eq(&vcc, &Term::bv_u64(64, 0))))
-        }
-        Named::Execz => uni_t(
-            width,
-            term::bool_to_bv(&eq(&w.exec(), &Term::bv_u64(64, 0))),
-        ),
-    })
-}
-
-fn default_value(w: &SymWave, arch: Arch, name: &str, width: u32) -> SymReg {
-    match decode::default_named(arch, w.wave_size, w.mode, name) {
-        decode::Default::Exec => uni_t(width, w.exec()),
-        decode::Default::ExecLo => uni_t(width, term::extract(&w.exec(), 0, 32)),
-        decode::Default::ExecHi => uni_t(width, term::extract(&w.exec(), 32, 32)),
-        decode::Default::Execz => uni_t(
-            width,
-            term::bool_to_bv(&eq(&w.exec(), &Term::bv_u64(64, 0))),
-        ),
-        decode::Default::Vccz => {
-            let vcc = and64(&w.pair(code::VCC_LO), w.full_mask());
-            uni_t(width, term::bool_to_bv(&eq(&vcc, &Term::bv_u64(64, 0))))
-        }
-        decode::Default::Value(v) => uni(width, v),
-    }
-}
-
-fn fit(v: SymReg, per_lane: bool, width: u32, lanes: u32) -> SymReg {
-    match (v, per_lane) {
-        (SymReg::Uniform(b), false) => SymReg::Uniform(b.zext(width)),
-        (SymReg::Uniform(b), true) => SymReg::Lanes(vec![b.zext(width); lanes as usize]),
-        (SymReg::Lanes(l), false) => SymReg::Uniform(
-            l.into_iter()
-                .next()
-                .map_or(Val::C(Bits::zero(width)), |v| v.zext(width)),
-        ),
-        (SymReg::Lanes(l), true) => SymReg::Lanes(l.into_iter().map(|v| v.zext(width)).collect()),
-    }
-}
-
-fn first(v: &SymReg) -> Val {
-    match v {
-        SymReg::Uniform(b) => b.clone(),
-        SymReg::Lanes(l) => l.first().cloned().unwrap_or(Val::C(Bits::zero(1))),
-    }
-}
-
+mod domain;
 mod mem;
 mod step;

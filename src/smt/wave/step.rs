@@ -1,6 +1,8 @@
 //! One symbolic step (bind, run, write back) and the exploration of a program's paths.
 
+use super::domain::{sym_reg, Sym};
 use super::*;
+use crate::machine::{Encoding, RegSpaces};
 
 impl SymExec {
     /// A symbolic executor for `db`'s arch.
@@ -37,11 +39,7 @@ impl SymExec {
             ))
         })?;
         if prepared.vector && !prepared.wave_level && di.family == "VOP3SD" {
-            let vgpr_dst = inst
-                .operands
-                .iter()
-                .any(|o| o.field == "vdst" && o.kind.contains("VGPR"));
-            if let (true, Some(r)) = (vgpr_dst, prepared.function.reg("D0")) {
+            if let (true, Some(r)) = (d.facts.vdst_vgpr, prepared.function.reg("D0")) {
                 prepared.per_lane[r.0 as usize] = true;
             }
         }
@@ -75,7 +73,7 @@ impl SymExec {
         }
         let at = |m: String| Unsupported(format!("0x{:x} {}: {m}", d.addr, d.inst.name));
         let family = d.inst.family.as_str();
-        if d.ext.is_some() || d.inst.format.contains("DPP") || d.inst.format.contains("SDWA") {
+        if d.ext.is_some() || d.encoding != Encoding::Plain {
             return Err(at("DPP/SDWA forms are not modelled".into()));
         }
         if mem::is_modelled(&d.facts) {
@@ -102,7 +100,6 @@ impl SymExec {
         let cx = Ctx {
             d,
             e: &e,
-            family,
             arch: self.arch(),
             mode: w.mode,
         };
@@ -119,14 +116,24 @@ impl SymExec {
             .unwrap_or(32);
         let dst = dest(&cx, d0_width);
         let lanes = w.wave_size;
+        let mode = w.mode;
+        let mut dom = Sym {
+            w: &mut w,
+            arch: cx.arch,
+            refused: None,
+        };
         let mut regs: Vec<SymReg> = Vec::with_capacity(f.regs.len());
         for (r, &pl) in f.regs.iter().zip(&p.per_lane) {
-            let v = bind_named(&mut w, &cx, dst, &r.name, r.width)
-                .unwrap_or_else(|| default_value(&w, cx.arch, &r.name, r.width));
-            regs.push(fit(v, pl, r.width, lanes));
+            let v = match decode::named(&cx, dst, &r.name) {
+                Some(named) => bind_operand(&mut dom, &cx, named, r.width),
+                None => Shape::Uniform(default_value(&mut dom, mode, &r.name, r.width)),
+            };
+            regs.push(sym_reg(fit::<Sym>(v, pl, r.width, lanes)));
+        }
+        if let Some(why) = dom.refused {
+            return Err(at(why));
         }
         // Register files the text addresses itself.
-        let text = crate::ir::print_function(f);
         let mut files = RegFiles {
             wave: lanes,
             vgpr: BTreeMap::new(),
@@ -136,21 +143,20 @@ impl SymExec {
             sgpr_default: Box::new(|_| Val::C(Bits::zero(32))),
             mem: None,
         };
-        let vgpr_space = text.contains("VGPR[");
-        let sgpr_space = text.contains("SGPR[");
-        if sgpr_space {
+        let spaces = RegSpaces::of(f);
+        if spaces.sgpr {
             for c in 0..128u32 {
                 files.sgpr.insert(c, w.sgpr[c as usize].clone());
             }
         }
         let mut vgpr_rows: Vec<u32> = Vec::new();
-        if vgpr_space {
+        if spaces.vgpr {
             for name in ["SRC0", "SRC1", "SRC2", "VDST"] {
                 if let Some(r) = f.reg(name) {
                     if let SymReg::Uniform(Val::C(b)) = &regs[r.0 as usize] {
                         let num = b.low_u64() as u32;
                         let is_vgpr = match name {
-                            "VDST" => cx.operand("vdst").is_some_and(|o| o.kind.contains("VGPR")),
+                            "VDST" => d.facts.vdst_vgpr,
                             _ => {
                                 let k = (name.as_bytes()[3] - b'0') as usize;
                                 let field = cx.src_field(k).unwrap_or("src0");
@@ -185,26 +191,34 @@ impl SymExec {
         } else {
             run_lane(f, &mut regs, 0, Term::bool(true), &mut files, limits).map_err(|u| at(u.0))?;
         }
-        if vgpr_space {
+        if spaces.vgpr {
             for ((l, reg), v) in std::mem::take(&mut files.vgpr) {
                 if (reg as usize) < crate::wave::N_VGPRS && l < lanes {
                     w.set_vgpr(reg, l, v);
                 }
             }
         }
-        if sgpr_space {
+        if spaces.sgpr {
             for (c, v) in std::mem::take(&mut files.sgpr) {
                 w.write_sgpr(cx.arch, c, v);
             }
         }
-        let outputs: Vec<(String, SymReg)> = f
+        let mut dom = Sym {
+            w: &mut w,
+            arch: cx.arch,
+            refused: None,
+        };
+        let exec = Val::of(exec_at_issue);
+        let outs = f
             .regs
             .iter()
-            .enumerate()
-            .filter(|(_, r)| r.written)
-            .map(|(i, r)| (r.name.clone(), regs[i].clone()))
-            .collect();
-        let new_pc = self.write_back(&mut w, &cx, dst, &exec_at_issue, per_lane_run, outputs)?;
+            .zip(&regs)
+            .filter(|(r, _)| r.written)
+            .map(|(r, v)| (r.name.as_str(), v));
+        let new_pc = write_back(&mut dom, &cx, dst, &exec, outs, wb, None);
+        if let Some(why) = dom.refused {
+            return Err(at(why));
+        }
         let fallthrough = d.addr + d.size as u64;
         let targets = match new_pc {
             None => vec![(Term::bool(true), fallthrough)],
@@ -228,122 +242,6 @@ impl SymExec {
             out.push(next);
         }
         Ok((out, false))
-    }
-
-    fn write_mask(&self, w: &mut SymWave, c: u32, v: &Val, exec: &Term, per_lane_run: bool) {
-        let v = term::zext(&v.term(), 64);
-        let v = if per_lane_run {
-            bvop("bvand", &[&v, exec])
-        } else {
-            v
-        };
-        let v = and64(&v, w.full_mask());
-        w.write_sgpr(self.arch(), c, Val::of(extract(&v, 0, 32)));
-        if w.wave_size == 64 {
-            let hi = crate::wave::dword_code(self.arch(), c, 1);
-            w.write_sgpr(self.arch(), hi, Val::of(extract(&v, 32, 32)));
-        }
-    }
-
-    fn write_back(
-        &self,
-        w: &mut SymWave,
-        cx: &Ctx<'_>,
-        dst: Dest,
-        exec: &Term,
-        per_lane_run: bool,
-        outputs: Vec<(String, SymReg)>,
-    ) -> R<Option<Val>> {
-        let arch = self.arch();
-        let wb = write_back_info(cx);
-        let vdst_bits = wb.vdst_bits;
-        // MODE's denormal flushing of a float result, as `wave::fetch` writes it back.
-        let flush = |v: Val| {
-            if wb.ftz {
-                Val::of(flush_denormal(&v.term(), wb.d_fbits))
-            } else {
-                v
-            }
-        };
-        let mut new_pc = None;
-        for (name, value) in outputs {
-            match name.as_str() {
-                "D0" => match dst {
-                    Dest::Vgpr { reg, hi } => {
-                        for lane in 0..w.wave_size {
-                            let g = if per_lane_run {
-                                term::bv_to_bool(&extract(exec, lane, 1))
-                            } else {
-                                Term::bool(true)
-                            };
-                            if g.as_bool() == Some(false) {
-                                continue;
-                            }
-                            let mut v = match &value {
-                                SymReg::Uniform(v) => v.clone(),
-                                SymReg::Lanes(l) => l[lane as usize].clone(),
-                            };
-                            if vdst_bits >= 32 && vdst_bits < v.width() {
-                                v = v.zext(vdst_bits);
-                            }
-                            let v = flush(v);
-                            write_vgpr_value(w, lane, reg, hi, &v, arch.is_gfx9(), &g);
-                        }
-                    }
-                    Dest::Sgpr(c) => write_sgprs(w, arch, c, &flush(first(&value))),
-                    Dest::Mask(c) => self.write_mask(w, c, &first(&value), exec, per_lane_run),
-                    Dest::None => {}
-                },
-                // The carry-out of V_MAD_U64_U32/V_MAD_I64_I32: bit 0 of each lane's D1
-                // into the `sdst` lane mask (as `wave::fetch` writes it).
-                "D1" if cx.family == "VOP3SD" => {
-                    let bits: Vec<Term> = (0..w.wave_size)
-                        .rev()
-                        .map(|lane| {
-                            let v = match &value {
-                                SymReg::Uniform(v) => v.clone(),
-                                SymReg::Lanes(l) => l[lane as usize].clone(),
-                            };
-                            extract(&v.term(), 0, 1)
-                        })
-                        .collect();
-                    let mask = Val::of(term::concat(&bits));
-                    self.write_mask(w, cx.field("sdst"), &mask, exec, per_lane_run);
-                }
-                "SCC" => w.scc = Val::of(extract(&first(&value).term(), 0, 1)),
-                "VCC" => {
-                    let v = first(&value);
-                    if cx.family == "VOP3SD" {
-                        self.write_mask(w, cx.field("sdst"), &v, exec, per_lane_run);
-                    } else if cx.e.prepared.vector {
-                        self.write_mask(w, code::VCC_LO, &v, exec, per_lane_run);
-                    } else {
-                        write_sgprs(w, arch, code::VCC_LO, &v.zext(64));
-                    }
-                }
-                "EXEC" => {
-                    let v = first(&value);
-                    if cx.e.prepared.vector {
-                        self.write_mask(w, code::EXEC_LO, &v, exec, per_lane_run);
-                    } else {
-                        write_sgprs(w, arch, code::EXEC_LO, &v.zext(64));
-                    }
-                }
-                "EXEC_LO" => w.write_sgpr(arch, code::EXEC_LO, first(&value)),
-                "EXEC_HI" => w.write_sgpr(arch, code::EXEC_HI, first(&value)),
-                "VCC_LO" => w.write_sgpr(arch, code::VCC_LO, first(&value)),
-                "VCC_HI" => w.write_sgpr(arch, code::VCC_HI, first(&value)),
-                "M0" => w.write_sgpr(arch, m0_code(arch), first(&value)),
-                "PC" => new_pc = Some(first(&value)),
-                n if n.starts_with("TTMP") => {
-                    if let Ok(t) = n[4..].parse::<u32>() {
-                        w.write_sgpr(arch, code::TTMP0 + t, first(&value));
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(new_pc)
     }
 
     /// Explores every path of `program` from `init`.
@@ -430,58 +328,4 @@ fn pc_targets(v: &Val) -> Option<Vec<(Term, u64)>> {
         }
     }
     Some(merged)
-}
-
-fn write_sgprs(w: &mut SymWave, arch: Arch, c0: u32, v: &Val) {
-    let t = v.term();
-    let width = t.width();
-    for i in 0..width.div_ceil(32) {
-        let bits = (width - i * 32).min(32);
-        let word = extract(&t, i * 32, bits);
-        let c = crate::wave::dword_code(arch, c0, i);
-        let old = w
-            .sgpr
-            .get(c as usize)
-            .cloned()
-            .unwrap_or(Val::C(Bits::zero(32)));
-        let new = if bits == 32 {
-            word
-        } else {
-            term::concat(&[extract(&old.term(), bits, 32 - bits), word])
-        };
-        w.write_sgpr(arch, c, Val::of(new));
-    }
-}
-
-fn write_vgpr_value(w: &mut SymWave, lane: u32, reg: u32, hi: bool, v: &Val, cdna: bool, g: &Term) {
-    let t = v.term();
-    let width = t.width();
-    let put = |w: &mut SymWave, r: u32, new: Term| {
-        let old = w.vgpr(r, lane);
-        w.set_vgpr(r, lane, select(g, &Val::of(new), &old));
-    };
-    if width <= 16 {
-        let x = term::zext(&t, 16);
-        let old = w.vgpr(reg, lane).term();
-        let new = if hi {
-            term::concat(&[x, extract(&old, 0, 16)])
-        } else if cdna {
-            term::zext(&x, 32)
-        } else {
-            term::concat(&[extract(&old, 16, 16), x])
-        };
-        put(w, reg, new);
-        return;
-    }
-    for i in 0..width.div_ceil(32) {
-        let bits = (width - i * 32).min(32);
-        let word = extract(&t, i * 32, bits);
-        let new = if bits == 32 {
-            word
-        } else {
-            let old = w.vgpr(reg + i, lane).term();
-            term::concat(&[extract(&old, bits, 32 - bits), word])
-        };
-        put(w, reg + i, new);
-    }
 }

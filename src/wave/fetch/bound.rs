@@ -6,7 +6,7 @@ use crate::interp::RegValue;
 
 use super::operands::fit_value;
 use super::plan::{bind_value, Out, Plan};
-use super::writeback::{first, write_back, write_sgpr_d0, write_vgpr_d0, OutValue};
+use super::writeback::{first, write_back_wave, write_sgpr_d0, write_vgpr_d0, OutValue};
 use super::{slots, Entry, Executor, Inst, WaveError};
 use crate::wave::state::WaveState;
 use crate::wave::Decoded;
@@ -101,7 +101,7 @@ pub(in crate::wave) fn execute_bound(
             .iter()
             .filter(|(_, out)| *out == Out::General)
             .map(|&(i, _)| (f.regs[i].name.as_str(), OutValue::Reg(&regs[i])));
-        if let Some(pc) = write_back(w, ii, dst, exec_at_issue, outs, plan.wb) {
+        if let Some(pc) = write_back_wave(w, ii, dst, exec_at_issue, outs, plan.wb) {
             next = Some(pc);
         }
     }

@@ -27,28 +27,29 @@ use super::state::{code, WaveState};
 pub(super) mod block;
 mod bound;
 mod clamp;
+pub(crate) mod domain;
 mod mods;
-mod operands;
+pub(crate) mod operands;
 mod plan;
 mod prepared;
 mod slots;
-mod writeback;
+pub(crate) mod writeback;
 
 use super::decode::{dest, Dest};
 use super::{Decoded, Entry, Executor, WaveError};
 use bound::empty_memory;
 pub(super) use bound::execute_bound;
 use mods::{apply_mods, flush_f32};
-use operands::{bind_named, default_value, read_vgpr_lanes};
+use operands::{bind_named, read_vgpr_lanes, wave_default};
 pub(super) use plan::{fast_path, plan, Plan};
 use plan::{write_back_info, Bind, Out};
-use writeback::{write_back, OutValue};
+use writeback::{write_back_wave, OutValue};
 
 /// Where a source operand's value comes from.
 #[derive(Clone, Debug)]
-enum Src {
+pub(crate) enum Src<V = Bits> {
     /// One value for the wave.
-    Uniform(Bits),
+    Uniform(V),
     /// A VGPR (first register), read per lane; `hi` reads the upper 16-bit half.
     Vgpr { reg: u32, hi: bool },
 }
@@ -93,6 +94,12 @@ impl super::decode::Facts for Inst<'_> {
     }
     fn arch(&self) -> Arch {
         self.arch
+    }
+}
+
+impl domain::Step for Inst<'_> {
+    fn prepared(&self) -> &crate::exec::Prepared {
+        &self.e.prepared
     }
 }
 
@@ -194,7 +201,7 @@ pub(super) fn execute(
         .values
         .iter()
         .map(|(n, v)| (n.as_str(), OutValue::Reg(v)));
-    let new_pc = write_back(w, &ii, dst, exec_at_issue, outs, write_back_info(&ii));
+    let new_pc = write_back_wave(w, &ii, dst, exec_at_issue, outs, write_back_info(&ii));
     ex.machine = m;
     Ok(new_pc)
 }

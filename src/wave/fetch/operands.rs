@@ -5,47 +5,75 @@ use crate::interp::RegValue;
 use crate::machine::ElemType;
 use crate::value::Bits;
 
-use super::mods::apply_mods;
-use super::{uni, words_bits, Inst, Src};
+pub(super) use super::domain::read_vgpr_lanes;
+use super::domain::{Domain, Shape, Wave};
+use super::{uni, Inst, Src};
 use crate::wave::decode::{self, src_mods, Default, Dest, Facts, Named, Scalar};
-use crate::wave::state::{dword_code, WaveState};
+use crate::wave::sdwa;
+use crate::wave::state::{code, WaveState};
 
-pub(super) fn scalar_src(
-    w: &WaveState,
-    ii: &Inst<'_>,
+/// The value of a scalar source code (SGPRs, constants, the literal, SCC, VCCZ, EXECZ).
+pub(crate) fn scalar_src<D: Domain>(
+    dom: &mut D,
+    ii: &impl Facts,
     src_code: u32,
     width: u32,
     format: &str,
-) -> Bits {
-    let bit = |b: bool| Bits::from_u64(width, b as u64);
+) -> D::Val {
     match decode::scalar(ii, src_code, width, format) {
-        Scalar::Value(v) => v,
-        Scalar::Sgpr(c) => {
-            let n = width.div_ceil(32).max(1);
-            let words: Vec<u32> = (0..n)
-                .map(|i| w.read_sgpr(dword_code(w.arch, c, i)))
-                .collect();
-            words_bits(width, &words)
+        Scalar::Value(v) => D::constant(v),
+        Scalar::Sgpr(c) => dom.read_sgprs(c, width),
+        Scalar::Vccz => D::zext(vccz(dom), width),
+        Scalar::Execz => D::zext(execz(dom), width),
+        Scalar::Scc => {
+            let scc = dom.scc();
+            D::zext(scc, width)
         }
-        Scalar::Vccz => bit(w.vcc() & w.full_mask() == 0),
-        Scalar::Execz => bit(w.exec() == 0),
-        Scalar::Scc => bit(w.scc),
     }
 }
 
-/// The value of a source field (a 9-bit source code, or an 8-bit VGPR field).
-pub(super) fn source(w: &WaveState, ii: &Inst<'_>, field: &str, width: u32) -> Src {
+/// EXEC, masked to the wave's lanes (64 bits).
+pub(crate) fn exec<D: Domain>(dom: &mut D) -> D::Val {
+    let full = full_mask::<D>(dom.wave_size());
+    let pair = dom.read_sgprs(code::EXEC_LO, 64);
+    D::and(&pair, &full)
+}
+
+fn full_mask<D: Domain>(wave_size: u32) -> D::Val {
+    D::constant(Bits::from_u64(64, crate::value::mask64(wave_size)))
+}
+
+/// `VCCZ` (one bit): no lane of the wave has its VCC bit set.
+pub(crate) fn vccz<D: Domain>(dom: &mut D) -> D::Val {
+    let full = full_mask::<D>(dom.wave_size());
+    let vcc = dom.read_sgprs(code::VCC_LO, 64);
+    D::is_zero(&D::and(&vcc, &full))
+}
+
+/// `EXECZ` (one bit).
+pub(crate) fn execz<D: Domain>(dom: &mut D) -> D::Val {
+    D::is_zero(&exec(dom))
+}
+
+/// Where a source field's value comes from (a 9-bit source code, or an 8-bit VGPR field).
+pub(crate) fn source<D: Domain>(
+    dom: &mut D,
+    ii: &impl Facts,
+    field: &str,
+    width: u32,
+) -> Src<D::Val> {
     let raw = ii.field(field);
     let op = ii.operand(field);
     let format = op.map(|o| o.format.as_str()).unwrap_or("");
     let bits = op.map(|o| o.bits).unwrap_or(width);
     let vgpr_field = field.starts_with('v') && field != "vdst";
     let src_code = if vgpr_field { raw + 256 } else { raw };
+    let ext = ii.decoded().ext;
     // A DPP/SDWA source reads `vsrc0` of the extension dword (SDWA: an SGPR with `s0`).
     if field == "src0" {
-        if let Some((kind, ext)) = ii.d.ext {
-            if kind == crate::wave::sdwa::SDWA && crate::wave::sdwa::source_is_sgpr(ext, 0) {
-                return Src::Uniform(scalar_src(w, ii, ext & 0xff, width, format));
+        if let Some((kind, ext)) = ext {
+            if kind == sdwa::SDWA && sdwa::source_is_sgpr(ext, 0) {
+                return Src::Uniform(scalar_src(dom, ii, ext & 0xff, width, format));
             }
             return Src::Vgpr {
                 reg: ext & 0xff,
@@ -53,10 +81,10 @@ pub(super) fn source(w: &WaveState, ii: &Inst<'_>, field: &str, width: u32) -> S
             };
         }
     }
-    if field == "vsrc1" && crate::wave::sdwa::is_sdwa(ii.d.ext) {
-        let ext = ii.d.ext.map(|e| e.1).unwrap_or(0);
-        if crate::wave::sdwa::source_is_sgpr(ext, 1) {
-            return Src::Uniform(scalar_src(w, ii, raw, width, format));
+    if field == "vsrc1" && sdwa::is_sdwa(ext) {
+        let ext = ext.map(|e| e.1).unwrap_or(0);
+        if sdwa::source_is_sgpr(ext, 1) {
+            return Src::Uniform(scalar_src(dom, ii, raw, width, format));
         }
     }
     if src_code >= 256 {
@@ -68,98 +96,143 @@ pub(super) fn source(w: &WaveState, ii: &Inst<'_>, field: &str, width: u32) -> S
         }
         return Src::Vgpr { reg, hi };
     }
-    Src::Uniform(scalar_src(w, ii, src_code, width, format))
+    Src::Uniform(scalar_src(dom, ii, src_code, width, format))
 }
 
-pub(super) fn read_vgpr_lanes(w: &WaveState, reg: u32, hi: bool, width: u32, lane: u32) -> Bits {
-    if width <= 64 {
-        let mut x = w.vgpr(lane, reg) as u64;
-        if width > 32 {
-            x |= (w.vgpr(lane, reg + 1) as u64) << 32;
-        }
-        if hi {
-            x >>= 16;
-        }
-        return Bits::from_u64(width, x & crate::value::mask64(width));
-    }
-    let n = width.div_ceil(32).max(1);
-    let words: Vec<u32> = (0..n).map(|i| w.vgpr(lane, reg + i)).collect();
-    let mut v = words_bits(width.max(32 * n), &words);
-    if hi {
-        v = v.lshr(16);
-    }
-    v.zext(width)
-}
-
-/// The per-lane value of a source with its modifiers.
-pub(super) fn bind_source(
-    w: &WaveState,
-    ii: &Inst<'_>,
+/// The per-lane value of source `k` (encoding field `field`) with its modifiers.
+pub(crate) fn bind_source<D: Domain>(
+    dom: &mut D,
+    ii: &impl Facts,
     k: usize,
     field: &str,
     width: u32,
-) -> RegValue {
+) -> Shape<D::Val> {
     let mods = src_mods(ii, k, field, width);
+    let ext = ii.decoded().ext;
     // A high-half select reads the whole register, then narrows; so does an SDWA select of
     // a 16-bit operand (`v_sub_u16_sdwa ... src0_sel:WORD_1` reads the high word).
-    let sdwa_source = k <= 1 && crate::wave::sdwa::is_sdwa(ii.d.ext);
+    let sdwa_source = k <= 1 && sdwa::is_sdwa(ext);
     let (narrow, width) = if (mods.opsel_hi || sdwa_source) && width < 32 {
         (Some(width), 32)
     } else {
         (None, width)
     };
-    let fit = |b: Bits| match narrow {
-        Some(n) => b.zext(n),
-        None => b,
+    let fit = |v: D::Val| match narrow {
+        Some(n) => D::zext(v, n),
+        None => v,
     };
-    let src = source(w, ii, field, width);
+    let src = source(dom, ii, field, width);
     // SDWA selects a byte or word of a 32-bit source before its modifiers.
-    let sdwa = match ii.d.ext {
-        Some((crate::wave::sdwa::SDWA, ext)) if k <= 1 && width == 32 => Some(ext),
+    let sdwa_ext = match ext {
+        Some((sdwa::SDWA, ext)) if k <= 1 && width == 32 => Some(ext),
         _ => None,
     };
     // The select comes first and narrows to the operand before the modifiers (which read
     // the operand's own width); a high-half select is one of the modifiers.
-    let value = |b: Bits| match sdwa {
+    let value = |dom: &mut D, v: D::Val| match sdwa_ext {
         Some(ext) => {
-            let x = crate::wave::sdwa::select_source(ext, k, b.low_u64() as u32) as u64;
-            apply_mods(fit(Bits::from_u64(32, x)), &mods)
+            let x = dom.sdwa_select(ext, k, v);
+            D::apply_mods(fit(x), &mods)
         }
-        None => fit(apply_mods(b, &mods)),
+        None => fit(D::apply_mods(v, &mods)),
     };
     match src {
-        Src::Uniform(b) => RegValue::Uniform(value(b)),
+        Src::Uniform(v) => Shape::Uniform(value(dom, v)),
         Src::Vgpr { reg, hi } => {
-            let dpp = match ii.d.ext {
-                Some(ext) if field == "src0" && ext.0 != crate::wave::sdwa::SDWA => Some(ext),
+            let dpp = match ext {
+                Some(ext) if field == "src0" && ext.0 != sdwa::SDWA => Some(ext),
                 _ => None,
             };
             let bc = dpp.is_some_and(crate::wave::dpp::bound_ctrl);
-            let gfx9 = w.arch.is_gfx9();
-            RegValue::Lanes(
-                (0..w.wave_size)
-                    .map(|lane| {
-                        let v = match dpp {
-                            Some(ext) => {
-                                match crate::wave::dpp::source_lane(
-                                    ext,
-                                    lane,
-                                    w.wave_size,
-                                    ii.src_exec,
-                                    gfx9,
-                                ) {
-                                    Some(l) => read_vgpr_lanes(w, reg, hi, width, l),
-                                    None if bc => Bits::zero(width),
-                                    // Without bound_ctrl the lane is not written (`dpp::write_mask`).
-                                    None => read_vgpr_lanes(w, reg, hi, width, lane),
-                                }
-                            }
-                            None => read_vgpr_lanes(w, reg, hi, width, lane),
-                        };
-                        value(v)
-                    })
-                    .collect(),
-            )
+            let lanes = (0..dom.wave_size())
+                .map(|lane| {
+                    let v = match dpp {
+                        Some(ext) => match dom.dpp_source_lane(ext, lane) {
+                            Some(l) => dom.read_vgpr(l, reg, hi, width),
+                            None if bc => D::constant(Bits::zero(width)),
+                            // Without bound_ctrl the lane is not written (`dpp::write_mask`).
+                            None => dom.read_vgpr(lane, reg, hi, width),
+                        },
+                        None => dom.read_vgpr(lane, reg, hi, width),
+                    };
+                    value(dom, v)
+                })
+                .collect();
+            Shape::Lanes(lanes)
+        }
+    }
+}
+
+/// The value the registers give function register `name`, or `None` for a register the
+/// encoding does not supply (it then takes its default, [`default_value`]). An operand
+/// number naming VGPRs binds as the number; the executor gives the text the register file.
+pub(crate) fn bind_operand<D: Domain>(
+    dom: &mut D,
+    ii: &impl Facts,
+    named: Named,
+    width: u32,
+) -> Shape<D::Val> {
+    let uni = |v: u64| Shape::Uniform(D::constant(Bits::from_u64(width, v)));
+    match named {
+        Named::Source(k, field) => bind_source(dom, ii, k, field, width),
+        Named::Scalar(c) => Shape::Uniform(scalar_src(dom, ii, c, width, "")),
+        Named::Value(v) => uni(v),
+        Named::VgprNumber(num) => uni(num as u64),
+        Named::VgprD0 { reg, hi } => Shape::Lanes(
+            (0..dom.wave_size())
+                .map(|lane| dom.read_vgpr(lane, reg, hi, width))
+                .collect(),
+        ),
+        Named::Scc => {
+            let scc = dom.scc();
+            Shape::Uniform(D::zext(scc, width))
+        }
+        Named::Pair(c) => Shape::Uniform(D::zext(dom.read_sgprs(c, 64), width)),
+        Named::Sgpr(c) => {
+            let v = dom.sgpr(c);
+            Shape::Uniform(D::zext(v, width))
+        }
+        Named::Vccz => Shape::Uniform(D::zext(vccz(dom), width)),
+        Named::Execz => Shape::Uniform(D::zext(execz(dom), width)),
+    }
+}
+
+/// The value of a register the encoding does not supply (as `exec::Machine` defaults it).
+pub(crate) fn default_value<D: Domain>(dom: &mut D, mode: u32, name: &str, width: u32) -> D::Val {
+    let v = match decode::default_named(dom.arch(), dom.wave_size(), mode, name) {
+        Default::Exec => exec(dom),
+        Default::ExecLo => D::extract(&exec(dom), 0, 32),
+        Default::ExecHi => D::extract(&exec(dom), 32, 32),
+        Default::Execz => execz(dom),
+        Default::Vccz => vccz(dom),
+        Default::Value(v) => D::constant(Bits::from_u64(64, v)),
+    };
+    D::zext(v, width)
+}
+
+/// Adapts a bound value to the register's shape: a uniform value fills every lane of a
+/// per-lane register, a per-lane value bound to a scalar register takes lane 0.
+pub(crate) fn fit<D: Domain>(
+    v: Shape<D::Val>,
+    per_lane: bool,
+    width: u32,
+    lanes: u32,
+) -> Shape<D::Val> {
+    let fit = |b: D::Val| D::zext(b, width);
+    match (v, per_lane) {
+        (Shape::Uniform(b), false) => Shape::Uniform(fit(b)),
+        (Shape::Uniform(b), true) => Shape::Lanes(vec![fit(b); lanes as usize]),
+        (Shape::Lanes(l), false) => Shape::Uniform(
+            l.into_iter()
+                .next()
+                .map(fit)
+                .unwrap_or_else(|| D::constant(Bits::zero(width))),
+        ),
+        (Shape::Lanes(mut l), true) => {
+            l.truncate(lanes as usize);
+            let mut l: Vec<D::Val> = l.into_iter().map(fit).collect();
+            l.resize(lanes as usize, D::constant(Bits::zero(width)));
+            Shape::Lanes(l)
         }
     }
 }
@@ -180,6 +253,9 @@ const MATRIX_SCALE: [u32; 2] = [MATRIX_CONSTANT_C + 32, MATRIX_CONSTANT_C + 33];
 /// hold elements (two 16-bit ones per word, a 64-bit one over two words). `None` for other
 /// instructions (`V_SWMMAC_*`/`V_SMFMAC_*` use `SRC2` for sparsity indices) or register codes.
 fn matrix_constant_c(w: &WaveState, ii: &Inst<'_>, code: u32) -> Option<Vec<u32>> {
+    let scalar_src = |w: &WaveState, ii: &Inst<'_>, code: u32, width: u32, format: &str| {
+        scalar_src(&mut wave(w, ii), ii, code, width, format)
+    };
     let ty = ii.d.facts.matrix_c?;
     let (bits, format) = (ty.bits(), ty.format());
     if code < 128 {
@@ -242,75 +318,62 @@ pub(super) fn bind_named(
         (&named, name, vgprs.as_deref_mut())
     {
         let reg = MATRIX_SCALE[usize::from(name.ends_with('1'))];
-        let v = scalar_src(w, ii, *code as u32, 32, "").low_u64() as u32;
+        let v = scalar_src(&mut wave(w, ii), ii, *code as u32, 32, "").low_u64() as u32;
         for lane in 0..w.wave_size {
             map.insert((lane, reg), v);
         }
         return Some(uni(width, reg as u64));
     }
-    Some(match named {
-        Named::Source(k, field) => bind_source(w, ii, k, field, width),
-        Named::Scalar(c) => RegValue::Uniform(scalar_src(w, ii, c, width, "")),
-        Named::Value(v) => uni(width, v),
-        Named::VgprD0 { reg, hi } => RegValue::Lanes(
-            (0..w.wave_size)
-                .map(|lane| read_vgpr_lanes(w, reg, hi, width, lane))
-                .collect(),
-        ),
-        Named::Scc => uni(width, w.scc as u64),
-        Named::Pair(c) => uni(width, w.sgpr_pair(c)),
-        Named::Sgpr(c) => uni(width, w.read_sgpr(c) as u64),
-        Named::Vccz => uni(width, (w.vcc() & w.full_mask() == 0) as u64),
-        Named::Execz => uni(width, (w.exec() == 0) as u64),
-        Named::VgprNumber(num) => {
-            if let Some(vgprs) = vgprs {
-                // Entries addressing relative to M0 (v_movrel*, v_swaprel_b32) may reach any
-                // register; the others read at most eight from the operand's number.
-                let regs = if ii.e.prepared.function.reg("M0").is_some() {
-                    0..crate::wave::state::N_VGPRS as u32
-                } else {
-                    num..num + 8
-                };
-                for lane in 0..w.wave_size {
-                    for r in regs.clone() {
-                        vgprs.insert((lane, r), w.vgpr(lane, r));
-                    }
-                }
+    if let (Named::VgprNumber(num), Some(vgprs)) = (&named, vgprs) {
+        // Entries addressing relative to M0 (v_movrel*, v_swaprel_b32) may reach any
+        // register; the others read at most eight from the operand's number.
+        let regs = if ii.e.prepared.function.reg("M0").is_some() {
+            0..crate::wave::state::N_VGPRS as u32
+        } else {
+            *num..num + 8
+        };
+        for lane in 0..w.wave_size {
+            for r in regs.clone() {
+                vgprs.insert((lane, r), w.vgpr(lane, r));
             }
-            uni(width, num as u64)
-        }
-    })
-}
-
-/// The value of a register the encoding does not supply (as `exec::Machine` defaults it).
-pub(super) fn default_value(w: &WaveState, name: &str, width: u32) -> Bits {
-    let v = match decode::default_named(w.arch, w.wave_size, w.mode, name) {
-        Default::Exec => w.exec(),
-        Default::ExecLo => w.exec() & 0xffff_ffff,
-        Default::ExecHi => w.exec() >> 32,
-        Default::Execz => (w.exec() == 0) as u64,
-        Default::Vccz => (w.vcc() & w.full_mask() == 0) as u64,
-        Default::Value(v) => v,
-    };
-    Bits::from_u64(width, v)
-}
-
-/// Adapts a bound value to the register's shape: a uniform value fills every lane of a
-/// per-lane register, a per-lane value bound to a scalar register takes lane 0.
-pub(super) fn fit_value(v: RegValue, per_lane: bool, width: u32, lanes: u32) -> RegValue {
-    let fit = |b: Bits| if b.width() == width { b } else { b.zext(width) };
-    match (v, per_lane) {
-        (RegValue::Uniform(b), false) => RegValue::Uniform(fit(b)),
-        (RegValue::Uniform(b), true) => RegValue::Lanes(vec![fit(b); lanes as usize]),
-        (RegValue::Lanes(l), false) => RegValue::Uniform(
-            l.into_iter()
-                .next()
-                .map(fit)
-                .unwrap_or_else(|| Bits::zero(width)),
-        ),
-        (RegValue::Lanes(mut l), true) => {
-            l.resize(lanes as usize, Bits::zero(width));
-            RegValue::Lanes(l.into_iter().map(fit).collect())
         }
     }
+    Some(reg_value(bind_operand(&mut wave(w, ii), ii, named, width)))
+}
+
+/// The concrete domain reading `w` for instruction `ii`.
+#[inline]
+pub(super) fn wave<'w>(w: &'w WaveState, ii: &Inst<'_>) -> Wave<&'w WaveState> {
+    Wave {
+        w,
+        src_exec: ii.src_exec,
+    }
+}
+
+/// A bound value as the interpreter holds it.
+#[inline]
+pub(super) fn reg_value(v: Shape<Bits>) -> RegValue {
+    match v {
+        Shape::Uniform(b) => RegValue::Uniform(b),
+        Shape::Lanes(l) => RegValue::Lanes(l),
+    }
+}
+
+/// The value of a register the encoding does not supply, from the wave state.
+pub(super) fn wave_default(w: &WaveState, name: &str, width: u32) -> Bits {
+    let mut dom = Wave {
+        w,
+        src_exec: w.exec(),
+    };
+    default_value(&mut dom, w.mode, name, width)
+}
+
+/// Adapts a bound value to the register's shape ([`fit`] over the wave state's values).
+#[inline]
+pub(super) fn fit_value(v: RegValue, per_lane: bool, width: u32, lanes: u32) -> RegValue {
+    let v = match v {
+        RegValue::Uniform(b) => Shape::Uniform(b),
+        RegValue::Lanes(l) => Shape::Lanes(l),
+    };
+    reg_value(fit::<Wave<&WaveState>>(v, per_lane, width, lanes))
 }

@@ -5,7 +5,9 @@
 use crate::interp::RegValue;
 
 use super::mods::apply_mods;
-use super::operands::{bind_named, bind_source, default_value, read_vgpr_lanes, source};
+use super::operands::{
+    bind_named, bind_source, read_vgpr_lanes, reg_value, source, wave, wave_default,
+};
 use super::{uni, Entry, Inst, Src};
 use crate::wave::decode::{dest, src_mods, Dest, Facts, Mods};
 pub(super) use crate::wave::decode::{write_back_info, WriteBackInfo};
@@ -205,7 +207,7 @@ pub(in crate::wave) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
                         (None, width)
                     };
                     // `source` reads no wave state for a VGPR operand.
-                    match source(w, &ii, field, read_width) {
+                    match source(&mut wave(w, &ii), &ii, field, read_width) {
                         Src::Vgpr { reg, hi } => Bind::Vgpr {
                             reg,
                             hi,
@@ -224,7 +226,13 @@ pub(in crate::wave) fn plan(e: &Entry, d: &Decoded, w: &WaveState) -> Plan {
                                 }
                                 // Inline constants and the literal are fixed by the encoding.
                                 128..=208 | 240..=248 | 255 => {
-                                    match bind_source(w, &ii, k, field, width) {
+                                    match reg_value(bind_source(
+                                        &mut wave(w, &ii),
+                                        &ii,
+                                        k,
+                                        field,
+                                        width,
+                                    )) {
                                         v @ RegValue::Uniform(_) => Bind::Const(v),
                                         RegValue::Lanes(_) => Bind::ByName,
                                     }
@@ -313,7 +321,7 @@ pub(super) fn bind_value(
         Bind::Scc => uni(r.width, w.scc as u64),
         Bind::Exec => uni(r.width, w.sgpr_pair(code::EXEC_LO)),
         Bind::ByName => bind_named(w, ii, dst, &r.name, r.width, None)
-            .unwrap_or_else(|| RegValue::Uniform(default_value(w, &r.name, r.width))),
+            .unwrap_or_else(|| RegValue::Uniform(wave_default(w, &r.name, r.width))),
         Bind::Unread => uni(r.width, 0),
     }
 }

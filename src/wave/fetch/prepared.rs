@@ -11,7 +11,7 @@ use crate::value::{mask64, Bits};
 use super::mods::{apply_mods, flush_f32};
 use super::operands::{fit_value, read_vgpr_lanes};
 use super::plan::{Bind, Out, Plan};
-use super::writeback::{write_back, write_sgpr_d0, write_vgpr_d0, OutValue};
+use super::writeback::{write_back_wave, write_sgpr_d0, write_vgpr_d0, OutValue};
 use super::{Entry, Executor, Inst, WaveError};
 use crate::wave::state::{code, dword_code, WaveState};
 
@@ -180,7 +180,7 @@ pub(super) fn execute(
         let outs = values
             .iter()
             .map(|(i, v)| (f.regs[*i].name.as_str(), OutValue::Reg(v)));
-        if let Some(pc) = write_back(w, ii, plan.dst, exec_at_issue, outs, plan.wb) {
+        if let Some(pc) = write_back_wave(w, ii, plan.dst, exec_at_issue, outs, plan.wb) {
             next = Some(pc);
         }
     }

@@ -3,7 +3,8 @@
 //! wave, with no per-lane `RegValue` vectors in between.
 
 use super::{
-    apply_mods, read_vgpr_lanes, write_back, Bind, Inst, Out, OutValue, Plan, RegValue, WaveError,
+    apply_mods, read_vgpr_lanes, write_back_wave, Bind, Inst, Out, OutValue, Plan, RegValue,
+    WaveError,
 };
 use crate::jit::Kernel;
 use crate::value::{mask64, Bits};
@@ -206,7 +207,7 @@ pub(super) fn execute(
             Bind::Unread => {}
             Bind::ByName => {
                 let v = super::bind_named(w, ii, plan.dst, &r.name, width, None)
-                    .unwrap_or_else(|| RegValue::Uniform(super::default_value(w, &r.name, width)));
+                    .unwrap_or_else(|| RegValue::Uniform(super::wave_default(w, &r.name, width)));
                 put_value(&mut slots, off, width, per_lane, lanes, &v);
             }
         }
@@ -293,7 +294,7 @@ pub(super) fn execute(
                     },
                 )
             });
-        if let Some(pc) = write_back(w, ii, plan.dst, exec_at_issue, outs, plan.wb) {
+        if let Some(pc) = write_back_wave(w, ii, plan.dst, exec_at_issue, outs, plan.wb) {
             next = Some(pc);
         }
     }

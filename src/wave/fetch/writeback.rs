@@ -6,80 +6,55 @@ use crate::interp::RegValue;
 use crate::value::Bits;
 
 use super::clamp::int_clamp;
-use super::mods::{clamp_float, flush_denormal, omod_float};
+use super::domain::{Domain, DomainMut, Step, Wave};
 use super::operands::source;
 use super::plan::WriteBackInfo;
 use super::{slots, Inst, Src};
-use crate::wave::decode::{Dest, Facts};
+use crate::wave::decode::Dest;
 use crate::wave::state::{code, dword_code, m0_code, WaveState};
 
-pub(super) fn write_vgpr_value(
-    w: &mut WaveState,
-    lane: u32,
-    reg: u32,
-    hi: bool,
-    v: &Bits,
-    cdna: bool,
-) {
-    let width = v.width();
-    if width == 32 || width == 64 {
-        let x = v.low_u64();
-        w.set_vgpr(lane, reg, x as u32);
-        if width == 64 {
-            w.set_vgpr(lane, reg + 1, (x >> 32) as u32);
-        }
-        return;
-    }
-    if width <= 16 {
-        let x = v.low_u64() as u32 & 0xffff;
-        let old = w.vgpr(lane, reg);
-        let new = if hi {
-            (old & 0xffff) | x << 16
-        } else if cdna {
-            x
-        } else {
-            (old & 0xffff_0000) | x
-        };
-        w.set_vgpr(lane, reg, new);
-        return;
-    }
-    let n = width.div_ceil(32);
-    for i in 0..n {
-        let word = v.extract(i as u64 * 32, 32).low_u64() as u32;
+/// `v` into the scalar registers from `code0` (a partial top dword merged with the old
+/// bits), where the guard holds (`None`: unconditionally).
+pub(crate) fn write_sgprs<D: DomainMut>(dom: &mut D, code0: u32, v: &D::Val, g: Option<&D::Guard>) {
+    let width = D::width(v);
+    let arch = dom.arch();
+    for i in 0..width.div_ceil(32) {
         let bits = (width - i * 32).min(32);
-        let mask = if bits >= 32 {
-            u32::MAX
+        let word = D::extract(v, i * 32, bits);
+        let code = dword_code(arch, code0, i);
+        let old = dom.sgpr(code);
+        let new = if bits == 32 {
+            word
         } else {
-            (1 << bits) - 1
+            D::concat(&D::extract(&old, bits, 32 - bits), &word)
         };
-        let old = w.vgpr(lane, reg + i);
-        w.set_vgpr(lane, reg + i, (old & !mask) | (word & mask));
+        let new = match g {
+            Some(g) => D::select(g, new, old),
+            None => new,
+        };
+        dom.write_sgpr(code, new);
     }
 }
 
-pub(super) fn write_sgprs(w: &mut WaveState, code0: u32, v: &Bits) {
-    let n = v.width().div_ceil(32);
-    for i in 0..n {
-        let word = v.extract(i as u64 * 32, 32).low_u64() as u32;
-        let bits = (v.width() - i * 32).min(32);
-        let mask = if bits >= 32 {
-            u32::MAX
-        } else {
-            (1 << bits) - 1
-        };
-        let code = dword_code(w.arch, code0, i);
-        let old = w.read_sgpr(code);
-        w.write_sgpr(code, (old & !mask) | (word & mask));
-    }
+/// The low 32 bits of a value (zero-extended when narrower).
+fn word<D: Domain>(v: D::Val) -> D::Val {
+    D::zext(v, 32)
 }
 
-/// Writes a lane mask produced by a vector instruction: bits of lanes inactive at issue are
-/// zero, and wave32 writes one register.
-pub(super) fn write_mask(w: &mut WaveState, code0: u32, v: u64, exec: u64, per_lane_run: bool) {
-    let v = if per_lane_run { v & exec } else { v } & w.full_mask();
-    w.write_sgpr(code0, v as u32);
-    if w.wave_size == 64 {
-        w.write_sgpr(dword_code(w.arch, code0, 1), (v >> 32) as u32);
+/// An output register's value as an executor left it, read per lane.
+pub(crate) trait Output<V> {
+    /// The value of `lane` (the one value of a uniform register).
+    fn lane(&self, lane: u32) -> V;
+    /// The uniform value, or lane 0's.
+    fn first(&self) -> V;
+}
+
+impl<V, T: Output<V>> Output<V> for &T {
+    fn lane(&self, lane: u32) -> V {
+        (**self).lane(lane)
+    }
+    fn first(&self) -> V {
+        (**self).first()
     }
 }
 
@@ -90,8 +65,8 @@ pub(super) fn first(v: &RegValue) -> Bits {
     }
 }
 
-/// An output register's value as an executor left it: bound registers (the interpreter) or
-/// a kernel's slot buffer (the JIT).
+/// An output register's value as a concrete executor left it: bound registers (the
+/// interpreter) or a kernel's slot buffer (the JIT).
 pub(super) enum OutValue<'a> {
     /// A bound register.
     Reg(&'a RegValue),
@@ -104,8 +79,7 @@ pub(super) enum OutValue<'a> {
     },
 }
 
-impl OutValue<'_> {
-    /// The value of `lane` (the one value of a uniform register).
+impl Output<Bits> for OutValue<'_> {
     fn lane(&self, lane: u32) -> Bits {
         match self {
             OutValue::Reg(RegValue::Uniform(b)) => b.clone(),
@@ -126,7 +100,6 @@ impl OutValue<'_> {
         }
     }
 
-    /// The uniform value, or lane 0's.
     fn first(&self) -> Bits {
         match self {
             OutValue::Reg(v) => first(v),
@@ -135,85 +108,83 @@ impl OutValue<'_> {
     }
 }
 
-/// Writes an instruction's outputs back to the wave: `D0` to its destination (EXEC-masked,
-/// with the VOP3 output modifiers), lane masks, `SCC`, `EXEC`, `M0`, ... Returns the new PC
-/// when the instruction wrote one.
-pub(super) fn write_back<'o>(
-    w: &mut WaveState,
-    ii: &Inst<'_>,
+/// Writes an instruction's outputs back: `D0` to its destination (EXEC-masked, with the
+/// VOP3 output modifiers; `saturated` holds the per-lane results of an integer clamp),
+/// lane masks, `SCC`, `EXEC`, `M0`, ... `exec` is EXEC at issue (64 bits). Returns the new
+/// PC when the instruction wrote one.
+pub(crate) fn write_back<'o, D: DomainMut, O: Output<D::Val>>(
+    dom: &mut D,
+    ii: &impl Step,
     dst: Dest,
-    exec_at_issue: u64,
-    outputs: impl IntoIterator<Item = (&'o str, OutValue<'o>)>,
+    exec: &D::Val,
+    outputs: impl IntoIterator<Item = (&'o str, O)>,
     wb: WriteBackInfo,
-) -> Option<u64> {
-    let p = &ii.e.prepared;
-    let per_lane_run = p.vector && !p.wave_level;
+    saturated: Option<Vec<u64>>,
+) -> Option<D::Val> {
+    let p = ii.prepared();
+    let per_lane_run = ii.per_lane_run();
+    let vop3sd = ii.family() == "VOP3SD";
+    let ext = ii.decoded().ext;
     let mut new_pc = None;
-    let WriteBackInfo {
-        clamp,
-        omod,
-        d_fbits,
-        vdst_bits,
-        ftz,
-        dx10,
-    } = wb;
-    // Integer clamp saturates the unwrapped result to the destination type's range; the
-    // pseudocode computes the wrapped one, so it is recomputed here from the sources.
-    let saturated = if clamp && d_fbits == 0 {
-        int_clamp(w, ii, dst)
-    } else {
-        None
+    let lanes = dom.wave_size();
+    let guard = |dom: &D, lane: u32| -> Option<D::Guard> {
+        if per_lane_run {
+            dom.lane_guard(exec, lane)
+        } else {
+            dom.lane_guard(&D::constant(Bits::from_u64(64, u64::MAX)), lane)
+        }
     };
     for (name, value) in outputs {
         match name {
             "D0" => match dst {
                 Dest::Vgpr { reg, hi } => {
-                    let cdna = w.arch.is_gfx9();
-                    for lane in 0..w.wave_size {
-                        if per_lane_run && exec_at_issue >> lane & 1 == 0 {
+                    for lane in 0..lanes {
+                        let Some(g) = guard(dom, lane) else {
                             continue;
-                        }
+                        };
                         let mut v = value.lane(lane);
                         // A D0 wider than the VGPR destination (VOP3SD entries whose text
                         // types D0 by the lane-mask operand) writes only the destination.
-                        if vdst_bits >= 32 && vdst_bits < v.width() {
-                            v = v.zext(vdst_bits);
+                        if wb.vdst_bits >= 32 && wb.vdst_bits < D::width(&v) {
+                            v = D::zext(v, wb.vdst_bits);
                         }
                         if let Some(sat) = &saturated {
-                            v = Bits::from_u64(v.width(), sat[lane as usize]);
+                            v = D::constant(Bits::from_u64(D::width(&v), sat[lane as usize]));
                         }
-                        if d_fbits > 0 && (omod != 0 || clamp) {
-                            v = omod_float(&v, d_fbits, omod);
-                            if clamp {
-                                v = clamp_float(&v, d_fbits, dx10);
-                            }
+                        if wb.d_fbits > 0 && (wb.omod != 0 || wb.clamp) {
+                            v = dom.result_mods(v, &wb);
                         }
-                        if ftz {
-                            v = flush_denormal(v, d_fbits);
+                        if wb.ftz {
+                            v = D::flush_denormal(v, wb.d_fbits);
                         }
                         // A 16-bit result is placed by `dst_sel` like a 32-bit one.
-                        if let (Some((crate::wave::sdwa::SDWA, ext)), 1..=32) =
-                            (ii.d.ext, v.width())
+                        if let (Some((crate::wave::sdwa::SDWA, ext)), 1..=32) = (ext, D::width(&v))
                         {
-                            let old = w.vgpr(lane, reg);
-                            let x = crate::wave::sdwa::merge_dest(ext, old, v.low_u64() as u32);
-                            v = Bits::from_u64(32, x as u64);
+                            let old = dom.vgpr(lane, reg);
+                            v = dom.sdwa_merge(ext, old, word::<D>(v));
                         }
-                        write_vgpr_value(w, lane, reg, hi, &v, cdna);
+                        dom.write_vgpr_value(lane, (reg, hi), &v, &g);
                     }
                 }
-                // A per-lane entry with an SGPR D0 (RDNA 4 `v_s_*`) that issued with no lane
-                // active computed nothing: the SGPR keeps its value (found by the fuzzer).
-                Dest::Sgpr(_) if per_lane_run && exec_at_issue & w.full_mask() == 0 => {}
                 Dest::Sgpr(c) => {
                     let v = value.first();
-                    let v = if ftz { flush_denormal(v, d_fbits) } else { v };
-                    write_sgprs(w, c, &v)
+                    let v = if wb.ftz {
+                        D::flush_denormal(v, wb.d_fbits)
+                    } else {
+                        v
+                    };
+                    // A per-lane entry with an SGPR D0 (RDNA 4 `v_s_*`) that issued with no
+                    // lane active computed nothing: the SGPR keeps its value (found by the
+                    // fuzzer).
+                    if per_lane_run {
+                        if let Some(g) = dom.any_guard(exec) {
+                            write_sgprs(dom, c, &v, Some(&g));
+                        }
+                    } else {
+                        write_sgprs(dom, c, &v, None);
+                    }
                 }
-                Dest::Mask(c) => {
-                    let v = value.first().low_u64();
-                    write_mask(w, c, v, exec_at_issue, per_lane_run)
-                }
+                Dest::Mask(c) => dom.write_mask(c, value.first(), exec, per_lane_run),
                 Dest::None => {}
             },
             // An entry that writes a source (v_swap_*: `S0.b32 = tmp`) writes its VGPR.
@@ -222,63 +193,87 @@ pub(super) fn write_back<'o>(
                 let Some(field) = ii.src_field(k) else {
                     continue;
                 };
-                let width = value.lane(0).width();
-                if let Src::Vgpr { reg, hi } = source(w, ii, field, width) {
-                    let cdna = w.arch.is_gfx9();
-                    for lane in 0..w.wave_size {
-                        if exec_at_issue >> lane & 1 == 1 {
-                            write_vgpr_value(w, lane, reg, hi, &value.lane(lane), cdna);
+                let width = D::width(&value.lane(0));
+                if let Src::Vgpr { reg, hi } = source(dom, ii, field, width) {
+                    for lane in 0..lanes {
+                        if let Some(g) = dom.lane_guard(exec, lane) {
+                            dom.write_vgpr_value(lane, (reg, hi), &value.lane(lane), &g);
                         }
                     }
                 }
             }
-            "SCC" => w.scc = value.first().low_u64() & 1 == 1,
+            "SCC" => dom.set_scc(D::extract(&value.first(), 0, 1)),
             // The carry-out of V_MAD_U64_U32/V_MAD_I64_I32 (`{ D1.u1, D0.u64 } = ...`): bit 0
             // of each lane's D1 into the `sdst` lane mask.
-            "D1" if ii.family == "VOP3SD" => {
-                let mut v = 0u64;
-                for lane in 0..w.wave_size {
-                    v |= (value.lane(lane).low_u64() & 1) << lane;
+            "D1" if vop3sd => {
+                let mut v = D::extract(&value.lane(0), 0, 1);
+                for lane in 1..lanes {
+                    v = D::concat(&D::extract(&value.lane(lane), 0, 1), &v);
                 }
-                write_mask(w, ii.field("sdst"), v, exec_at_issue, per_lane_run);
+                dom.write_mask(ii.field("sdst"), v, exec, per_lane_run);
             }
             "VCC" => {
-                let v = value.first().low_u64();
-                if ii.family == "VOP3SD" {
-                    write_mask(w, ii.field("sdst"), v, exec_at_issue, per_lane_run);
+                let v = value.first();
+                if vop3sd {
+                    dom.write_mask(ii.field("sdst"), v, exec, per_lane_run);
                 } else if p.vector {
-                    write_mask(w, code::VCC_LO, v, exec_at_issue, per_lane_run);
+                    dom.write_mask(code::VCC_LO, v, exec, per_lane_run);
                 } else {
-                    w.write_sgpr(code::VCC_LO, v as u32);
-                    w.write_sgpr(code::VCC_HI, (v >> 32) as u32);
+                    write_sgprs(dom, code::VCC_LO, &D::zext(v, 64), None);
                 }
             }
             "EXEC" => {
-                let v = value.first().low_u64();
+                let v = value.first();
                 if p.vector {
-                    write_mask(w, code::EXEC_LO, v, exec_at_issue, per_lane_run);
+                    dom.write_mask(code::EXEC_LO, v, exec, per_lane_run);
                 } else {
-                    w.set_exec(v);
+                    write_sgprs(dom, code::EXEC_LO, &D::zext(v, 64), None);
                 }
             }
-            "EXEC_LO" => w.write_sgpr(code::EXEC_LO, value.first().low_u64() as u32),
-            "EXEC_HI" => w.write_sgpr(code::EXEC_HI, value.first().low_u64() as u32),
-            "VCC_LO" => w.write_sgpr(code::VCC_LO, value.first().low_u64() as u32),
-            "VCC_HI" => w.write_sgpr(code::VCC_HI, value.first().low_u64() as u32),
-            "M0" => w.write_sgpr(m0_code(w.arch), value.first().low_u64() as u32),
-            "WAVE_MODE.GPR_IDX_EN" => {
-                crate::wave::gpr_idx::set_enabled(w, value.first().low_u64() & 1 == 1)
+            "EXEC_LO" => dom.write_sgpr(code::EXEC_LO, word::<D>(value.first())),
+            "EXEC_HI" => dom.write_sgpr(code::EXEC_HI, word::<D>(value.first())),
+            "VCC_LO" => dom.write_sgpr(code::VCC_LO, word::<D>(value.first())),
+            "VCC_HI" => dom.write_sgpr(code::VCC_HI, word::<D>(value.first())),
+            "M0" => {
+                let m0 = m0_code(dom.arch());
+                dom.write_sgpr(m0, word::<D>(value.first()))
             }
-            "PC" => new_pc = Some(value.first().low_u64()),
+            "WAVE_MODE.GPR_IDX_EN" => dom.set_gpr_idx_enabled(value.first()),
+            "PC" => new_pc = Some(value.first()),
             n if n.starts_with("TTMP") => {
                 if let Ok(t) = n[4..].parse::<u32>() {
-                    w.write_sgpr(code::TTMP0 + t, value.first().low_u64() as u32);
+                    dom.write_sgpr(code::TTMP0 + t, word::<D>(value.first()));
                 }
             }
             _ => {}
         }
     }
     new_pc
+}
+
+/// [`write_back`] into the wave state: the concrete executors' outputs, with the VOP3
+/// integer clamp recomputed from the sources.
+pub(super) fn write_back_wave<'o>(
+    w: &mut WaveState,
+    ii: &Inst<'_>,
+    dst: Dest,
+    exec_at_issue: u64,
+    outputs: impl IntoIterator<Item = (&'o str, OutValue<'o>)>,
+    wb: WriteBackInfo,
+) -> Option<u64> {
+    // Integer clamp saturates the unwrapped result to the destination type's range; the
+    // pseudocode computes the wrapped one, so it is recomputed here from the sources.
+    let saturated = if wb.clamp && wb.d_fbits == 0 {
+        int_clamp(w, ii, dst)
+    } else {
+        None
+    };
+    let mut dom = Wave {
+        w,
+        src_exec: ii.src_exec,
+    };
+    let exec = Bits::from_u64(64, exec_at_issue);
+    write_back(&mut dom, ii, dst, &exec, outputs, wb, saturated).map(|pc| pc.low_u64())
 }
 
 /// Writes a per-lane D0 result to VGPR `reg` (and `reg + 1` for 64 bits) in the lanes of

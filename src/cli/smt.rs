@@ -3,11 +3,12 @@
 
 use std::path::PathBuf;
 
-use crate::spec::{Arch, Spec};
-use crate::wave::Program;
+use amdpcode::spec::{Arch, Spec};
+use amdpcode::wave::Program;
 
-use super::equiv::{self, Mode, Options, Verdict};
-use super::solver::Solver;
+use amdpcode::smt::diff::{DiffReport, Kind as DiffKind};
+use amdpcode::smt::equiv::{self, Mode, Options, Verdict};
+use amdpcode::smt::solver::Solver;
 
 /// The `equiv` command's arguments.
 pub struct EquivArgs {
@@ -83,7 +84,7 @@ pub fn equiv(spec: &Spec, args: &EquivArgs) -> CliResult {
         Ok(db) => db,
         Err(e) => return trouble(e.to_string()),
     };
-    let isa = crate::isa::Isa::new(db);
+    let isa = amdpcode::isa::Isa::new(db);
     let load = |p: &PathBuf| -> Result<Program, String> {
         let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
         let r = if args.hex {
@@ -216,14 +217,14 @@ pub fn spec_diff(
         (Ok(da), Ok(db)) => (da, db),
         (Err(e), _) | (_, Err(e)) => return trouble(e.to_string()),
     };
-    let report = super::diff::spec_diff(da, db, insts, &solver);
+    let report = amdpcode::smt::diff::spec_diff(da, db, insts, &solver);
     let stdout = if json {
         format!(
             "{}\n",
             serde_json::to_string_pretty(&report.to_json()).unwrap_or_default()
         )
     } else {
-        report.to_text()
+        diff_text(&report)
     };
     CliResult {
         stdout,
@@ -242,8 +243,11 @@ pub fn smt_stats(spec: &Spec, archs: &[Arch], samples: u32, json: bool) -> Resul
     let mut out = String::new();
     let mut all = serde_json::Map::new();
     for &arch in archs {
-        let st =
-            super::alu::smt_stats(spec.get(arch).map_err(|e| e.to_string())?, &solver, samples);
+        let st = amdpcode::smt::alu::smt_stats(
+            spec.get(arch).map_err(|e| e.to_string())?,
+            &solver,
+            samples,
+        );
         if json {
             all.insert(
                 arch.name().to_string(),
@@ -275,4 +279,35 @@ pub fn smt_stats(spec: &Spec, archs: &[Arch], samples: u32, json: bool) -> Resul
         out = format!("{}\n", serde_json::Value::Object(all));
     }
     Ok(out)
+}
+
+/// The text of a `spec diff` report: the totals line, then one line per instruction that
+/// is not identical.
+fn diff_text(report: &DiffReport) -> String {
+    let t = report.totals();
+    let (a, b) = report.arches;
+    let mut s = format!(
+        "{a} -> {b}: identical {}, equivalent {}, different {}, unknown {}, only in {a} {}, only in {b} {}\n",
+        t[0], t[1], t[2], t[3], t[4], t[5]
+    );
+    for (n, k) in &report.entries {
+        match k {
+            DiffKind::Equivalent => s.push_str(&format!("  EQUIVALENT {n}\n")),
+            DiffKind::Different { input, outputs } => {
+                let i: Vec<String> = input.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let o: Vec<String> = outputs
+                    .iter()
+                    .map(|(k, (x, y))| format!("{k}: {x} vs {y}"))
+                    .collect();
+                s.push_str(&format!(
+                    "  DIFFERENT {n} at {} -> {}\n",
+                    i.join(","),
+                    o.join("; ")
+                ));
+            }
+            DiffKind::Unknown(r) => s.push_str(&format!("  UNKNOWN {n}: {r}\n")),
+            _ => {}
+        }
+    }
+    s
 }

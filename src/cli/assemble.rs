@@ -5,8 +5,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::{encoding_text, Isa};
-use crate::spec::{self, Arch};
+use amdpcode::isa::{encoding_text, Inst, Isa, Value};
+use amdpcode::spec::{self, Arch};
 
 /// Options of `amdpcode asm`.
 #[derive(Clone, Debug, Default)]
@@ -53,7 +53,7 @@ fn load_isa(arch: &str, wheel: &Path) -> Result<Isa, CliError> {
 fn read_input(input: &Option<PathBuf>, what: &str) -> Result<Vec<u8>, CliError> {
     match input {
         Some(p) if p.as_os_str() != "-" => {
-            crate::sniff::read(p, what).map_err(|e| CliError(format!("error: {e}")))
+            amdpcode::sniff::read(p, what).map_err(|e| CliError(format!("error: {e}")))
         }
         _ => {
             let mut buf = Vec::new();
@@ -84,7 +84,7 @@ pub fn run_asm(opts: &AsmOptions, wheel: &Path) -> Result<String, CliError> {
         Some(p) if p.as_os_str() != "-" => p.display().to_string(),
         _ => "<stdin>".to_string(),
     };
-    let text = crate::sniff::text_of(input, &name, what, true)
+    let text = amdpcode::sniff::text_of(input, &name, what, true)
         .map_err(|e| CliError(format!("error: {e}")))?;
     let lines = isa.assemble_lines(&text).map_err(|e| {
         let src = text.lines().nth(e.line.saturating_sub(1)).unwrap_or("");
@@ -151,7 +151,7 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>, CliError> {
 }
 
 /// `; S_WQM_B64 SOP1 op=29 SDST=s[0:1] SSRC0=s[0:1]`: the decoded data in spec terms.
-pub fn fields_line(isa: &Isa, inst: &super::Inst) -> String {
+pub fn fields_line(isa: &Isa, inst: &Inst) -> String {
     let mut parts = vec![format!(
         "; {} {} op={}",
         inst.name, inst.format, inst.opcode
@@ -166,17 +166,17 @@ pub fn fields_line(isa: &Isa, inst: &super::Inst) -> String {
             .and_then(|i| i.operand(&op.field))
             .map_or(32, |o| o.bits);
         let text = match &op.value {
-            super::Value::Reg(_) | super::Value::InlineInt(_) | super::Value::InlineFloat(_) => {
+            Value::Reg(_) | Value::InlineInt(_) | Value::InlineFloat(_) => {
                 let code = if inst.family == "SMEM" && op.field == "sbase" {
                     raw as u32 * 2
                 } else {
                     raw as u32
                 };
-                super::print::src(isa.tables(), code, bits, inst.literal)
+                isa.source_text(code, bits, inst.literal)
             }
-            super::Value::Literal(v) => format!("0x{v:x}"),
-            super::Value::Imm(v) => format!("{v:#x}"),
-            super::Value::Unknown(c) => format!("?{c}"),
+            Value::Literal(v) => format!("0x{v:x}"),
+            Value::Imm(v) => format!("{v:#x}"),
+            Value::Unknown(c) => format!("?{c}"),
         };
         parts.push(format!("{}={text}", op.field.to_ascii_uppercase()));
     }
@@ -193,7 +193,7 @@ pub fn run_disasm(opts: &DisasmOptions, wheel: &Path) -> Result<String, CliError
         Some(h) => parse_hex(h)?,
         None => {
             let bytes = read_input(&opts.input, "machine code")?;
-            if crate::sniff::content(&bytes) == crate::sniff::Content::Elf {
+            if amdpcode::sniff::content(&bytes) == amdpcode::sniff::Content::Elf {
                 let name = opts
                     .input
                     .as_ref()
@@ -201,7 +201,7 @@ pub fn run_disasm(opts: &DisasmOptions, wheel: &Path) -> Result<String, CliError
                 return Err(CliError(format!(
                     "error: {} (disasm takes raw machine code: extract a code object's \
                      instructions with `llvm-objcopy -O binary --only-section=.text`)",
-                    crate::sniff::not_a(&name, "raw machine code", &bytes)
+                    amdpcode::sniff::not_a(&name, "raw machine code", &bytes)
                 )));
             }
             bytes

@@ -3,9 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::spec::{Arch, Spec};
-
-use super::{json, Engine, Executor, Program, WaveState};
+use amdpcode::spec::{Arch, Spec};
+use amdpcode::wave::{json, Engine, Executor, Program, WaveState};
 
 /// The options of `amdpcode run`.
 #[derive(Clone, Debug)]
@@ -27,7 +26,7 @@ pub struct RunOptions {
     /// A file, `-` for standard input, or the program text itself.
     pub program: String,
     /// Run under the sanitizer (`--check`); findings are printed after the result.
-    pub check: Option<crate::sanitizer::Options>,
+    pub check: Option<amdpcode::sanitizer::Options>,
 }
 
 /// A failure, with the message to print (exit code 1).
@@ -61,7 +60,7 @@ fn read_program(arg: &str, hex: bool) -> Result<String, RunError> {
     if !path.is_file() {
         return Ok(arg.to_string());
     }
-    use crate::sniff::{self, Content};
+    use amdpcode::sniff::{self, Content};
     let bytes = sniff::read(path, what).map_err(|e| RunError(format!("error: {e}")))?;
     let hint = match sniff::content(&bytes) {
         Content::Elf => " (a code object runs with `amdpcode dispatch`)",
@@ -74,14 +73,6 @@ fn read_program(arg: &str, hex: bool) -> Result<String, RunError> {
         _ => "",
     };
     sniff::text_of(bytes, arg, what, false).map_err(|e| RunError(format!("error: {e}{hint}")))
-}
-
-/// Runs a program and returns the text to print.
-///
-/// # Errors
-/// A [`RunError`] naming the bad key, line or address.
-pub fn run(spec: &Spec, opts: &RunOptions) -> Result<String, RunError> {
-    run_checked(spec, opts).map(|(text, _)| text)
 }
 
 /// Runs a program and returns the text to print and the number of sanitizer findings
@@ -120,7 +111,7 @@ pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), Ru
         .get(arch)
         .map_err(|e| RunError(format!("error: {e}")))?;
     let mut ex = Executor::new(db, engine).map_err(|e| RunError(format!("error: {e}")))?;
-    ex.jit_threshold = super::cli_jit_threshold();
+    ex.jit_threshold = amdpcode::wave::cli_jit_threshold();
     let text = read_program(&opts.program, opts.hex)?;
     let program = if opts.hex {
         Program::from_hex(ex.isa(), &text)
@@ -132,14 +123,15 @@ pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), Ru
     if let Some(path) = &opts.state {
         let what = "a state JSON object";
         let name = path.display().to_string();
-        let bytes = crate::sniff::read(path, what).map_err(|e| RunError(format!("error: {e}")))?;
-        if crate::sniff::content(&bytes) != crate::sniff::Content::Json {
+        let bytes =
+            amdpcode::sniff::read(path, what).map_err(|e| RunError(format!("error: {e}")))?;
+        if amdpcode::sniff::content(&bytes) != amdpcode::sniff::Content::Json {
             return Err(RunError(format!(
                 "error: {}",
-                crate::sniff::not_a(&name, what, &bytes)
+                amdpcode::sniff::not_a(&name, what, &bytes)
             )));
         }
-        let s = crate::sniff::text_of(bytes, &name, what, false)
+        let s = amdpcode::sniff::text_of(bytes, &name, what, false)
             .map_err(|e| RunError(format!("error: {e}")))?;
         json::apply(&mut wave, &s)
             .map_err(|e| RunError(format!("error: {}: {e}", path.display())))?;
@@ -150,7 +142,7 @@ pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), Ru
     // Tracing clones the state per step; without it the fast path runs.
     let mut checker = opts
         .check
-        .map(|o| crate::sanitizer::Sanitizer::new(db, &isa, o));
+        .map(|o| amdpcode::sanitizer::Sanitizer::new(db, &isa, o));
     let steps = if let Some(san) = checker.as_mut() {
         wave.last_access = Some(Vec::new());
         // The sanitizer reads only the state after each step: no clone per step.
@@ -173,22 +165,22 @@ pub fn run_checked(spec: &Spec, opts: &RunOptions) -> Result<(String, usize), Ru
     if opts.json {
         let mut v = json::to_json(&wave);
         if opts.check.is_some() {
-            v["findings"] = crate::sanitizer::findings_json(&findings);
+            v["findings"] = amdpcode::sanitizer::findings_json(&findings);
         }
         out.push_str(&serde_json::to_string_pretty(&v).unwrap_or_default());
         out.push('\n');
     } else {
         out.push_str(&summary(&wave, steps));
         if opts.check.is_some() {
-            out.push_str(&crate::sanitizer::findings_text(&findings));
+            out.push_str(&super::common::findings_text(&findings));
         }
     }
     Ok((out, findings.len()))
 }
 
-pub(crate) fn trace_line(
-    isa: &crate::isa::Isa,
-    d: &super::Decoded,
+pub fn trace_line(
+    isa: &amdpcode::isa::Isa,
+    d: &amdpcode::wave::Decoded,
     before: &WaveState,
     after: &WaveState,
 ) -> String {
@@ -200,7 +192,7 @@ pub(crate) fn trace_line(
         if a != b {
             s.push_str(&format!(
                 "  {}: 0x{a:x} -> 0x{b:x}",
-                super::sgpr_name(arch, c)
+                amdpcode::wave::sgpr_name(arch, c)
             ));
         }
     }
@@ -218,7 +210,7 @@ pub(crate) fn trace_line(
         if !changed.is_empty() {
             s.push_str(&format!(
                 "  {}{}",
-                super::agpr::row_name(reg),
+                amdpcode::wave::row_name(reg),
                 changed.join("")
             ));
         }
@@ -234,7 +226,7 @@ pub(crate) fn trace_line(
 
 fn summary(wave: &WaveState, steps: u64) -> String {
     let mut s = format!("executed {steps} instruction(s); pc = 0x{:x}\n", wave.pc);
-    let n = super::n_sgprs(wave.arch);
+    let n = amdpcode::wave::n_sgprs(wave.arch);
     for c in 0..n {
         let v = wave.read_sgpr(c);
         if v != 0 {
@@ -252,7 +244,7 @@ fn summary(wave: &WaveState, steps: u64) -> String {
         let vals: Vec<u32> = (0..wave.wave_size).map(|l| wave.vgpr(l, reg)).collect();
         if vals.iter().any(|&x| x != 0) {
             let parts: Vec<String> = vals.iter().map(|x| format!("0x{x:x}")).collect();
-            let name = super::agpr::row_name(reg);
+            let name = amdpcode::wave::row_name(reg);
             s.push_str(&format!("{name} = [{}]\n", parts.join(", ")));
         }
     }

@@ -8,11 +8,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::launch::number;
-use super::{Code, CodeObject, DispatchError, Dispatcher, Launch, Outcome};
-use crate::sniff::Content;
-use crate::spec::{Arch, Spec};
-use crate::wave::Engine;
+use amdpcode::dispatch::launch::number;
+use amdpcode::dispatch::{
+    launch_arch, CodeObject, DispatchError, Dispatcher, KernelArg, Launch, Outcome,
+};
+use amdpcode::sniff::Content;
+use amdpcode::spec::{Arch, Spec};
+use amdpcode::wave::Engine;
 
 /// The options of `amdpcode dispatch`.
 #[derive(Clone, Debug, Default)]
@@ -38,15 +40,10 @@ pub struct DispatchOptions {
     /// Short form: the argument indices whose buffers are printed after the run.
     pub print: Vec<usize>,
     /// Run under the sanitizer (`--check`); findings are printed after the result.
-    pub check: Option<crate::sanitizer::Options>,
+    pub check: Option<amdpcode::sanitizer::Options>,
     /// Threads (`--threads`): a launch's workgroups, or a batch's launches, run on up to
     /// this many (0 counts as 1).
     pub threads: usize,
-}
-
-/// The number of cores this process may run on (1 when unknown): `--threads`' default.
-pub fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// A failure of the command, with its message (exit 1).
@@ -65,20 +62,6 @@ fn engine_of(name: &str) -> Result<Engine, CliError> {
     }
 }
 
-/// The arch a launch runs on: its `arch`, or its code object's.
-///
-/// # Errors
-/// A [`DispatchError`] when neither says.
-pub fn launch_arch(l: &Launch) -> Result<Arch, DispatchError> {
-    match (&l.code, l.arch) {
-        (Code::Object { bytes, path, .. }, _) => CodeObject::parse(bytes)
-            .map(|c| c.arch)
-            .map_err(|e| DispatchError::CodeObject(format!("{path}: {e}"))),
-        (Code::Raw { .. }, Some(a)) => Ok(a),
-        (Code::Raw { .. }, None) => Err(DispatchError::Launch("arch: missing".into())),
-    }
-}
-
 /// Dispatchers by arch, created on first use (a batch shares them across lines).
 struct Pool<'s> {
     spec: &'s Spec,
@@ -93,7 +76,7 @@ impl Pool<'_> {
         if !self.by_arch.contains_key(&arch) {
             let db = self.spec.get(arch).map_err(err)?;
             let mut d = Dispatcher::new(db, self.engine).map_err(err)?;
-            d.executor_mut().jit_threshold = crate::wave::cli_jit_threshold();
+            d.executor_mut().jit_threshold = amdpcode::wave::cli_jit_threshold();
             d.set_threads(self.threads);
             self.by_arch.insert(arch, d);
         }
@@ -104,8 +87,9 @@ impl Pool<'_> {
     }
 }
 
-/// The `--json` output of a launch.
-pub fn outcome_json(o: &Outcome) -> Value {
+/// The `--json` output of a launch as a value: what [`write_outcome_json`] streams.
+#[cfg(test)]
+fn outcome_json(o: &Outcome) -> Value {
     let range = |(a, b): &(u64, Vec<u8>)| json!({"addr": format!("0x{a:x}"), "hex": to_hex(b)});
     let memory: Vec<Value> = o
         .memory
@@ -188,14 +172,6 @@ fn to_hex(b: &[u8]) -> String {
     String::from_utf8(v).unwrap_or_default()
 }
 
-/// Runs the command and returns its standard output.
-///
-/// # Errors
-/// [`CliError`] with the message to print (exit 1).
-pub fn run(spec: &Spec, opts: &DispatchOptions) -> Result<String, CliError> {
-    run_checked(spec, opts).map(|(text, _)| text)
-}
-
 /// Runs the command and returns its standard output and the number of sanitizer findings
 /// (0 without `check`; a checked batch gives each line a `findings` array instead).
 ///
@@ -217,11 +193,11 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
         .as_ref()
         .ok_or_else(|| err("give a LAUNCH.json, a code object with --kernel, or --batch FILE"))?;
     let what = "a code object or LAUNCH.json";
-    let bytes = crate::sniff::read(input, what).map_err(err)?;
+    let bytes = amdpcode::sniff::read(input, what).map_err(err)?;
     let dir = input.parent().unwrap_or(Path::new(".")).to_path_buf();
     let name = input.display().to_string();
     let short = opts.kernel.is_some() || opts.grid.is_some() || !opts.args.is_empty();
-    let (launch, prints) = match crate::sniff::content(&bytes) {
+    let (launch, prints) = match amdpcode::sniff::content(&bytes) {
         Content::Elf => short_form(&bytes, input, opts)?,
         Content::Json if short => {
             return Err(err(format!(
@@ -230,7 +206,8 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
             )))
         }
         Content::Json => {
-            let text = crate::sniff::text_of(bytes, &name, "a LAUNCH.json", false).map_err(err)?;
+            let text =
+                amdpcode::sniff::text_of(bytes, &name, "a LAUNCH.json", false).map_err(err)?;
             let l = Launch::from_json(&text, &dir).map_err(|e| {
                 let mut lines = text.lines().filter(|l| !l.trim().is_empty());
                 let objects = lines.clone().count();
@@ -246,14 +223,14 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
             (l, Vec::new())
         }
         _ if short => {
-            return Err(err(crate::sniff::not_a(
+            return Err(err(amdpcode::sniff::not_a(
                 &name,
                 "an ELF code object",
                 &bytes,
             )))
         }
         _ => {
-            return Err(err(crate::sniff::not_a(
+            return Err(err(amdpcode::sniff::not_a(
                 &name,
                 "an ELF code object or a LAUNCH.json",
                 &bytes,
@@ -266,23 +243,22 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
     let isa = d.executor().isa().clone();
     let mut checker = opts
         .check
-        .map(|o| crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o));
+        .map(|o| amdpcode::sanitizer::Sanitizer::new(spec.db(arch), &isa, o));
     let outcome = if let Some(san) = checker.as_mut() {
-        let codes = d
-            .initial_sgpr_codes(&launch)
+        let initial = amdpcode::sanitizer::Initial::launch(d, &launch)
             .map_err(|e| err(format!("{}: {e}", input.display())))?;
-        san.set_initial(crate::sanitizer::Initial::Launch(codes));
+        san.set_initial(initial);
         let trace = opts.trace;
         // The sanitizer reads only the state after each step: no clone per step.
         d.executor_mut().trace_after_only = !trace;
         let mut t = |wg: [u32; 3],
                      wave: u32,
-                     dec: &crate::wave::Decoded,
-                     a: &crate::wave::WaveState,
-                     b: &crate::wave::WaveState| {
+                     dec: &amdpcode::wave::Decoded,
+                     a: &amdpcode::wave::WaveState,
+                     b: &amdpcode::wave::WaveState| {
             if trace {
                 trace_text.push_str(&format!("wg({},{},{}) w{wave} ", wg[0], wg[1], wg[2]));
-                trace_text.push_str(&crate::wave::cli::trace_line(&isa, dec, a, b));
+                trace_text.push_str(&super::run::trace_line(&isa, dec, a, b));
             }
             san.observe(wg, wave, dec, a, b);
         };
@@ -292,11 +268,11 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
     } else if opts.trace {
         let mut t = |wg: [u32; 3],
                      wave: u32,
-                     dec: &crate::wave::Decoded,
-                     a: &crate::wave::WaveState,
-                     b: &crate::wave::WaveState| {
+                     dec: &amdpcode::wave::Decoded,
+                     a: &amdpcode::wave::WaveState,
+                     b: &amdpcode::wave::WaveState| {
             trace_text.push_str(&format!("wg({},{},{}) w{wave} ", wg[0], wg[1], wg[2]));
-            trace_text.push_str(&crate::wave::cli::trace_line(&isa, dec, a, b));
+            trace_text.push_str(&super::run::trace_line(&isa, dec, a, b));
         };
         d.run_traced(&launch, Some(&mut t))
     } else {
@@ -310,7 +286,7 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
     if opts.json {
         let f = opts
             .check
-            .map(|_| crate::sanitizer::findings_json(&findings));
+            .map(|_| amdpcode::sanitizer::findings_json(&findings));
         let mut bytes = std::mem::take(&mut out).into_bytes();
         // Writing to a vector cannot fail.
         let _ = write_outcome_json(&outcome, f.as_ref(), &mut bytes);
@@ -340,7 +316,7 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
             }
         }
         if opts.check.is_some() {
-            out.push_str(&crate::sanitizer::findings_text(&findings));
+            out.push_str(&super::common::findings_text(&findings));
         }
     }
     Ok((out, findings.len()))
@@ -365,14 +341,14 @@ fn run_batch(
         (b, "standard input".to_string())
     } else {
         (
-            crate::sniff::read(path, what).map_err(err)?,
+            amdpcode::sniff::read(path, what).map_err(err)?,
             path.display().to_string(),
         )
     };
     // An empty stream is a batch of no launches; an empty file is a mistake.
     let stdin = path == Path::new("-");
-    let elf = crate::sniff::content(&bytes) == Content::Elf;
-    let text = crate::sniff::text_of(bytes, &name, what, stdin).map_err(|e| {
+    let elf = amdpcode::sniff::content(&bytes) == Content::Elf;
+    let text = amdpcode::sniff::text_of(bytes, &name, what, stdin).map_err(|e| {
         let hint = if elf {
             " (a code object runs as `amdpcode dispatch FILE --kernel NAME ...`)"
         } else {
@@ -387,7 +363,7 @@ fn run_batch(
             return Err(err(format!(
                 "{name}: not {what}: line {} is not a JSON object ({})",
                 i + 1,
-                crate::sniff::start(line.as_bytes())
+                amdpcode::sniff::start(line.as_bytes())
             )));
         }
     }
@@ -484,18 +460,18 @@ fn batch_line(
         };
         // Checked: one sanitizer per launch; its findings join the line.
         let isa = d.executor().isa().clone();
-        let mut san = crate::sanitizer::Sanitizer::new(spec.db(arch), &isa, o);
-        san.set_initial(crate::sanitizer::Initial::Launch(d.initial_sgpr_codes(&l)?));
+        let mut san = amdpcode::sanitizer::Sanitizer::new(spec.db(arch), &isa, o);
+        san.set_initial(amdpcode::sanitizer::Initial::launch(d, &l)?);
         d.executor_mut().trace_after_only = true;
         let mut t =
             |wg: [u32; 3],
              wave: u32,
-             dec: &crate::wave::Decoded,
-             a: &crate::wave::WaveState,
-             b: &crate::wave::WaveState| san.observe(wg, wave, dec, a, b);
+             dec: &amdpcode::wave::Decoded,
+             a: &amdpcode::wave::WaveState,
+             b: &amdpcode::wave::WaveState| san.observe(wg, wave, dec, a, b);
         let r = d.run_traced(&l, Some(&mut t));
         d.executor_mut().trace_after_only = false;
-        findings = Some(crate::sanitizer::findings_json(san.findings()));
+        findings = Some(amdpcode::sanitizer::findings_json(san.findings()));
         r
     });
     let mut out = Vec::new();
@@ -593,11 +569,11 @@ impl ElemType {
             ElemType::F64 => t.parse::<f64>().ok()?.to_le_bytes().to_vec(),
             ElemType::F16 => {
                 let f = t.parse::<f64>().ok()?;
-                let mut flags = crate::float::Flags::default();
-                let h = crate::float::from_f64(
-                    crate::float::F16,
+                let mut flags = amdpcode::float::Flags::default();
+                let h = amdpcode::float::from_f64(
+                    amdpcode::float::F16,
                     f,
-                    crate::float::Round::NearestEven,
+                    amdpcode::float::Round::NearestEven,
                     &mut flags,
                 );
                 (h as u16).to_le_bytes().to_vec()
@@ -630,7 +606,7 @@ impl ElemType {
             ElemType::I64 => (u as i64).to_string(),
             ElemType::F16 => format!(
                 "{}",
-                crate::float::to_f64_exact(crate::float::F16, u & 0xffff)
+                amdpcode::float::to_f64_exact(amdpcode::float::F16, u & 0xffff)
             ),
             ElemType::F32 => format!("{}", f32::from_bits(u as u32)),
             ElemType::F64 => format!("{}", f64::from_bits(u)),
@@ -672,7 +648,7 @@ fn short_form(
         }
         Ok(Value::Array(out))
     };
-    let explicit: Vec<&super::KernelArg> = k
+    let explicit: Vec<&KernelArg> = k
         .args
         .iter()
         .filter(|a| !a.kind.starts_with("hidden_"))
