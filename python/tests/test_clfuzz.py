@@ -238,6 +238,82 @@ def test_the_split_vector_phi_miscompile_is_caught_and_classed_as_the_compilers(
   assert (t["class"], t.get("known")) == ("compiler", "llvm-amdgpu-break-large-phis")
 
 
+# Seed 4123's failure, reduced by hand (docs/compiler-bugs.md): the loop ORs a value with a
+# vector whose low dword is the constant 0xffffffff, built before the loop.
+FOLD_OR_MINUS_ONE_BODY = """
+kernel void fuzz(global const uint *in, global ulong *out, global uchar *m8, global ushort *m16,
+                 global uint *m32, global ulong *m64, global uint *atom, global ulong *atom64) {
+  uint gid = GID();
+  ulong2 v = (ulong2)(in[gid], in[gid + 64u]);
+  ulong2 c = as_ulong2((uint4)(0xffffffffu, 4u, in[gid + 128u], 5u));
+  for (uint i = 0; i < (gid & 3u); i++) v = (v * 3UL) | c;
+  out[gid] = v.s0;
+}
+"""
+
+
+def test_the_or_minus_one_signature_reads_only_ors_that_became_moves_of_a_register():
+  from amdpcode.clfuzz import known
+  dumps = """# *** IR Dump Before SI Fold Operands (si-fold-operands) ***:
+# Machine code for function fuzz: IsSSA, TracksLiveness
+  %3:vgpr_32 = V_OR_B32_e64 killed %1:vgpr_32, %2:vgpr_32, implicit $exec
+  %5:vgpr_32 = V_OR_B32_e64 %1:vgpr_32, %4:sreg_32, implicit $exec
+  %7:vgpr_32 = nuw V_OR_B32_e64 %1:vgpr_32, %6:sreg_32, implicit $exec
+  %8:vgpr_32 = V_MOV_B32_e32 %1:vgpr_32, implicit $exec
+# *** IR Dump After SI Fold Operands (si-fold-operands) ***:
+# Machine code for function fuzz: IsSSA, TracksLiveness
+  %3:vgpr_32 = V_MOV_B32_e32 %1.sub0:vreg_64, implicit $exec
+  %5:vgpr_32 = V_MOV_B32_e32 -1, implicit $exec
+  %7:vgpr_32 = COPY %1:vgpr_32
+  %8:vgpr_32 = V_MOV_B32_e32 %1:vgpr_32, implicit $exec
+# *** IR Dump Before SI Fold Operands (si-fold-operands) ***:
+# Machine code for function fuzz: IsSSA, TracksLiveness
+  %3:vgpr_32 = V_MOV_B32_e32 %1.sub0:vreg_64, implicit $exec
+# *** IR Dump After SI Fold Operands (si-fold-operands) ***:
+# Machine code for function fuzz: IsSSA, TracksLiveness
+  %3:vgpr_32 = V_MOV_B32_e32 %1.sub0:vreg_64, implicit $exec
+"""
+  # Only %3: %5 is the right fold (a move of -1), %7 the right `or x, 0` (a COPY), %8 was a
+  # move already, and the second run finds a move where the first left it.
+  assert known.or_minus_one_folds(dumps) == [
+      ("fuzz", "%3:vgpr_32 = V_OR_B32_e64 killed %1:vgpr_32, %2:vgpr_32, implicit $exec",
+       "%3:vgpr_32 = V_MOV_B32_e32 %1.sub0:vreg_64, implicit $exec")]
+
+
+def test_the_or_minus_one_fold_miscompile_is_caught_and_classed_as_the_compilers():
+  _need_tools()
+  from amdpcode.clfuzz import known, reduce
+  seed = gen.generate(4123)
+  head, _ = reduce.split_source(seed.source)
+  case = gen.Case(seed=4123, source=head + FOLD_OR_MINUS_ONE_BODY, block=seed.block, groups=seed.groups,
+                  knobs=seed.knobs, input_words=seed.input_words)
+  ref = core.run_reference(case)
+  words = case.input_words
+  for g in range(len(ref[0])):
+    x = words[g]
+    for _ in range(g & 3): x = ((x * 3) | 0x4ffffffff) & (2**64 - 1)
+    assert int(ref[0][g]) == x
+  assert core.compare(ref, core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1100", "O0"))) == []
+  got = core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1100", "O2"))
+  # The code runs as if the constant's low dword were 0: each OR keeps the low dword of `v * 3`.
+  for g in range(len(ref[0])):
+    x = words[g]
+    for _ in range(g & 3): x = ((x * 3) | 0x400000000) & (2**64 - 1)
+    assert int(got[0][g]) == x
+  assert sum(int(got[0][g]) != int(ref[0][g]) for g in range(len(ref[0]))) == 48
+  # The compiler's own dumps: one OR per function (the kernel and its callable twin) became a move
+  # of a register at -O2, none at -O0.
+  folds = known.or_minus_one_folds(known.fold_dumps(case.source, "gfx1100", "O2"))
+  assert [f[0] for f in folds] == ["fuzz", "__clang_ocl_kern_imp_fuzz"]
+  assert all(" V_OR_B32_e64 " in before and " V_MOV_B32_e32 %" in after for _, before, after in folds)
+  assert known.or_minus_one_folds(known.fold_dumps(case.source, "gfx1100", "O0")) == []
+  diff = core.compare(ref, got)
+  r = {"seed": 4123, "target": "gfx1100", "opt": "O2", "status": "mismatch", "diff": diff}
+  t = triage.triage(case, r, {("gfx1100", "O2"): diff, ("gfx1100", "O0"): []}, "jit")
+  assert (t["class"], t.get("known")) == ("compiler", "llvm-amdgpu-fold-or-minus-one")
+  assert t["evidence"]["break_large_phis_off_matches_reference"] is False
+
+
 def test_gfx1250_kernels_with_a_64_bit_multiply_add_of_a_literal_match_pocl():
   # Seeds 3016 and 3017 at -O2 are the campaign kernels whose gfx1250 code divides 64-bit
   # values by constants with `v_mad_nc_u64_u32 v[16:17], 0xb823ee09, v27, v[14:15]` (a literal
