@@ -228,6 +228,40 @@ fn short_register_file_steps_instead() {
     assert_eq!(results[0], results[1]);
 }
 
+/// A dispatcher that says how many waves of the launch are still to come
+/// (`Executor::wave_starts`) gets a block every wave reaches compiled at its second arrival,
+/// not its thousandth; a launch too small to reach the threshold compiles none. The waves'
+/// final states are those of stepping.
+#[test]
+fn waves_to_come_compile_blocks_early() {
+    let db = common::spec().db(Arch::Rdna3);
+    let text = "v_add_f32 v1, 1.0, v1\nv_mul_f32 v2, v1, v1\ns_add_u32 s1, s1, 7\n\
+                v_fma_f32 v3, v2, v1, v2\ns_endpgm";
+    let wave = |k: u32| {
+        let mut w = WaveState::new(Arch::Rdna3, 32);
+        w.set_vgpr(0, 1, (k as f32 * 0.25).to_bits());
+        w
+    };
+    let mut stepped = Executor::new(db, Engine::Jit).unwrap();
+    stepped.block_compile = false;
+    let program = Program::assemble(stepped.isa(), text).unwrap();
+    for (waves, compiled_after) in [(1000u32, Some(2u32)), (100, None)] {
+        let mut ex = Executor::new(db, Engine::Jit).unwrap();
+        assert_eq!(ex.block_threshold, 1000);
+        for k in 0..waves {
+            ex.wave_starts(&program, (waves - k - 1) as u64);
+            let mut w = wave(k);
+            let mut s = wave(k);
+            assert_eq!(ex.run_until(&program, &mut w, u64::MAX, None).unwrap().1, 5);
+            stepped.run_fast(&program, &mut s).unwrap();
+            assert_eq!(w, s, "wave {k} of {waves}");
+            let expect = usize::from(compiled_after.is_some_and(|at| k + 1 >= at));
+            assert_eq!(ex.blocks_compiled(), expect, "after wave {k} of {waves}");
+        }
+        ex.waves_done();
+    }
+}
+
 #[test]
 fn tiering_interprets_cold_instructions_first() {
     // Two instructions run once, the loop's four run 50 times.

@@ -192,6 +192,9 @@ struct Prepared {
     inputs: Vec<(u64, u64)>,
     loader_ranges: Vec<(u64, u64)>,
     step_budget: u64,
+    /// Workgroups of this run (or of this thread's part) that start after the running one:
+    /// the executor's block tiering counts on their waves (`Executor::wave_starts`).
+    groups_after: u64,
 }
 
 /// Where the bytes of a launch's memory ranges come from.
@@ -471,6 +474,12 @@ impl Dispatcher {
                         let (w, dirty) = &mut waves[j];
                         pool::reset(w, dirty, p.arch, p.wave_size, p.vgpr_bound);
                         self.start_wave(p, shape, i as u32, observed, w);
+                        // Waves still to start: the rest of this workgroup's and of the
+                        // workgroups after it (full ones).
+                        let per_group = p.block.iter().product::<u32>().div_ceil(p.wave_size);
+                        let to_come = (shape.n_waves as u64 - i as u64 - 1)
+                            + p.groups_after * per_group as u64;
+                        self.executor.wave_starts(&p.program, to_come);
                         s.state = Some(j);
                         j
                     }
@@ -819,6 +828,7 @@ impl Dispatcher {
             step_budget: launch
                 .step_budget
                 .unwrap_or(crate::wave::DEFAULT_STEP_BUDGET),
+            groups_after: 0,
         })
     }
 }

@@ -188,11 +188,13 @@ impl Dispatcher {
         memory.watch_writes(p.program.base, p.program.size);
         for i in first..end {
             let wg = workgroup_at(p.grid, i);
+            p.groups_after = end - i - 1;
             if let Err(e) = self.run_workgroup(p, wg, &mut memory, &mut written, &mut out, None) {
                 fault = Some((i, e));
                 break;
             }
         }
+        self.executor.waves_done();
         out.lane_ops = self.executor.lane_ops - lane_ops;
         let changed = if fault.is_some() {
             Vec::new()

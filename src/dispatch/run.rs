@@ -185,9 +185,12 @@ impl Dispatcher {
         if threads > 1 {
             self.run_parallel(&mut p, &mut global, threads, &mut out)?;
         } else {
+            let mut groups_left = p.grid.iter().map(|&g| g as u64).product::<u64>();
             for gz in 0..p.grid[2] {
                 for gy in 0..p.grid[1] {
                     for gx in 0..p.grid[0] {
+                        groups_left -= 1;
+                        p.groups_after = groups_left;
                         self.run_workgroup(
                             &mut p,
                             [gx, gy, gz],
@@ -195,11 +198,13 @@ impl Dispatcher {
                             &mut written,
                             &mut out,
                             trace.as_deref_mut(),
-                        )?;
+                        )
+                        .inspect_err(|_| self.executor.waves_done())?;
                     }
                 }
             }
         }
+        self.executor.waves_done();
         for (i, &(a, n)) in p.inputs.iter().enumerate() {
             // A region that no other input range overlaps holds exactly this range's bytes.
             let alone = || {

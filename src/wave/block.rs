@@ -118,7 +118,8 @@ impl Executor {
         }
         if let Tier::Count(c) = &mut self.blocks[idx] {
             *c += 1;
-            if *c < self.block_threshold {
+            let c = *c;
+            if c < self.block_threshold && !self.expected_hot(c) {
                 return Ok(None);
             }
             // The block is built from the plans of instructions that have run: wait for its
@@ -293,6 +294,18 @@ impl Executor {
             ended: false,
             barrier: None,
         }))
+    }
+
+    /// Whether a block start with `arrivals` so far is expected to reach the threshold
+    /// within the current launch: at least two arrivals, and as many per wave still to come
+    /// as per wave started so far ([`Executor::wave_starts`]).
+    fn expected_hot(&self, arrivals: u32) -> bool {
+        if arrivals < 2 || self.waves_started == 0 || self.waves_to_come == 0 {
+            return false;
+        }
+        let a = arrivals as u128;
+        let expected = a + a * self.waves_to_come as u128 / self.waves_started as u128;
+        expected >= self.block_threshold as u128
     }
 
     /// Whether the first instruction from `idx` on that is not a no-op has run (stepping it

@@ -350,6 +350,11 @@ pub struct Executor {
     pub lane_interp: bool,
     /// Block state per instruction index of the program last run (same key as `plans`).
     blocks: Vec<block::Tier>,
+    /// Waves a dispatcher has started on the program last run ([`Executor::wave_starts`]).
+    waves_started: u64,
+    /// Waves of the current launch that start after the running one, as its dispatcher
+    /// last said ([`Executor::wave_starts`]); 0 outside a dispatch.
+    waves_to_come: u64,
     /// The plans, prepared memory operations and blocks of programs run before the last
     /// one, by the same key (least recently left first), so launches that alternate between
     /// programs keep them instead of building them again.
@@ -370,6 +375,7 @@ struct ProgramState {
     slow: Vec<Option<Rc<Entry>>>,
     mem_plans: Vec<Option<Rc<memprep::Planned>>>,
     blocks: Vec<block::Tier>,
+    waves_started: u64,
 }
 
 /// The most programs an executor keeps the per-instruction state of besides the last one.
@@ -458,6 +464,8 @@ impl Executor {
             prepared_interp: true,
             lane_interp: true,
             blocks: Vec::new(),
+            waves_started: 0,
+            waves_to_come: 0,
             stash: Vec::new(),
             vopd_halves: Default::default(),
             block_compile_time: std::time::Duration::ZERO,
@@ -963,7 +971,9 @@ impl Executor {
             slow: std::mem::take(&mut self.slow),
             mem_plans: std::mem::take(&mut self.mem_plans),
             blocks: std::mem::take(&mut self.blocks),
+            waves_started: std::mem::take(&mut self.waves_started),
         };
+        self.waves_to_come = 0;
         if self.plans_of != (0, 0) {
             if self.stash.len() >= PROGRAM_STASH {
                 self.stash.remove(0);
@@ -978,7 +988,26 @@ impl Executor {
             self.slow = back.slow;
             self.mem_plans = back.mem_plans;
             self.blocks = back.blocks;
+            self.waves_started = back.waves_started;
         }
+    }
+
+    /// Tells the executor that a dispatcher starts a wave of `program` and that `to_come`
+    /// more waves of the same launch start after it. Block tiering then extrapolates: a block
+    /// whose start has had at least two arrivals is compiled once the arrivals so far, plus
+    /// as many per wave still to come as per wave started, reach
+    /// [`Executor::block_threshold`] (a block every wave of a large launch reaches is compiled
+    /// at its second arrival instead of its thousandth; one that few waves reach still waits).
+    /// Results do not depend on it: only when blocks are compiled.
+    pub fn wave_starts(&mut self, program: &Program, to_come: u64) {
+        self.adopt(program);
+        self.waves_started += 1;
+        self.waves_to_come = to_come;
+    }
+
+    /// Ends what [`Executor::wave_starts`] said: no more waves are expected.
+    pub fn waves_done(&mut self) {
+        self.waves_to_come = 0;
     }
 
     /// The cached entry of instruction `idx` of `program` when it is off the fast path.
