@@ -43,6 +43,8 @@ fn run(
         in_place: after.in_place - before.in_place,
         calls: after.calls - before.calls,
         simd: after.simd - before.simd,
+        quick: after.quick - before.quick,
+        optimised: after.optimised - before.optimised,
     };
     (w, delta)
 }

@@ -754,3 +754,56 @@ s_endpgm
     }
     assert_eq!(results[0], results[1]);
 }
+
+/// A block that does not loop is compiled first without Cranelift's optimiser (quick) and,
+/// once it has run `block_optimise_threshold` lane-instructions per instruction, again with
+/// it; the optimised code replaces the quick one, with the same results bit for bit.
+#[test]
+fn quick_block_is_optimised_once_hot() {
+    let text = "
+v_add_f32 v1, v2, v3
+v_mul_f32 v4, v1, v5
+v_fma_f32 v6, v4, v7, v8
+v_xor_b32 v9, v6, v10
+v_add_nc_u32 v11, v9, v12
+s_add_u32 s2, s2, s3
+s_endpgm
+";
+    let db = common::spec().db(Arch::Rdna3);
+    let mut rng = Rng::new(0x51_0000);
+    let init = random_wave(Arch::Rdna3, 32, &mut rng);
+    let (expect, n, _) = run(Arch::Rdna3, text, &init, Engine::Interp, None);
+    let mut ex = Executor::new(db, Engine::Jit).unwrap();
+    ex.block_threshold = 1;
+    // Any lane-instruction run through the quick code makes it hot.
+    ex.block_optimise_threshold = 1;
+    let program = Program::assemble(ex.isa(), text).unwrap();
+    let before = amdpcode::jit::block_stats();
+    let mut tiers = Vec::new();
+    for _ in 0..4 {
+        let mut w = init.clone();
+        assert_eq!(ex.run_fast(&program, &mut w).unwrap(), n);
+        assert!(w == expect, "blocks differ from the interpreter");
+        let now = amdpcode::jit::block_stats();
+        tiers.push((now.quick - before.quick, now.optimised - before.optimised));
+    }
+    // The first run steps (the block's first instruction has not run before it arrives);
+    // the second compiles the block quick and runs it; the third, arriving at a block that
+    // has run its lanes, compiles it again optimised and runs that; the fourth compiles
+    // nothing.
+    assert_eq!(tiers, [(0, 0), (1, 0), (1, 1), (1, 1)]);
+
+    // Never hot enough: the quick code stays, with the same results.
+    let mut ex = Executor::new(db, Engine::Jit).unwrap();
+    ex.block_threshold = 1;
+    ex.block_optimise_threshold = u64::MAX;
+    let before = amdpcode::jit::block_stats();
+    for _ in 0..4 {
+        let mut w = init.clone();
+        assert_eq!(ex.run_fast(&program, &mut w).unwrap(), n);
+        assert!(w == expect, "quick blocks differ from the interpreter");
+    }
+    let now = amdpcode::jit::block_stats();
+    assert!(now.quick > before.quick);
+    assert_eq!(now.optimised, before.optimised);
+}

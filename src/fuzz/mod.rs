@@ -258,6 +258,8 @@ fn blocks_since(before: &crate::jit::BlockStats) -> crate::jit::BlockStats {
         in_place: now.in_place.saturating_sub(before.in_place),
         calls: now.calls.saturating_sub(before.calls),
         simd: now.simd.saturating_sub(before.simd),
+        quick: now.quick.saturating_sub(before.quick),
+        optimised: now.optimised.saturating_sub(before.optimised),
     }
 }
 

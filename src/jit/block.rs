@@ -120,11 +120,46 @@ impl BlockFn {
 }
 
 impl Jit {
-    /// Compiles a block (see the module documentation for the ABI).
+    /// Compiles a block (see the module documentation for the ABI) with Cranelift's
+    /// optimiser.
     ///
     /// # Errors
     /// [`JitError::Internal`] when an index lies outside the register files or the arena.
     pub fn compile_block(&self, spec: &BlockSpec) -> Result<BlockFn, JitError> {
+        self.compile_block_as(spec, false, false)
+    }
+
+    /// Compiles a block as [`Jit::compile_block`], but one that does not loop
+    /// (`spec.loop_to` is `None`) with Cranelift's optimiser off: it compiles about a third
+    /// faster and runs somewhat slower over many lanes (the first tier; the wave layer
+    /// compiles it again with [`Jit::recompile_block`] once it has run enough lanes). A loop
+    /// is optimised. Returns whether the code is quick.
+    ///
+    /// # Errors
+    /// As [`Jit::compile_block`].
+    pub fn compile_block_quick(&self, spec: &BlockSpec) -> Result<(BlockFn, bool), JitError> {
+        let quick = spec.loop_to.is_none();
+        self.compile_block_as(spec, quick, false)
+            .map(|f| (f, quick))
+    }
+
+    /// Compiles a block that [`Jit::compile_block_quick`] compiled quick again, with the
+    /// optimiser, to replace it (counted in [`BlockStats::optimised`] only).
+    ///
+    /// # Errors
+    /// As [`Jit::compile_block`].
+    pub fn recompile_block(&self, spec: &BlockSpec) -> Result<BlockFn, JitError> {
+        self.compile_block_as(spec, false, true)
+    }
+
+    /// Compiles a block, optimised or `quick`; one that `replaces` a quick one counts in
+    /// [`BlockStats::optimised`] only.
+    fn compile_block_as(
+        &self,
+        spec: &BlockSpec,
+        quick: bool,
+        replaces: bool,
+    ) -> Result<BlockFn, JitError> {
         check(spec)?;
         let mut guard = self
             .inner
@@ -146,7 +181,7 @@ impl Jit {
                     continue;
                 }
             };
-            match define(inner) {
+            match define(inner, quick) {
                 Ok((size, id)) => break (counts, size, id),
                 Err(_) if counts.simd > 0 => {
                     inner.module.clear_context(&mut inner.ctx);
@@ -158,10 +193,15 @@ impl Jit {
         };
         STATS.with(|s| {
             let mut st = s.get();
-            st.blocks += 1;
-            st.in_place += counts.in_place as u64;
-            st.simd += counts.simd as u64;
-            st.calls += (spec.insts.len() - counts.in_place) as u64;
+            if replaces {
+                st.optimised += 1;
+            } else {
+                st.quick += quick as u64;
+                st.blocks += 1;
+                st.in_place += counts.in_place as u64;
+                st.simd += counts.simd as u64;
+                st.calls += (spec.insts.len() - counts.in_place) as u64;
+            }
             s.set(st);
         });
         inner
@@ -197,24 +237,57 @@ struct Counts {
 }
 
 /// Declares and defines the function built in `inner.ctx` under a fresh name; returns its
-/// code size and id. The context is cleared either way.
-fn define(inner: &mut Inner) -> Result<(usize, cranelift_module::FuncId), JitError> {
+/// code size and id. The context is cleared either way. A `quick` one is compiled with Cranelift's optimiser off
+/// (`Inner::quick_isa`).
+fn define(inner: &mut Inner, quick: bool) -> Result<(usize, cranelift_module::FuncId), JitError> {
     inner.counter += 1;
     let name = format!("block{}", inner.counter);
     let id = inner
         .module
         .declare_function(&name, Linkage::Export, &inner.ctx.func.signature)
         .map_err(|e| JitError::Codegen(e.to_string()))?;
-    let defined = inner
-        .module
-        .define_function(id, &mut inner.ctx)
-        .map_err(|e| JitError::Codegen(format!("{e:?}")));
+    let defined = if quick {
+        define_quick(inner, id)
+    } else {
+        inner
+            .module
+            .define_function(id, &mut inner.ctx)
+            .map_err(|e| JitError::Codegen(format!("{e:?}")))
+    };
     let code_size = inner
         .ctx
         .compiled_code()
         .map_or(0, |c| c.code_buffer().len());
     inner.module.clear_context(&mut inner.ctx);
     defined.map(|()| (code_size, id))
+}
+
+/// Compiles the function in `inner.ctx` for `inner.quick_isa` and defines `id` with its
+/// bytes and relocations, as `JITModule::define_function` does for the module's own target.
+fn define_quick(inner: &mut Inner, id: cranelift_module::FuncId) -> Result<(), JitError> {
+    let alignment = inner
+        .ctx
+        .compile(&*inner.quick_isa, &mut Default::default())
+        .map_err(|e| JitError::Codegen(format!("{:?}", e.inner)))?
+        .buffer
+        .alignment as u64;
+    let compiled = inner
+        .ctx
+        .compiled_code()
+        .ok_or_else(|| JitError::Internal("bug: no code after a compile".into()))?;
+    let alignment = alignment
+        .max(inner.quick_isa.function_alignment().minimum as u64)
+        .max(inner.quick_isa.symbol_alignment());
+    let relocs: Vec<cranelift_module::ModuleReloc> = compiled
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &inner.ctx.func, id))
+        .collect();
+    inner
+        .module
+        .define_function_bytes(id, alignment, compiled.code_buffer(), &relocs)
+        .map_err(|e| JitError::Codegen(format!("{e:?}")))
 }
 
 /// What this thread's block compilations produced (cumulative): introspection for tests and
@@ -229,11 +302,23 @@ pub struct BlockStats {
     pub calls: u64,
     /// Of the instructions in place, those whose lane loop runs four lanes at a time (SIMD).
     pub simd: u64,
+    /// Of the blocks, those compiled with Cranelift's optimiser off
+    /// ([`Jit::compile_block_quick`]).
+    pub quick: u64,
+    /// Quick blocks compiled again with the optimiser, once hot (not counted in `blocks`).
+    pub optimised: u64,
 }
 
 thread_local! {
     static STATS: std::cell::Cell<BlockStats> = const {
-        std::cell::Cell::new(BlockStats { blocks: 0, in_place: 0, calls: 0, simd: 0 })
+        std::cell::Cell::new(BlockStats {
+            blocks: 0,
+            in_place: 0,
+            calls: 0,
+            simd: 0,
+            quick: 0,
+            optimised: 0,
+        })
     };
 }
 

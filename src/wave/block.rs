@@ -13,6 +13,9 @@
 //! Tiering: each instruction index counts the times the executor loop arrives at it; at
 //! [`DEFAULT_BLOCK_THRESHOLD`] arrivals a block is built from the plans the per-instruction
 //! path has already made (so its instructions have all run at least once) and compiled. A
+//! block that does not loop is compiled quick first (Cranelift's optimiser off), and again
+//! optimised once it has run [`DEFAULT_OPTIMISE_THRESHOLD`] lane-instructions per
+//! instruction; the optimised code replaces the quick one. A
 //! block holds for the MODE and wave size it was built for; another falls back to stepping.
 //! Blocks are keyed by the program's id and instruction index, like the plans: a program is
 //! immutable once decoded, and running another program drops them.
@@ -26,6 +29,12 @@ use super::{Barrier, Class, Decoded, Executor, Program, WaveError, WaveState};
 
 /// Arrivals at an instruction before a block starting there is compiled.
 pub const DEFAULT_BLOCK_THRESHOLD: u32 = 1000;
+/// Lane-instructions per block instruction that a quick block runs before it is optimised
+/// ([`Executor::block_optimise_threshold`]). Optimising costs about 100 µs per instruction,
+/// what a quick block spends in some 200,000 lane-instructions over full 32-lane waves: a
+/// block crosses this a quarter of the way there, and one-lane launches of a few thousand
+/// waves stay quick (they run as fast quick).
+pub const DEFAULT_OPTIMISE_THRESHOLD: u64 = 1 << 16;
 /// The most instructions one block holds.
 const MAX_BLOCK: usize = 256;
 
@@ -53,6 +62,12 @@ pub(super) enum Tier {
 /// A compiled block with its slot arena.
 pub(super) struct Block {
     code: BlockFn,
+    /// While `code` is quick (compiled without the optimiser): what it was compiled from, to
+    /// compile it again optimised once it has run [`Executor::block_optimise_threshold`]
+    /// lane-instructions per instruction.
+    quick: Option<Box<BlockSpec>>,
+    /// Lane-instructions the quick code has run.
+    quick_lane_ops: u64,
     arena: Vec<u128>,
     /// The compiled instructions' addresses and names, in block order (a fault names one).
     insts: Vec<(u64, String)>,
@@ -138,6 +153,18 @@ impl Executor {
         let Tier::Ready(b) = &mut self.blocks[idx] else {
             return Ok(None);
         };
+        if b.quick.is_some()
+            && b.quick_lane_ops >= self.block_optimise_threshold.saturating_mul(b.steps)
+        {
+            if let (Some(spec), Some(jit)) = (b.quick.take(), self.jit.as_ref()) {
+                let start = std::time::Instant::now();
+                // Failing, the quick code stays.
+                if let Ok(code) = jit.recompile_block(&spec) {
+                    b.code = code;
+                }
+                self.block_compile_time += start.elapsed();
+            }
+        }
         // (A state whose register files were shrunk through its public fields steps instead.)
         if b.mode != wave.mode
             || b.wave_size != wave.wave_size
@@ -174,6 +201,9 @@ impl Executor {
         }
         wave.scc = scc;
         let counted = b.arena[b.lanes_off / 16] as u64;
+        if b.quick.is_some() {
+            b.quick_lane_ops += counted;
+        }
         if r != 0 {
             let (index, status) = ((r >> 32) as usize, r as u32);
             let (addr, inst) = b.insts[index].clone();
@@ -443,13 +473,15 @@ impl Executor {
         spec.lane_ops = Some((lanes_off as u32, counts));
         spec.arena_size = arena.len();
         spec.loop_to = pc_off.map(|off| (program.insts[idx].addr, off));
-        let code = jit.compile_block(&spec).ok()?;
+        let (code, quick) = jit.compile_block_quick(&spec).ok()?;
         let arena = arena
             .chunks_exact(16)
             .map(|c| u128::from_le_bytes(c.try_into().unwrap_or([0; 16])))
             .collect();
         Some(Block {
             code,
+            quick: quick.then(|| Box::new(spec)),
+            quick_lane_ops: 0,
             arena,
             insts,
             steps,

@@ -50,7 +50,7 @@ mod memprep;
 pub mod native;
 mod program;
 pub use agpr::row_name;
-pub use block::DEFAULT_BLOCK_THRESHOLD;
+pub use block::{DEFAULT_BLOCK_THRESHOLD, DEFAULT_OPTIMISE_THRESHOLD};
 pub use memory::SCRATCH_LANE_SPAN;
 pub use program::{Class, Decoded, Program};
 mod sdwa;
@@ -333,6 +333,9 @@ pub struct Executor {
     pub block_compile: bool,
     /// Arrivals at an instruction before the block starting there is compiled.
     pub block_threshold: u32,
+    /// Lane-instructions per instruction of a block (`block.rs`) that its quick code (compiled
+    /// without Cranelift's optimiser) runs before it is compiled again with the optimiser.
+    pub block_optimise_threshold: u64,
     /// Under the JIT engine, executions of an instruction (by name) that are interpreted
     /// before its kernel is compiled; 0 (the default) compiles on first use. Applies to
     /// entries prepared after it is set. The CLI uses [`DEFAULT_JIT_THRESHOLD`].
@@ -459,6 +462,7 @@ impl Executor {
             trace_after_only: false,
             block_compile: true,
             block_threshold: DEFAULT_BLOCK_THRESHOLD,
+            block_optimise_threshold: DEFAULT_OPTIMISE_THRESHOLD,
             jit_threshold: 0,
             memory_fast_path: true,
             prepared_interp: true,
