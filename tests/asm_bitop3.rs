@@ -6,27 +6,10 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use amdpcode::isa::Isa;
-use amdpcode::spec::{self, Arch};
+mod common;
 
-fn isa(arch: Arch) -> Option<Isa> {
-    let Ok(wheel) = spec::find_wheel(&spec::Locate {
-        explicit: None,
-        offline: true,
-    }) else {
-        eprintln!("skipped: spec wheel not found");
-        return None;
-    };
-    Some(Isa::from_wheel(&wheel, arch).expect("wheel loads"))
-}
-
-/// Assembles `text`, compares with `bytes`, decodes `bytes` and prints `text` back.
-fn round_trip(isa: &Isa, text: &str, bytes: &[u8]) {
-    assert_eq!(isa.assemble(text).expect(text), bytes, "{text}");
-    let (inst, len) = isa.decode(bytes).expect(text);
-    assert_eq!(len, bytes.len(), "{text}");
-    assert_eq!(isa.print(&inst), text);
-}
+use amdpcode::spec::Arch;
+use common::asm::{isa, round_trip};
 
 #[test]
 fn gfx950_bitop3_tables_assemble_and_print_as_llvm_mc_does() {

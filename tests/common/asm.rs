@@ -1,7 +1,29 @@
-//! Hand-written RDNA 3 programs as bytes, for tests that place code in a launch's memory.
+//! Hand-written RDNA 3 programs as bytes, for tests that place code in a launch's memory, and
+//! the round trip of encoding tests (assemble, compare with llvm-mc-22's bytes, decode, print).
 
 use amdpcode::isa::Isa;
-use amdpcode::spec::Arch;
+use amdpcode::spec::{self, Arch};
+
+/// The assembler of `arch` from the wheel already on this machine, or `None` (the test
+/// skips, saying so) when there is none.
+pub fn isa(arch: Arch) -> Option<Isa> {
+    let Ok(wheel) = spec::find_wheel(&spec::Locate {
+        explicit: None,
+        offline: true,
+    }) else {
+        eprintln!("skipped: spec wheel not found");
+        return None;
+    };
+    Some(Isa::from_wheel(&wheel, arch).expect("wheel loads"))
+}
+
+/// Assembles `text`, compares with `bytes`, decodes `bytes` and prints `text` back.
+pub fn round_trip(isa: &Isa, text: &str, bytes: &[u8]) {
+    assert_eq!(isa.assemble(text).expect(text), bytes, "{text}");
+    let (inst, len) = isa.decode(bytes).expect(text);
+    assert_eq!(len, bytes.len(), "{text}");
+    assert_eq!(isa.print(&inst), text);
+}
 
 /// The machine code of `text` (llvm-mc syntax, RDNA 3).
 pub fn assemble(text: &str) -> Vec<u8> {
