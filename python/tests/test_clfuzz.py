@@ -314,6 +314,53 @@ def test_the_or_minus_one_fold_miscompile_is_caught_and_classed_as_the_compilers
   assert t["evidence"]["break_large_phis_off_matches_reference"] is False
 
 
+# A kernel whose results depend on where its buffers are: each work-item writes the address of
+# `out` plus its id.
+ADDRESS_BODY = """kernel void fuzz(global const uint *in, global ulong *out, global uchar *m8, global ushort *m16,
+                 global uint *m32, global ulong *m64, global uint *atom, global ulong *atom64) {
+  uint gid = GID();
+  out[gid] = (ulong)out + gid;
+}
+"""
+
+
+def test_the_engines_are_compared_on_the_same_buffers():
+  _need_tools()
+  from amdpcode.clfuzz import reduce
+  seed = gen.generate(3072)
+  head, _ = reduce.split_source(seed.source)
+  case = gen.Case(seed=3072, source=head + ADDRESS_BODY, block=seed.block, groups=seed.groups,
+                  knobs=seed.knobs, input_words=seed.input_words)
+  co = core.compile_kernel(case.source, "gfx942", "O2")
+  jit, interp = core.run_engines(case, co, ("jit", "interp"))
+  assert core.compare(jit, interp) == []
+  base = int(jit[0][0])
+  assert base != 0 and base % 8 == 0
+  assert [int(x) for x in jit[0]] == [base + g for g in range(len(jit[0]))]
+
+
+def test_a_register_left_unwritten_that_holds_an_address_is_the_compilers_split_phi():
+  # Seed 4212 at -O2 on gfx942: the lanes that take the `else` arm and reach that switch's
+  # `default` through its value 6 read arr[1] from a register no instruction on their path wrote
+  # (LLVM's split vector PHI); on their path it last held the high half of an m32 address, so
+  # their hash depends on where the buffers are, and two runs at different addresses differ even
+  # on one engine. On the same buffers the engines agree, and triage finds the known bug.
+  _need_tools()
+  case = gen.generate(4212)
+  co = core.compile_kernel(case.source, "gfx942", "O2")
+  ref = core.run_reference(case)
+  jit, interp = core.run_engines(case, co, ("jit", "interp"))
+  assert core.compare(jit, interp) == []
+  wrong = [g for g in range(len(ref[0])) if jit[0][g] != ref[0][g]]
+  assert wrong == [26, 30, 45, 66, 74, 99, 120, 126]
+  diff = core.compare(ref, jit)
+  assert [d[0] for d in diff] == ["out"]
+  r = {"seed": 4212, "target": "gfx942", "opt": "O2", "status": "mismatch", "diff": diff}
+  t = triage.triage(case, r, {("gfx942", "O2"): diff, ("gfx942", "O0"): []}, "jit")
+  assert t["evidence"]["interp_vs_jit"] == []
+  assert (t["class"], t.get("known")) == ("compiler", "llvm-amdgpu-break-large-phis")
+
+
 def test_gfx1250_kernels_with_a_64_bit_multiply_add_of_a_literal_match_pocl():
   # Seeds 3016 and 3017 at -O2 are the campaign kernels whose gfx1250 code divides 64-bit
   # values by constants with `v_mad_nc_u64_u32 v[16:17], 0xb823ee09, v27, v[14:15]` (a literal

@@ -41,8 +41,7 @@ def interesting(spec, source):
     return False, "PoCL differs from itself without optimization"
   try:
     co = core.compile_kernel(source, spec["target"], spec["opt"])
-    got = core.run_amdpcode(case, co, "jit")
-    other = core.run_amdpcode(case, co, "interp")
+    got, other = core.run_engines(case, co, ("jit", "interp"))
   except Exception as e:
     return False, f"amdpcode: {str(e)[:200]}"
   diff = core.compare(ref, got)

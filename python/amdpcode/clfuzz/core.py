@@ -96,6 +96,23 @@ def run_amdpcode(case, code_object, engine="jit", kernel="fuzz"):
   return args[1:]
 
 
+def run_engines(case, code_object, engines=("jit", "interp"), kernel="fuzz"):
+  """The BUFFERS after running the kernel on each of `engines`, one list per engine. Every run
+  gets the same buffers, so the same addresses, reset to their initial contents: code that reads
+  a register the compiler left unwritten sees whatever it held, which can be half of a buffer's
+  address, so only runs at the same addresses compare one engine with the other."""
+  import amdpcode
+  initial = initial_buffers(case)
+  args = [a.copy() for a in initial]
+  results = []
+  for engine in engines:
+    for a, i in zip(args, initial): np.copyto(a, i)
+    amdpcode.dispatch(code_object, kernel, args, [case.groups], [case.block], engine_name=engine,
+                      step_budget=STEP_BUDGET)
+    results.append([a.copy() for a in args[1:]])
+  return results
+
+
 _cl = {}
 
 

@@ -15,9 +15,9 @@ def triage(case, r, runs, engine):
     co = core.compile_kernel(case.source, r["target"], r["opt"])
     try:
       ref = core.run_reference(case)
-      got_other = core.run_amdpcode(case, co, other)
+      got, got_other = core.run_engines(case, co, (engine, other))
       ev[f"{other}_vs_reference"] = core.compare(ref, got_other)
-      ev[f"{other}_vs_{engine}"] = core.compare(core.run_amdpcode(case, co, engine), got_other)
+      ev[f"{other}_vs_{engine}"] = core.compare(got, got_other)
     except Exception as e:
       ev[f"{other}_error"] = str(e)[-500:]
     ev["pocl_O0_vs_pocl"] = core.compare(core.run_reference(case), core.run_reference(case, options="-cl-opt-disable"))
