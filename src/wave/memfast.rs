@@ -5,7 +5,7 @@
 //! `MEM[ADDR + k].b32` per 32-bit word (`ADDR + OFFSET.u32 + k` for DS); the executors apply
 //! a store's words lane by lane in lane order (all of lane 0's words, then lane 1's), and so
 //! does this, so overlapping lanes end the same way. `Executor::memory_fast_path` turns it off
-//! (`tests/dispatch.rs` compares both ways).
+//! (`tests/dispatch_memory_paths.rs` compares both ways).
 
 use super::state::{WaveState, LANE_SLOTS};
 use crate::machine::{Family, InstFacts};

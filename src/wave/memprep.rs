@@ -8,7 +8,7 @@
 //! runs the same plan ([`access`]) once it has formed the addresses, so both paths do the same
 //! work in the same order: addresses, bounds check by the plan's fault rule (same errors),
 //! the access. When `memfast` declines (an address sum that wraps), `run` returns `None` and
-//! the caller runs the pseudocode step. `tests/dispatch.rs` compares the result with
+//! the caller runs the pseudocode step. `tests/dispatch_memory_paths.rs` compares the result with
 //! `Executor::memory_fast_path` off.
 
 use super::memfast::{self, Mem, Plain};

@@ -24,3 +24,4 @@ pub fn bin() -> &'static str {
 pub mod asm;
 pub mod engines;
 pub mod kernels;
+pub mod launch;
