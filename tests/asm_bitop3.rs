@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 mod common;
 
 use amdpcode::spec::Arch;
-use common::asm::{isa, round_trip};
+use common::asm::{isa, llvm_mc, round_trip};
 
 #[test]
 fn gfx950_bitop3_tables_assemble_and_print_as_llvm_mc_does() {
@@ -127,18 +127,6 @@ fn bad_bitop3_tables_are_refused_with_the_column() {
         assert!(err.contains(msg), "{text}: {err}");
         assert!(err.contains(&format!(":{col}:")), "{text}: {err}");
     }
-}
-
-fn llvm_mc() -> Option<String> {
-    ["llvm-mc-22", "/usr/lib/llvm-22/bin/llvm-mc"]
-        .into_iter()
-        .find(|c| {
-            Command::new(c)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .map(str::to_string)
 }
 
 /// llvm-mc's output lines that carry an encoding, for `input` given on stdin with `args`.

@@ -7,12 +7,15 @@
 //! [`MIN_AGREEMENT`] in each direction over at least [`MIN_VALID`] cases llvm-mc accepts):
 //! `cargo test --release --test asm_llvm -- --nocapture`.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 use amdpcode::isa::Isa;
 use amdpcode::spec::{self, Arch};
+use common::asm::llvm_mc;
 
 /// Generated cases per arch; about 60-80% of them are valid for llvm-mc, which leaves more
 /// than [`MIN_VALID`] compared cases.
@@ -55,18 +58,6 @@ fn label(inst: &amdpcode::isa::Inst) -> String {
     } else {
         inst.family.clone()
     }
-}
-
-fn llvm_mc() -> Option<String> {
-    ["llvm-mc-22", "/usr/lib/llvm-22/bin/llvm-mc"]
-        .into_iter()
-        .find(|c| {
-            Command::new(c)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .map(str::to_string)
 }
 
 fn mcpu(arch: Arch) -> &'static str {

@@ -1,6 +1,8 @@
 //! Hand-written RDNA 3 programs as bytes, for tests that place code in a launch's memory, and
 //! the round trip of encoding tests (assemble, compare with llvm-mc-22's bytes, decode, print).
 
+use std::process::Command;
+
 use amdpcode::isa::Isa;
 use amdpcode::spec::{self, Arch};
 
@@ -45,4 +47,17 @@ pub fn word(text: &str) -> u32 {
     let b = assemble(text);
     assert_eq!(b.len(), 4, "{text}");
     u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// The llvm-mc of LLVM 22 (Debian's `llvm-22`), if this machine has it.
+pub fn llvm_mc() -> Option<String> {
+    ["llvm-mc-22", "/usr/lib/llvm-22/bin/llvm-mc"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .map(str::to_string)
 }
