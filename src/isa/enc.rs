@@ -147,6 +147,19 @@ fn encode_int64(
     Ok(operands::LITERAL64)
 }
 
+/// The number of a single whole VGPR (`v0`..`v255`), if `expr` is one.
+pub(crate) fn single_vgpr(expr: &Expr) -> Option<u32> {
+    match expr {
+        Expr::Reg {
+            file,
+            lo,
+            hi,
+            half: None,
+        } if file == "v" && lo == hi && *lo < 256 => Some(*lo),
+        _ => None,
+    }
+}
+
 /// The register code and count of a scalar register expression.
 pub(crate) fn scalar_reg(arch: Arch, expr: &Expr) -> Option<(u32, u32)> {
     match expr {

@@ -7,7 +7,7 @@
 //! The formats are recognised by their fields (`attr_chan` for the loads, `waitexp` for
 //! VINTERP) rather than by family name, which differs between the archs.
 
-use super::enc::Enc;
+use super::enc::{single_vgpr, Enc};
 use super::inst::{AsmError, Inst};
 use super::syntax::{Arg, Expr, Statement};
 use super::tables::InstInfo;
@@ -80,15 +80,9 @@ fn vgpr(e: &Enc<'_>, arg: &Arg) -> Result<(bool, u64), AsmError> {
         Expr::Neg(inner) => (true, inner.as_ref()),
         other => (false, other),
     };
-    match expr {
-        Expr::Reg {
-            file,
-            lo,
-            hi,
-            half: None,
-        } if file == "v" && lo == hi && *lo <= 255 => Ok((neg, u64::from(*lo))),
-        _ => Err(e.err(arg.col, "invalid operand for instruction")),
-    }
+    single_vgpr(expr)
+        .map(|v| (neg, u64::from(v)))
+        .ok_or_else(|| e.err(arg.col, "invalid operand for instruction"))
 }
 
 fn small(e: &Enc<'_>, value: &Option<Expr>, max: i64, col: usize) -> Result<u64, AsmError> {

@@ -13,7 +13,7 @@
 //! accumulator of `fmac`/`dot2acc`) of different parity, at most one literal value and two
 //! scalar values on the constant bus (`vcc_lo` of `cndmask` and apertures included).
 
-use super::enc::{encode_src, source_available, Enc};
+use super::enc::{encode_src, single_vgpr, source_available, Enc};
 use super::inst::{known_src, AsmError, DecodeError, Inst, Operand, Value};
 use super::operands::{self, LITERAL};
 use super::spelling::src;
@@ -193,18 +193,6 @@ fn err(line: usize, col: usize, message: &str) -> AsmError {
     }
 }
 
-fn vgpr_of(expr: &Expr) -> Option<u32> {
-    match expr {
-        Expr::Reg {
-            file,
-            lo,
-            hi,
-            half: None,
-        } if file == "v" && lo == hi && *lo < 256 => Some(*lo),
-        _ => None,
-    }
-}
-
 /// Encodes `stmt` (X) and `y` (Y) as one VOPD instruction.
 pub(crate) fn encode(
     tables: &Tables,
@@ -237,7 +225,7 @@ pub(crate) fn encode(
             let col = s.args.get(want).map_or(s.col, |a| a.col);
             return Err(err(line, col, "invalid operand for instruction"));
         }
-        let reg = |a: &Arg| vgpr_of(&a.expr).ok_or_else(|| err(line, a.col, "expected a VGPR"));
+        let reg = |a: &Arg| single_vgpr(&a.expr).ok_or_else(|| err(line, a.col, "expected a VGPR"));
         let vdst = reg(&s.args[0])?;
         let a1 = &s.args[1];
         let (src0, half) = encode_src(&mut enc, &a1.expr, a1.col, 32, float_src(info))?;
