@@ -379,3 +379,125 @@ def test_gfx1250_kernels_with_a_64_bit_multiply_add_of_a_literal_match_pocl():
 def test_the_summary_names_the_amdpcode_build_that_ran():
   b = core.amdpcode_build()
   assert os.path.isfile(b["path"]) and len(b["sha256"]) == 16 and b["modified"].endswith(" UTC")
+
+
+def test_the_minmax_signature_reads_selects_between_a_compares_operands_and_freezes_only_the_compare():
+  from amdpcode.clfuzz import llvmir
+  ir = """define void @f(float %a, float %b) {
+  %1 = fcmp olt float %a, 0.000000e+00
+  %2 = select i1 %1, float %a, float 0.000000e+00
+  %3 = fcmp nsz ogt float %a, %b
+  %4 = select nsz i1 %3, float %a, float %b
+  %5 = fcmp oeq float %a, %b
+  %6 = select i1 %5, float %a, float %b
+  %7 = fcmp ugt float %b, %a
+  %8 = select i1 %7, float %a, float %b
+  %9 = fcmp olt float %a, %b
+  %10 = select i1 %9, float %a, float 1.000000e+00
+  ret void
+}
+"""
+  # Not %3 (nsz), %5 (an equality), %9 (the select's second value is not the compare's).
+  assert llvmir.minmax_selects(ir) == [
+      ("%1 = fcmp olt float %a, 0.000000e+00", "%2 = select i1 %1, float %a, float 0.000000e+00"),
+      ("%7 = fcmp ugt float %b, %a", "%8 = select i1 %7, float %a, float %b")]
+  frozen = llvmir.freeze_compare_operands(ir, ["%1 = fcmp olt float %a, 0.000000e+00"])
+  assert frozen.splitlines()[1:4] == [
+      "  %amdpcode.frozen1 = freeze float %a",
+      "  %1 = fcmp olt float %amdpcode.frozen1, 0.000000e+00",
+      "  %2 = select i1 %1, float %a, float 0.000000e+00"]
+  assert llvmir.minmax_selects(frozen) == [llvmir.minmax_selects(ir)[1]]
+
+
+def test_the_hoist_signature_finds_phi_inputs_a_pass_moved_and_freezes_them_in_their_block():
+  from amdpcode.clfuzz import llvmir
+  before = """define void @f(i16 %x, i32 %s) {
+bb:
+  switch i32 %s, label %bb2 [
+    i32 0, label %bb1
+    i32 5, label %bb3
+  ]
+bb1:
+  br label %bb4
+bb2:
+  %i = zext i16 %x to i32
+  br label %bb4
+bb3:
+  %j = sext i16 %x to i32
+  br label %bb4
+bb4:
+  %p = phi i32 [ 0, %bb1 ], [ %i, %bb2 ], [ %j, %bb3 ]
+  ret void
+}
+"""
+  after = before.replace("  %i = zext i16 %x to i32\n", "").replace("bb:\n", "bb:\n  %i = zext i16 %x to i32\n")
+  moved = llvmir.moved_phi_inputs(before, after)
+  assert moved == [("f", "%i", "bb2", "bb", [("%p", "bb2")])]
+  frozen = llvmir.freeze_phi_inputs(before, moved).splitlines()
+  i = frozen.index("bb2:")
+  assert frozen[i + 1:i + 4] == ["  %i = zext i16 %x to i32", "  %amdpcode.frozen1 = freeze i32 %i", "  br label %bb4"]
+  assert "  %p = phi i32 [ 0, %bb1 ], [ %amdpcode.frozen1, %bb2 ], [ %j, %bb3 ]" in frozen
+
+
+# Seed 4188's failure, reduced by hand (docs/compiler-bugs.md): `x < 0 ? x : 0` of a float.
+SELECT_MINMAX_BODY = """
+kernel void fuzz(global const uint *in, global ulong *out, global uchar *m8, global ushort *m16,
+                 global uint *m32, global ulong *m64, global uint *atom, global ulong *atom64) {
+  uint gid = GID();
+  float x = as_float(in[gid]);
+  out[gid] = as_uint((x < 0.0f) ? x : 0.0f);
+}
+"""
+
+
+def test_the_select_to_minimum_miscompile_is_caught_and_classed_as_the_compilers():
+  _need_tools()
+  from amdpcode.clfuzz import known, reduce
+  seed = gen.generate(4188)
+  head, _ = reduce.split_source(seed.source)
+  # -0.0, +0.0, -1.5, 2.0 in turn.
+  words = [(0x80000000, 0, 0xbfc00000, 0x40000000)[i % 4] for i in range(len(seed.input_words))]
+  case = gen.Case(seed=4188, source=head + SELECT_MINMAX_BODY, block=seed.block, groups=seed.groups,
+                  knobs=seed.knobs, input_words=words)
+  ref = core.run_reference(case)
+  assert [int(x) for x in ref[0][:4]] == [0, 0, 0xbfc00000, 0]
+  assert core.compare(ref, core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1100", "O0"))) == []
+  got = core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1100", "O2"))
+  # v_min_f32 orders -0.0 below +0.0: the lanes given -0.0 keep it.
+  assert [int(x) for x in got[0][:4]] == [0x80000000, 0, 0xbfc00000, 0]
+  asm = core.compile_kernel(case.source, "gfx1100", "O2", asm=True)
+  assert "v_min_f32" in asm
+  diff = core.compare(ref, got)
+  r = {"seed": 4188, "target": "gfx1100", "opt": "O2", "status": "mismatch", "diff": diff}
+  t = triage.triage(case, r, {("gfx1100", "O2"): diff, ("gfx1100", "O0"): []}, "jit")
+  assert (t["class"], t.get("known")) == ("compiler", "llvm-select-minmax-signed-zero")
+  assert t["evidence"]["minmax_llc_fails"] and t["evidence"]["minmax_blocked_matches_reference"]
+
+
+def test_the_structurizecfg_hoist_miscompile_is_caught_and_classed_as_the_compilers():
+  # Seed 4205 at -O2 on gfx1030: StructurizeCFG hoists the `zext` a three-input merge PHI reads
+  # from the switch's default edge, and the lanes of the switch values 6 and 7 reach the merge
+  # with the register never written.
+  _need_tools()
+  from amdpcode.clfuzz import llvmir
+  case = gen.generate(4205)
+  ref = core.run_reference(case)
+  assert core.compare(ref, core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1030", "O0"))) == []
+  got = core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1030", "O2"))
+  diff = core.compare(ref, got)
+  assert [d[0] for d in diff] == ["out"]
+  before = llvmir.ir_before_pass(llvmir.optimized_ir(case.source, "gfx1030", "O2"), "gfx1030", "O2", "structurizecfg")
+  moved = llvmir.moved_phi_inputs(before, llvmir.run_pass(before, "structurizecfg<skip-uniform-regions>"))
+  # One `zext` per function (the kernel and its callable twin), each read by a three-input PHI.
+  assert [(fn, b.startswith("bb"), a.startswith("NodeBlock")) for fn, _, b, a, _ in moved] == [
+      ("fuzz", True, True), ("__clang_ocl_kern_imp_fuzz", True, True)]
+  defs, _ = llvmir.functions(before)
+  assert [defs[fn][v][1] for fn, v, _, _, _ in moved] == ["zext", "zext"]
+  assert [len(uses) for _, _, _, _, uses in moved] == [1, 1]
+  r = {"seed": 4205, "target": "gfx1030", "opt": "O2", "status": "mismatch", "diff": diff}
+  t = triage.triage(case, r, {("gfx1030", "O2"): diff, ("gfx1030", "O0"): []}, "jit")
+  assert (t["class"], t.get("known")) == ("compiler", "llvm-structurizecfg-hoist")
+  ev = t["evidence"]
+  assert ev["structurize_llc_fails"] and ev["structurize_blocked_matches_reference"]
+  # Its selects of a compare's operands are there too, and freezing them does not fix it.
+  assert ev["minmax_selects"] and ev["minmax_blocked_matches_reference"] is False

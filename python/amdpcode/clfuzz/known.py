@@ -7,7 +7,7 @@ every failure it counts as explained is one of these, and nothing else."""
 import re
 import subprocess
 
-from . import core
+from . import core, llvmir
 
 # LLVM's AMDGPUCodeGenPrepare splits a PHI of a large vector (`ushort4`, `int2`, ...) into one
 # PHI per element ("break large PHIs"); on a divergent `switch` whose `default` edge carries
@@ -90,6 +90,69 @@ def _or_minus_one(case, r, ev):
   return bool(folds)
 
 
+def _reproduced_by_llc(case, r, ev, key, ir, changed, start_before=None):
+  """Whether `ir` compiled by llc-22 still fails as the campaign's compile did while `changed` (the
+  same IR with one construct blocked, meaning unchanged) matches the reference; the evidence
+  goes under `key`."""
+  ref = core.run_reference(case)
+  same = core.compare(ref, core.run_amdpcode(case, llvmir.code_object(ir, r["target"], r["opt"], start_before),
+                                             "interp"))
+  fixed = core.compare(ref, core.run_amdpcode(case, llvmir.code_object(changed, r["target"], r["opt"],
+                                                                       start_before), "interp"))
+  ev[f"{key}_llc_fails"] = bool(same)
+  ev[f"{key}_blocked_matches_reference"] = not fixed
+  return bool(same) and not fixed
+
+
+def _optimized_failure(r, ev):
+  return r.get("status") == "mismatch" and r.get("opt") != "O0" and f"{r['target']} -O0" in ev.get("passing", [])
+
+
+# LLVM's SelectionDAG builder turns a select between the two operands of an ordering compare
+# (`x < y ? x : y`) into a minimum or maximum (`v_min_f32`/`v_max_f32`) although the IR carries no
+# `nsz` flag: the ISA's min and max order -0.0 below +0.0, while the compare calls them equal, so
+# `x < 0.0f ? x : 0.0f` with x = -0.0 gives -0.0 where the program says +0.0 (docs/compiler-bugs.md).
+# The signature is a counterfactual: the optimized IR compiled by llc-22 fails as clang's compile
+# did, and the same IR with each such compare reading a `freeze` of its operands (the same values;
+# the select's operands are then no longer the compare's, so no min/max is formed) matches the
+# reference, with -O0 of the target passing.
+def _select_minmax(case, r, ev):
+  if not _optimized_failure(r, ev): return False
+  try:
+    ir = llvmir.optimized_ir(case.source, r["target"], r["opt"])
+    pairs = llvmir.minmax_selects(ir)
+    ev["minmax_selects"] = [f"{c}  /  {s}" for c, s in pairs[:4]]
+    if not pairs: return False
+    return _reproduced_by_llc(case, r, ev, "minmax", ir, llvmir.freeze_compare_operands(ir, [c for c, _ in pairs]))
+  except Exception as e:  # a compile or run failure is no evidence either way
+    ev["minmax_error"] = str(e)[-300:]
+    return False
+
+
+# LLVM's StructurizeCFG hoists a "zero-cost" instruction (a `zext`, an element extract) that a
+# merge PHI reads from an else block into the block that branches to it, and rewires the Flow
+# PHIs it creates with `poison` on some paths into the merge: lanes that take such a path get
+# whatever register held the poison (docs/compiler-bugs.md; upstream has since stopped hoisting
+# for merge PHIs of more than two inputs). The signature: StructurizeCFG (opt-22, on the IR
+# just before it in llc-22's pipeline) moves a value that a PHI reads into another block; that IR
+# compiled from there by llc-22 fails as clang's compile did, and the same IR with those PHI
+# inputs read through a `freeze` at the end of their incoming block (the same values, no longer
+# the hoisted instruction itself) matches the reference, with -O0 of the target passing.
+def _structurize_hoist(case, r, ev):
+  if not _optimized_failure(r, ev): return False
+  try:
+    before = llvmir.ir_before_pass(llvmir.optimized_ir(case.source, r["target"], r["opt"]), r["target"], r["opt"],
+                                   "structurizecfg")
+    moved = llvmir.moved_phi_inputs(before, llvmir.run_pass(before, "structurizecfg<skip-uniform-regions>"))
+    ev["structurize_hoisted"] = [f"{fn}: {v} {b} -> {a}" for fn, v, b, a, _ in moved[:4]]
+    if not moved: return False
+    return _reproduced_by_llc(case, r, ev, "structurize", before, llvmir.freeze_phi_inputs(before, moved),
+                              start_before="structurizecfg")
+  except Exception as e:  # a compile or run failure is no evidence either way
+    ev["structurize_error"] = str(e)[-300:]
+    return False
+
+
 KNOWN = [
   {"name": "llvm-amdgpu-break-large-phis", "class": "compiler", "match": _break_large_phis,
    "why": "LLVM AMDGPU: a split large-vector PHI loses the value of a divergent switch's default edge "
@@ -97,4 +160,10 @@ KNOWN = [
   {"name": "llvm-amdgpu-fold-or-minus-one", "class": "compiler", "match": _or_minus_one,
    "why": "LLVM AMDGPU: SIFoldOperands folds `or x, -1` into a move of x instead of -1 "
           "(the pass's before/after dumps of this compile show the OR become a move of a register; -O0 passes)"},
+  {"name": "llvm-select-minmax-signed-zero", "class": "compiler", "match": _select_minmax,
+   "why": "LLVM AMDGPU: a select between an ordering compare's operands becomes v_min/v_max without nsz, "
+          "so -0.0 and +0.0 swap (llc-22 of the optimized IR fails; with the compare's operands frozen it matches; -O0 passes)"},
+  {"name": "llvm-structurizecfg-hoist", "class": "compiler", "match": _structurize_hoist,
+   "why": "LLVM AMDGPU: StructurizeCFG hoists a zero-cost PHI input out of an else block and feeds poison on other "
+          "paths (llc-22 from structurizecfg fails; with the PHI inputs frozen it matches; -O0 passes)"},
 ]
