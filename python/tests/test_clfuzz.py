@@ -474,30 +474,73 @@ def test_the_select_to_minimum_miscompile_is_caught_and_classed_as_the_compilers
   assert t["evidence"]["minmax_llc_fails"] and t["evidence"]["minmax_blocked_matches_reference"]
 
 
+# Seed 4205's failure, reduced by hand (docs/compiler-bugs.md): a 16-bit value made in a branch,
+# widened in a switch's `case 5` and again in its `default`, and the merge after the switch.
+STRUCTURIZE_HOIST_BODY = """
+kernel void fuzz(global const uint *in, global ulong *out, global uchar *m8, global ushort *m16,
+                 global uint *m32, global ulong *m64, global uint *atom, global ulong *atom64) {
+  uint gid = GID();
+  ushort v = (ushort)in[gid + 64u];
+  if (in[gid + 128u] & 1u) { v = (ushort)(v * 3u + 1u); m16[gid] = v; }
+  uint r;
+  switch (in[gid] & 7u) {
+  case 0: out[gid] = 100; return;
+  case 1: out[gid] = 101; return;
+  case 4: out[gid] = 104; return;
+  case 5:
+    r = v;
+    if (r & 1u) m32[gid] = r * 3u;
+    else m32[gid] = r;
+    break;
+  default: r = v;
+  }
+  out[gid] = r ^ 0x5a5au;
+}
+"""
+
+
 def test_the_structurizecfg_hoist_miscompile_is_caught_and_classed_as_the_compilers():
-  # Seed 4205 at -O2 on gfx1030: StructurizeCFG hoists the `zext` a three-input merge PHI reads
-  # from the switch's default edge, and the lanes of the switch values 6 and 7 reach the merge
-  # with the register never written.
+  # StructurizeCFG hoists the default's `zext` that the three-input merge PHI reads, and the
+  # work-items of the switch values 6 and 7 reach the merge with that register never written.
   _need_tools()
-  from amdpcode.clfuzz import llvmir
-  case = gen.generate(4205)
+  from amdpcode.clfuzz import llvmir, reduce
+  seed = gen.generate(4205)
+  head, _ = reduce.split_source(seed.source)
+  case = gen.Case(seed=4205, source=head + STRUCTURIZE_HOIST_BODY, block=seed.block, groups=seed.groups,
+                  knobs=seed.knobs, input_words=seed.input_words)
+  words = case.input_words
   ref = core.run_reference(case)
   assert core.compare(ref, core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1030", "O0"))) == []
   got = core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1030", "O2"))
-  diff = core.compare(ref, got)
-  assert [d[0] for d in diff] == ["out"]
+  wrong = [g for g in range(len(ref[0])) if got[0][g] != ref[0][g]]
+  assert len(wrong) == 33 and wrong == [g for g in range(len(ref[0])) if words[g] & 7 in (6, 7)]
   before = llvmir.ir_before_pass(llvmir.optimized_ir(case.source, "gfx1030", "O2"), "gfx1030", "O2", "structurizecfg")
   moved = llvmir.moved_phi_inputs(before, llvmir.run_pass(before, "structurizecfg<skip-uniform-regions>"))
-  # One `zext` per function (the kernel and its callable twin), each read by a three-input PHI.
-  assert [(fn, b.startswith("bb"), a.startswith("NodeBlock")) for fn, _, b, a, _ in moved] == [
-      ("fuzz", True, True), ("__clang_ocl_kern_imp_fuzz", True, True)]
+  # One `zext` per function (the kernel and its callable twin), each read by one PHI.
+  assert [(fn, a.startswith("NodeBlock")) for fn, _, _, a, _ in moved] == [
+      ("fuzz", True), ("__clang_ocl_kern_imp_fuzz", True)]
   defs, _ = llvmir.functions(before)
   assert [defs[fn][v][1] for fn, v, _, _, _ in moved] == ["zext", "zext"]
   assert [len(uses) for _, _, _, _, uses in moved] == [1, 1]
+  diff = core.compare(ref, got)
   r = {"seed": 4205, "target": "gfx1030", "opt": "O2", "status": "mismatch", "diff": diff}
   t = triage.triage(case, r, {("gfx1030", "O2"): diff, ("gfx1030", "O0"): []}, "jit")
   assert (t["class"], t.get("known")) == ("compiler", "llvm-structurizecfg-hoist")
   ev = t["evidence"]
   assert ev["structurize_llc_fails"] and ev["structurize_blocked_matches_reference"]
-  # Its selects of a compare's operands are there too, and freezing them does not fix it.
-  assert ev["minmax_selects"] and ev["minmax_blocked_matches_reference"] is False
+  assert ev["break_large_phis_off_matches_reference"] is False and ev["minmax_selects"] == []
+
+
+def test_a_seed_with_selects_of_a_compares_operands_is_not_classed_by_them_when_freezing_them_changes_nothing():
+  # Seed 4205 itself (gfx1030, -O2) has such selects as well as the hoist: freezing the
+  # compares' operands leaves it failing, freezing the hoisted PHI inputs does not.
+  _need_tools()
+  case = gen.generate(4205)
+  ref = core.run_reference(case)
+  diff = core.compare(ref, core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1030", "O2")))
+  assert [d[0] for d in diff] == ["out"]
+  r = {"seed": 4205, "target": "gfx1030", "opt": "O2", "status": "mismatch", "diff": diff}
+  t = triage.triage(case, r, {("gfx1030", "O2"): diff, ("gfx1030", "O0"): []}, "jit")
+  ev = t["evidence"]
+  assert ev["minmax_selects"] and ev["minmax_llc_fails"] and ev["minmax_blocked_matches_reference"] is False
+  assert (t["class"], t.get("known")) == ("compiler", "llvm-structurizecfg-hoist")
