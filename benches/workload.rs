@@ -18,8 +18,9 @@
 //!
 //! At the end it prints a summary measured in the same process (median of a few runs): ns per
 //! wave instruction of each replay, per-launch and first-launch costs, and each as a ratio
-//! against the loop baseline; the two-thread speed-up. `cargo bench --bench workload --
-//! summary` (a filter no group matches) prints the summary alone.
+//! against the loop baseline; the two-thread speed-up (wall time, and the CPU time of the
+//! process). `cargo bench --bench workload -- summary` (a filter no group matches) prints the
+//! summary alone.
 //!
 //! The capture is `benches/workload/tinygrad.jsonl.zip` (JSON Lines, raw-code launches as
 //! `amdpcode dispatch --batch` reads them); `AMDPCODE_WORKLOAD=FILE.jsonl` replays another.
@@ -140,6 +141,24 @@ fn run_loop(ex: &mut Executor, p: &Program) -> u64 {
         .run_until(p, &mut w, u64::MAX, None)
         .expect("the loop runs");
     n
+}
+
+/// The CPU time this process has used so far, every thread's (zero where unknown): beside
+/// wall time, on a machine shared with other work the two-thread run's total CPU time shows
+/// what threading costs whether or not the second thread found a free core.
+fn process_cpu() -> Duration {
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid timespec to write; the clock id is a constant.
+        if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0 {
+            return Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
+        }
+    }
+    Duration::ZERO
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -280,15 +299,14 @@ fn bench(c: &mut Criterion) {
             d.set_threads(t);
             outs.push(d.run(l).expect("the kernel runs"));
             g.bench_function(format!("{t}"), |b| b.iter(|| d.run(l).expect("runs")));
-            times.push(median(
-                (0..7)
-                    .map(|_| {
-                        let s = Instant::now();
-                        d.run(l).expect("runs");
-                        s.elapsed()
-                    })
-                    .collect(),
-            ));
+            let (mut wall, mut cpu) = (Vec::new(), Vec::new());
+            for _ in 0..15 {
+                let (s, c) = (Instant::now(), process_cpu());
+                d.run(l).expect("runs");
+                wall.push(s.elapsed());
+                cpu.push(process_cpu().saturating_sub(c));
+            }
+            times.push((median(wall), median(cpu)));
         }
         assert!(outs[0] == outs[1], "{name}: one and two threads differ");
         g.finish();
@@ -380,12 +398,15 @@ fn bench(c: &mut Criterion) {
         (first.as_secs_f64() - again.as_secs_f64()) * 1e6,
         big_insts
     );
-    for (name, one, two) in speedups {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    for (name, (one, one_cpu), (two, two_cpu)) in speedups {
         eprintln!(
-            "  {name}: 1 thread {:.2} ms, 2 threads {:.2} ms: {:.2}x",
-            one.as_secs_f64() * 1e3,
-            two.as_secs_f64() * 1e3,
-            one.as_secs_f64() / two.as_secs_f64()
+            "  {name}: 1 thread {:.2} ms, 2 threads {:.2} ms: {:.2}x; CPU time of the process {:.2} / {:.2} ms",
+            ms(one),
+            ms(two),
+            one.as_secs_f64() / two.as_secs_f64(),
+            ms(one_cpu),
+            ms(two_cpu),
         );
     }
     eprintln!(

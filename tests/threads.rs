@@ -112,6 +112,72 @@ fn workgroups_on_two_and_three_threads_give_the_one_thread_outcome() {
     }
 }
 
+/// Each lane loads four words from the second buffer at `(wg * 32 + lane) * 16`, adds the
+/// workgroup id to the first and its lane to the last, and stores the four at the same place
+/// in `OUT` (128-bit accesses).
+const WIDE: &str = "s_lshl_b32 s4, s2, 9\n\
+    v_lshlrev_b32 v5, 4, v0\n\
+    v_add_nc_u32 v5, s4, v5\n\
+    s_add_u32 s6, s0, 0x100000\n\
+    s_addc_u32 s7, s1, 0\n\
+    global_load_b128 v[6:9], v5, s[6:7]\n\
+    s_waitcnt vmcnt(0)\n\
+    v_add_nc_u32 v6, s2, v6\n\
+    v_add_nc_u32 v9, v0, v9\n\
+    global_store_b128 v5, v[6:9], s[0:1]\n\
+    s_endpgm\n";
+
+#[test]
+fn wide_loads_and_stores_on_threads_give_the_one_thread_outcome() {
+    let groups = 100u32;
+    let n = groups as usize * 32 * 4;
+    let input: Vec<u8> = (0..n as u32)
+        .flat_map(|k| (3 * k + 1).to_le_bytes())
+        .collect();
+    let l = launch(
+        WIDE,
+        groups,
+        vec![(OUT, vec![0; 4 * n]), (OUT + 0x100000, input)],
+    );
+    for engine in [Engine::Interp, Engine::Jit] {
+        let expect = dispatcher(engine, 1).run(&l).expect("one thread");
+        let w = words(&expect.memory[0].1);
+        // Workgroup 99, lane 31: words 12796..12800.
+        assert_eq!(w[12796..12800], [38_488, 38_392, 38_395, 38_429]);
+        assert_eq!(w[0..4], [1, 4, 7, 10]);
+        for threads in [2, 3] {
+            let mut d = dispatcher(engine, threads);
+            let got = d.run(&l).expect("threads");
+            assert_eq!(d.last_threads(), threads, "{engine:?}");
+            assert_eq!(got, expect, "{engine:?}, {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn where_workgroups_on_different_threads_write_one_word_the_last_workgroup_wins() {
+    // Every workgroup stores its id into word 0 and into word 1 + (its id mod 3); the
+    // one-thread schedule leaves the last workgroup's id in word 0 (255) and each word
+    // 1..4 holding the last id with its remainder (255, 253, 254).
+    let text = "s_mov_b32 exec_lo, 1\nv_mov_b32 v1, s2\nv_mov_b32 v2, 0\n\
+                global_store_b32 v2, v1, s[0:1]\n\
+                v_cvt_f32_u32 v3, s2\nv_mul_f32 v3, 0x3eaaaaab, v3\nv_cvt_u32_f32 v3, v3\n\
+                v_mul_u32_u24 v3, 3, v3\nv_sub_nc_u32 v3, s2, v3\n\
+                v_add_nc_u32 v3, 1, v3\nv_lshlrev_b32 v3, 2, v3\n\
+                global_store_b32 v3, v1, s[0:1]\ns_endpgm\n";
+    let l = launch(text, 256, vec![(OUT, vec![0; 16])]);
+    for engine in [Engine::Interp, Engine::Jit] {
+        let expect = dispatcher(engine, 1).run(&l).expect("one thread");
+        assert_eq!(words(&expect.memory[0].1), vec![255, 255, 253, 254]);
+        for threads in [2, 3] {
+            let mut d = dispatcher(engine, threads);
+            let got = d.run(&l).expect("threads");
+            assert_eq!(d.last_threads(), threads, "{engine:?}");
+            assert_eq!(got, expect, "{engine:?}, {threads} threads");
+        }
+    }
+}
+
 #[test]
 fn launches_with_global_atomics_stay_on_one_thread_and_count_every_lane() {
     let text = "v_mov_b32 v1, 1\nv_mov_b32 v2, 0\nglobal_atomic_add_u32 v2, v1, s[0:1]\ns_endpgm\n";

@@ -323,10 +323,10 @@ pub fn run_checked(spec: &Spec, opts: &DispatchOptions) -> Result<(String, usize
 }
 
 /// Runs a batch: one launch per line, each line's output written in line order as soon as it
-/// and every line before it are done. With more than one thread the lines are dealt out to the
-/// threads in turn (line `i` to thread `i mod threads`), each with its own dispatchers;
-/// launches of a batch are independent (each has its own memory), so every line's output is
-/// what one thread gives.
+/// and every line before it are done. With more than one thread each thread, with its own
+/// dispatchers, takes the next line no thread has taken yet whenever it is free (so a long
+/// launch does not hold up the lines dealt to the same thread); launches of a batch are
+/// independent (each has its own memory), so every line's output is what one thread gives.
 fn run_batch(
     spec: &Spec,
     engine: Engine,
@@ -408,14 +408,17 @@ fn run_batch(
         lines.iter().map(|_| std::sync::Mutex::new(None)).collect();
     let filled = std::sync::Condvar::new();
     let stop = std::sync::atomic::AtomicBool::new(false);
+    let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
-        for t in 0..threads {
-            let (lines, slots, filled, stop, dir) = (&lines, &slots, &filled, &stop, &dir);
+        for _ in 0..threads {
+            let (lines, slots, filled, stop, next, dir) =
+                (&lines, &slots, &filled, &stop, &next, &dir);
             s.spawn(move || {
                 // Each thread runs whole launches: their workgroups stay on it.
                 let mut pool = pool(1);
-                for k in (t..lines.len()).step_by(threads) {
-                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if k >= lines.len() || stop.load(std::sync::atomic::Ordering::Relaxed) {
                         return;
                     }
                     let (i, line) = lines[k];

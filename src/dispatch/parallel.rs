@@ -4,11 +4,13 @@
 //! then y, z), one run per thread. Every thread runs its run on its own dispatcher (its own
 //! executor, JIT kernels, wave pool and LDS) and on its own view of the launch's global memory
 //! as it was before any workgroup ran ([`SparseMemory::over`]: reads go to the shared memory,
-//! and the first write to a page copies that page in, so a thread copies only the pages it
-//! writes). When all are done, the bytes each thread changed (its written pages against the
-//! memory before the run) are written into the launch's memory, thread after
-//! thread in workgroup order, so where two runs wrote one byte the later workgroup's value
-//! stays, as when one thread runs them in order.
+//! straight into its buffers, and the first write to a page copies that page in, so a thread
+//! copies only the pages it writes). Each thread then compares the pages it wrote with the
+//! memory before the run and hands back those that differ. When all are done, those pages
+//! are written into the launch's memory: a page one thread changed is copied whole; in a page
+//! several changed, each byte takes the value of the last thread in workgroup order that
+//! changed it, so where two runs wrote one byte the later workgroup's value stays, as when one
+//! thread runs them in order.
 //!
 //! A workgroup of a race-free kernel never reads bytes another workgroup of the launch writes
 //! (nothing orders workgroups but atomics), so it computes the same on its copy as in the
@@ -26,7 +28,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{DispatchError, Dispatcher, Outcome, Prepared};
-use crate::sparse::SparseMemory;
+use crate::sparse::{SparseMemory, PAGE};
 use crate::wave::{Executor, Program};
 
 /// Fewer waves than this in a launch run on one thread: starting threads, copying the memory
@@ -75,12 +77,15 @@ pub(super) fn workgroup_at(grid: [u32; 3], i: u64) -> [u32; 3] {
     ]
 }
 
+/// A 4 KiB page of memory a thread wrote: its address and its bytes after the run.
+pub(super) type Page = (u64, Box<[u8; PAGE]>);
+
 /// What one thread's run of workgroups did.
 pub(super) struct Part {
     /// The counts (waves, workgroups, instructions, lane operations).
     pub(super) outcome: Outcome,
-    /// The pieces of memory the run changed (`changed_pieces`).
-    pub(super) changed: Vec<Changed>,
+    /// The pages the run wrote that differ from the memory before it (`changed_pages`).
+    pub(super) changed: Vec<Page>,
     /// The first fault, with the linear index of its workgroup.
     pub(super) fault: Option<(u64, DispatchError)>,
 }
@@ -153,6 +158,7 @@ impl Dispatcher {
         // Every view is gone with its thread's part: the memory is the only owner again.
         *global = Arc::try_unwrap(base).unwrap_or_else(|b| (*b).clone());
         let mut fault = None;
+        let mut changed = Vec::with_capacity(parts.len());
         for part in parts {
             out.waves += part.outcome.waves;
             out.workgroups += part.outcome.workgroups;
@@ -161,7 +167,16 @@ impl Dispatcher {
             if let Some(f) = part.fault {
                 fault = fault.or(Some(f));
             }
-            apply(global, &part.changed);
+            changed.push(part.changed);
+        }
+        apply(global, &changed);
+        // The page buffers go back to the threads that wrote them, for their next launch.
+        let mut changed = changed.into_iter();
+        let own = changed.next().unwrap_or_default();
+        self.spare_pages.keep_spare(own.into_iter().map(|(_, p)| p));
+        for (w, pages) in self.workers.iter_mut().zip(changed) {
+            w.0.spare_pages
+                .keep_spare(pages.into_iter().map(|(_, p)| p));
         }
         // The parts are in workgroup order: the first fault found is the earliest.
         match fault {
@@ -196,11 +211,16 @@ impl Dispatcher {
         }
         self.executor.waves_done();
         out.lane_ops = self.executor.lane_ops - lane_ops;
-        let changed = if fault.is_some() {
-            Vec::new()
-        } else {
-            changed_pieces(&memory, before)
-        };
+        let mut changed = memory.take_pages();
+        if fault.is_some() {
+            changed.clear();
+        }
+        // Compared here, on this thread: the merge after the threads then copies only
+        // pages that changed.
+        let (changed, same): (Vec<Page>, Vec<Page>) = changed
+            .into_iter()
+            .partition(|(addr, page)| differs(before, *addr, page));
+        memory.keep_spare(same.into_iter().map(|(_, p)| p));
         self.spare_pages.reuse_pages_of(memory);
         Part {
             outcome: out,
@@ -210,45 +230,63 @@ impl Dispatcher {
     }
 }
 
-/// A piece of memory (within one page) a thread wrote: its address, its bytes after the run
-/// and before it. The bytes that changed are those where the two differ.
-pub(super) struct Changed {
-    addr: u64,
-    after: Vec<u8>,
-    before: Vec<u8>,
-}
-
-/// The pieces of `after` (a view over `before`: only the pages written are present) in which
-/// some byte differs from `before`.
-fn changed_pieces(after: &SparseMemory, before: &SparseMemory) -> Vec<Changed> {
-    let mut out = Vec::new();
-    for (addr, bytes) in after.pages() {
-        let old = before.read_vec(addr, bytes.len());
-        if old.as_slice() != bytes {
-            out.push(Changed {
-                addr,
-                after: bytes.to_vec(),
-                before: old,
-            });
-        }
+/// Whether `page`, the bytes at `addr` (a page start), differs from `before`'s bytes there.
+fn differs(before: &SparseMemory, addr: u64, page: &[u8; PAGE]) -> bool {
+    match before.region(addr, PAGE) {
+        Some((bytes, _)) => bytes != &page[..],
+        None => before.read_vec(addr, PAGE) != page[..],
     }
-    out
 }
 
-/// Writes the changed bytes of `pieces` into `memory` (each byte where a piece's after and
-/// before differ; the others keep what `memory` holds, which an earlier part may have
-/// written).
-fn apply(memory: &mut SparseMemory, pieces: &[Changed]) {
-    let mut cur = Vec::new();
-    for c in pieces {
-        cur.resize(c.after.len(), 0);
-        memory.read(c.addr, &mut cur);
-        for ((m, &new), &old) in cur.iter_mut().zip(&c.after).zip(&c.before) {
-            if new != old {
-                *m = new;
+/// Writes the pages each part changed into `memory` (the memory before the run), parts in
+/// workgroup order: a page one part changed is that part's page; a page several changed
+/// takes, byte by byte, the last part's byte among those that differ from before the run
+/// (the others keep the memory's byte).
+fn apply(memory: &mut SparseMemory, parts: &[Vec<Page>]) {
+    let mut all: Vec<(u64, usize, &[u8; PAGE])> = parts
+        .iter()
+        .enumerate()
+        .flat_map(|(k, pages)| pages.iter().map(move |(a, p)| (*a, k, &**p)))
+        .collect();
+    all.sort_unstable_by_key(|&(a, k, _)| (a, k));
+    let (mut before, mut cur) = (vec![0u8; PAGE], vec![0u8; PAGE]);
+    for group in all.chunk_by(|x, y| x.0 == y.0) {
+        let addr = group[0].0;
+        if let [(_, _, page)] = group {
+            memory.write(addr, &page[..]);
+            continue;
+        }
+        memory.read(addr, &mut before);
+        cur.copy_from_slice(&before);
+        for (_, _, page) in group {
+            merge_changed(&mut cur, &page[..], &before);
+        }
+        memory.write(addr, &cur);
+    }
+}
+
+/// Sets each byte of `cur` where `new` and `old` differ to `new`'s, comparing eight bytes at
+/// a time.
+fn merge_changed(cur: &mut [u8], new: &[u8], old: &[u8]) {
+    let word = |b: &[u8]| u64::from_ne_bytes(b.try_into().expect("eight bytes"));
+    for ((c, n), o) in cur
+        .chunks_exact_mut(8)
+        .zip(new.chunks_exact(8))
+        .zip(old.chunks_exact(8))
+    {
+        let (nw, ow) = (word(n), word(o));
+        if nw == ow {
+            continue;
+        }
+        if word(c) == ow {
+            c.copy_from_slice(n);
+            continue;
+        }
+        for ((c, &n), &o) in c.iter_mut().zip(n).zip(o) {
+            if n != o {
+                *c = n;
             }
         }
-        memory.write(c.addr, &cur);
     }
 }
 
@@ -268,27 +306,87 @@ mod tests {
         assert_eq!(all[11], [2, 1, 1]);
     }
 
+    /// The pages of `view` that differ from `base`, as a part hands them back.
+    fn changed(mut view: SparseMemory, base: &SparseMemory) -> Vec<Page> {
+        let mut pages = view.take_pages();
+        pages.retain(|(a, p)| differs(base, *a, p));
+        pages.sort_by_key(|p| p.0);
+        pages
+    }
+
     #[test]
     fn parts_apply_only_the_bytes_they_changed_later_parts_last() {
         let mut before = SparseMemory::new();
         before.write(0x1000, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        before.write(0x5000, &[0xaa; 16]);
         let base = std::sync::Arc::new(before.clone());
         // Two threads write neighbouring bytes of one word, and one byte both write.
         let mut one = SparseMemory::over(base.clone());
         one.write(0x1001, &[9, 9]);
         one.write(0x3000, &[0, 5]); // a new page: only the non-zero byte differs
+        one.write(0x5008, &[0xaa, 0xbb]); // only the second byte differs
         let mut two = SparseMemory::over(base.clone());
         two.write(0x1000, &[1, 7, 3, 6]); // 0x1000 and 0x1002 rewritten unchanged
-        let (p1, p2) = (changed_pieces(&one, &base), changed_pieces(&two, &base));
-        assert_eq!((p1.len(), p2.len()), (2, 1));
+        let (p1, p2) = (changed(one, &base), changed(two, &base));
+        let addrs = |p: &[Page]| p.iter().map(|x| x.0).collect::<Vec<_>>();
+        assert_eq!(addrs(&p1), vec![0x1000, 0x3000, 0x5000]);
+        assert_eq!(addrs(&p2), vec![0x1000]);
         let mut merged = before.clone();
-        apply(&mut merged, &p1);
-        apply(&mut merged, &p2);
+        apply(&mut merged, &[p1, p2]);
         assert_eq!(merged.read_vec(0x1000, 8), vec![1, 7, 9, 6, 5, 6, 7, 8]);
         assert_eq!(merged.read_vec(0x3000, 2), vec![0, 5]);
+        assert_eq!(
+            merged.read_vec(0x5006, 5),
+            vec![0xaa, 0xaa, 0xaa, 0xbb, 0xaa]
+        );
         // A view that wrote nothing different changed nothing.
         let mut same = SparseMemory::over(base.clone());
         same.write(0x1004, &[5, 6]);
-        assert!(changed_pieces(&same, &base).is_empty());
+        assert!(changed(same, &base).is_empty());
+    }
+
+    #[test]
+    fn merge_takes_the_changed_bytes_of_a_word_only() {
+        let old = [1u8, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+        let mut new = old;
+        new[3] = 40;
+        new[9] = 90;
+        // The current bytes differ from before in the first word (an earlier part wrote
+        // byte 0) and match it in the second.
+        let mut cur = old;
+        cur[0] = 100;
+        merge_changed(&mut cur, &new, &old);
+        assert_eq!(
+            cur,
+            [100, 2, 3, 40, 5, 6, 7, 8, 9, 90, 11, 12, 13, 14, 15, 16]
+        );
+    }
+
+    #[test]
+    fn a_view_reads_its_base_regions_in_place_and_writes_a_copy_of_the_page() {
+        let mut before = SparseMemory::new();
+        before
+            .add_region(0x2000, (0..=255u8).cycle().take(3 * PAGE).collect(), true)
+            .unwrap();
+        let base = std::sync::Arc::new(before);
+        let mut view = SparseMemory::over(base.clone());
+        assert_eq!(
+            view.region(0x2010, 4),
+            Some((&[16u8, 17, 18, 19][..], true))
+        );
+        // Not inside one page: not one span.
+        assert!(view.region(0x2ffe, 4).is_none());
+        let (span, mapped) = view.region_span(0x3004, 4).expect("a span in the base");
+        assert!(mapped);
+        assert_eq!(view.span_bytes(span), &[4, 5, 6, 7]);
+        view.span_bytes_mut(span).copy_from_slice(&[9, 9, 9, 9]);
+        // The page is now the view's: no span into the base, the base unchanged.
+        assert!(view.region_span(0x3100, 4).is_none());
+        assert_eq!(view.read_vec(0x3002, 8), vec![2, 3, 9, 9, 9, 9, 8, 9]);
+        assert_eq!(view.read_vec(0x3100, 2), vec![0, 1]);
+        assert_eq!(base.read_vec(0x3004, 4), vec![4, 5, 6, 7]);
+        let pages = view.take_pages();
+        assert_eq!(pages.len(), 1);
+        assert_eq!(pages[0].0, 0x3000);
     }
 }

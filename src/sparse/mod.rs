@@ -599,28 +599,64 @@ impl SparseMemory {
         while done < bytes.len() {
             let off = (at as usize) & (PAGE - 1);
             let n = (PAGE - off).min(bytes.len() - done);
-            let (host, spare) = match self.extra.as_deref_mut() {
-                Some(e) => (e.host.as_ref(), Some(&mut e.spare)),
-                None => (None, None),
-            };
-            let whole = n == PAGE;
-            let page = self.pages.entry(at >> PAGE_BITS).or_insert_with(|| {
-                let mut p = spare
-                    .and_then(|s| s.0.pop())
-                    .unwrap_or_else(|| Box::new([0; PAGE]));
-                // A page the write covers whole needs no first contents.
-                if !whole {
-                    match host {
-                        Some(h) => h.fill(at & !(PAGE as u64 - 1), &mut p[..]),
-                        None => p.fill(0),
-                    }
-                }
-                p
-            });
+            // A page the write covers whole needs no first contents.
+            let page = self.page_entry(at, n < PAGE);
             page[off..off + n].copy_from_slice(&bytes[done..done + n]);
             done += n;
             at = at.wrapping_add(n as u64);
         }
+    }
+
+    /// The page holding `addr`, made if absent (from a spare buffer when there is one), and
+    /// then, with `fill`, given the bytes it reads as (zero, or the host's).
+    fn page_entry(&mut self, addr: u64, fill: bool) -> &mut [u8; PAGE] {
+        let (host, spare) = match self.extra.as_deref_mut() {
+            Some(e) => (e.host.as_ref(), Some(&mut e.spare)),
+            None => (None, None),
+        };
+        self.pages.entry(addr >> PAGE_BITS).or_insert_with(|| {
+            let mut p = spare
+                .and_then(|s| s.0.pop())
+                .unwrap_or_else(|| Box::new([0; PAGE]));
+            if fill {
+                match host {
+                    Some(h) => h.fill(addr & !(PAGE as u64 - 1), &mut p[..]),
+                    None => p.fill(0),
+                }
+            }
+            p
+        })
+    }
+
+    /// The page holding `addr` of a memory without regions, to write: made from the bytes it
+    /// reads as when absent. (A view writes a span of its base's regions here.)
+    fn page_mut(&mut self, addr: u64) -> &mut [u8; PAGE] {
+        self.page_entry(addr, true)
+    }
+
+    /// The memory a view reads through ([`SparseMemory::over`]).
+    #[inline]
+    fn base(&self) -> Option<&SparseMemory> {
+        match self.host()? {
+            HostRanges::Base(b) => Some(b),
+            HostRanges::Ranges(_) => None,
+        }
+    }
+
+    /// Takes the written pages of a view ([`SparseMemory::over`]) out, whole, as
+    /// (address, page) pairs: a view holds no regions, so each page holds exactly the bytes
+    /// at its addresses. The view keeps its base and reads as the base again.
+    pub(crate) fn take_pages(&mut self) -> Vec<(u64, Box<[u8; PAGE]>)> {
+        debug_assert!(self.regions.is_empty());
+        self.pages
+            .drain()
+            .map(|(n, p)| (n << PAGE_BITS, p))
+            .collect()
+    }
+
+    /// Keeps `pages` as spare buffers for the pages this memory allocates next.
+    pub(crate) fn keep_spare(&mut self, pages: impl Iterator<Item = Box<[u8; PAGE]>>) {
+        self.extra_mut().spare.keep(pages);
     }
 
     /// Writes one byte.

@@ -28,6 +28,9 @@ pub(crate) struct RegionSpan {
     index: usize,
     at: usize,
     n: usize,
+    /// The region is the base memory's ([`SparseMemory::over`]): reading reads it there,
+    /// writing first copies the one page the span lies in (as [`SparseMemory::write`]).
+    in_base: bool,
 }
 
 /// Where the bytes of an access are held.
@@ -100,6 +103,27 @@ impl SparseMemory {
                 let r = &self.regions[index];
                 Some((&r.bytes[at..at + n], r.mapped))
             }
+            Place::Pages => {
+                let (base, index, at) = self.base_span(addr, n)?;
+                let r = &base.regions[index];
+                Some((&r.bytes[at..at + n], r.mapped))
+            }
+            Place::Mixed => None,
+        }
+    }
+
+    /// For a view ([`SparseMemory::over`]): where the `n` bytes at `addr` lie in a region of
+    /// the base memory, when they lie in one page this view has not written (so they read
+    /// as the base's bytes) and inside one region of the base.
+    #[inline]
+    fn base_span(&self, addr: u64, n: usize) -> Option<(&SparseMemory, usize, usize)> {
+        let base = self.base()?;
+        let off = (addr as usize) & (PAGE - 1);
+        if n == 0 || off + n > PAGE || self.pages.contains_key(&(addr >> PAGE_BITS)) {
+            return None;
+        }
+        match base.place(addr, n) {
+            Place::Region { index, at } => Some((base, index, at)),
             _ => None,
         }
     }
@@ -111,24 +135,51 @@ impl SparseMemory {
     pub(crate) fn region_span(&self, addr: u64, n: usize) -> Option<(RegionSpan, bool)> {
         match self.place(addr, n) {
             Place::Region { index, at } => Some((
-                RegionSpan { addr, index, at, n },
+                RegionSpan {
+                    addr,
+                    index,
+                    at,
+                    n,
+                    in_base: false,
+                },
                 self.regions[index].mapped,
             )),
-            _ => None,
+            Place::Pages => {
+                let (base, index, at) = self.base_span(addr, n)?;
+                let span = RegionSpan {
+                    addr,
+                    index,
+                    at,
+                    n,
+                    in_base: true,
+                };
+                Some((span, base.regions[index].mapped))
+            }
+            Place::Mixed => None,
         }
     }
 
-    /// The bytes of a span this memory gave (regions unchanged since).
+    /// The bytes of a span this memory gave (regions and pages unchanged since).
     #[inline]
     pub(crate) fn span_bytes(&self, s: RegionSpan) -> &[u8] {
-        &self.regions[s.index].bytes[s.at..s.at + s.n]
+        let regions = match self.base() {
+            Some(base) if s.in_base => &base.regions,
+            _ => &self.regions,
+        };
+        &regions[s.index].bytes[s.at..s.at + s.n]
     }
 
-    /// The bytes of a span this memory gave (regions unchanged since), to write; the write
-    /// is recorded for the watched range as [`SparseMemory::region_mut`] records it.
+    /// The bytes of a span this memory gave (regions and pages unchanged since), to write;
+    /// the write is recorded for the watched range as [`SparseMemory::region_mut`] records
+    /// it. A span in the base memory's regions writes this view's copy of its page (made
+    /// now from the base's bytes).
     #[inline]
     pub(crate) fn span_bytes_mut(&mut self, s: RegionSpan) -> &mut [u8] {
         self.note_write(s.addr, s.addr + s.n as u64);
+        if s.in_base {
+            let off = (s.addr as usize) & (PAGE - 1);
+            return &mut self.page_mut(s.addr)[off..off + s.n];
+        }
         &mut self.regions[s.index].bytes[s.at..s.at + s.n]
     }
 
