@@ -10,11 +10,11 @@
 use crate::machine::{BitOp, Encoding, LaneOp, RegSpaces};
 use crate::value::Bits;
 use crate::wave::decode::{self, dest, write_back_info, Dest, Facts, Named};
-use crate::wave::fetch::domain::{Domain, Shape, Step as _};
+use crate::wave::fetch::domain::{Ctx, Domain, Shape, Step as _};
 use crate::wave::fetch::operands::{bind_operand, default_value, fit};
 use crate::wave::fetch::writeback::{write_back, Output};
 
-use super::domain::{ones, Cx, Def, Shadow, Touched};
+use super::domain::{ones, Def, Shadow, Touched};
 use super::{lanes, smeared_def, Entry, Step, Use, WaveDef};
 
 /// One register the text reads, bound.
@@ -52,14 +52,14 @@ impl Input {
 }
 
 /// The destination of `D0` as the executors take it.
-fn d0_dest(cx: &Cx<'_>) -> Dest {
+fn d0_dest(cx: &Ctx<'_>) -> Dest {
     let f = &cx.prepared.function;
     let width = f.reg("D0").map_or(32, |r| f.regs[r.0 as usize].width);
     dest(cx, width)
 }
 
 /// Binds every register the text of `cx` reads.
-fn bind_inputs(w: &mut WaveDef, cx: &Cx<'_>, s: &Step<'_>) -> Vec<Input> {
+fn bind_inputs(w: &mut WaveDef, cx: &Ctx<'_>, s: &Step<'_>) -> Vec<Input> {
     let p = cx.prepared;
     let f = &p.function;
     let per_lane_run = cx.per_lane_run();
@@ -68,7 +68,9 @@ fn bind_inputs(w: &mut WaveDef, cx: &Cx<'_>, s: &Step<'_>) -> Vec<Input> {
     let mut dom = Shadow::new(w);
     let mut out = Vec::new();
     for (r, &pl) in f.regs.iter().zip(&p.per_lane) {
-        if !r.read {
+        // `D0` is an output: texts read it back after writing it (`SCC = D0.u32 != 0U`).
+        // An accumulator read first (`v_fmac_f32`) is not taken as an input either.
+        if !r.read || r.name == "D0" {
             continue;
         }
         dom.touched.clear();
@@ -151,12 +153,22 @@ impl Output<Def> for Out {
     }
 }
 
+/// A `width`-bit result of `lane` defined below the lowest undefined input bit (left smear).
+fn smeared(inputs: &[Input], lane: u32, width: u32) -> Def {
+    let u = inputs.iter().fold(0, |u, i| u | i.undefined(lane).0);
+    let words: Vec<Bits> = (0..width.div_ceil(32))
+        .rev()
+        .map(|k| Bits::from_u64(32, smeared_def(u, k) as u64))
+        .collect();
+    Def::of(Bits::concat(&words).zext(width))
+}
+
 fn all_or_none(ok: bool, width: u32) -> Def {
     Def::of(if ok { ones(width) } else { Bits::zero(width) })
 }
 
 /// Writes `outs` back through the generic write-back, EXEC at issue being `exec`.
-fn store(w: &mut WaveDef, cx: &Cx<'_>, outs: Vec<(String, Out)>, origins: (&[Option<u64>], u64)) {
+fn store(w: &mut WaveDef, cx: &Ctx<'_>, outs: Vec<(String, Out)>, origins: (&[Option<u64>], u64)) {
     let (lane_origin, pc) = origins;
     let exec = Shadow::constant(Bits::from_u64(64, w.exec));
     let dst = d0_dest(cx);
@@ -234,13 +246,7 @@ pub(super) fn vector(w: &mut WaveDef, s: &Step<'_>, e: &Entry) {
                 }
             }
             if smear && !ok {
-                let u = inputs.iter().fold(0, |u, i| u | i.undefined(l).0);
-                let words = width.div_ceil(32);
-                let d: Vec<Bits> = (0..words)
-                    .rev()
-                    .map(|k| Bits::from_u64(32, smeared_def(u, k) as u64))
-                    .collect();
-                return Def::of(Bits::concat(&d).zext(width));
+                return smeared(&inputs, l, width);
             }
             all_or_none(ok, width)
         };
@@ -348,14 +354,7 @@ pub(super) fn scalar(w: &mut WaveDef, s: &Step<'_>, e: &Entry, uses: &mut Vec<Us
         let width = r.width;
         let def = match (r.name.as_str(), &exact) {
             ("D0", Some(v)) => Shadow::zext(v.clone(), width),
-            ("D0", None) if !ok && s.facts.smears_left => {
-                let u = inputs.iter().fold(0, |u, i| u | i.undefined(0).0);
-                let d: Vec<Bits> = (0..width.div_ceil(32))
-                    .rev()
-                    .map(|k| Bits::from_u64(32, smeared_def(u, k) as u64))
-                    .collect();
-                Def::of(Bits::concat(&d).zext(width))
-            }
+            ("D0", None) if !ok && s.facts.smears_left => smeared(&inputs, 0, width),
             // SCC of and/or is "result != 0": defined when a defined result bit is 1.
             ("SCC", Some(v)) if !s.facts.smov => {
                 let dst = d0_dest(&cx);

@@ -9,12 +9,11 @@
 //! Registers read record the origin of their undefined bits (per lane for VGPRs), which
 //! the step reports as the earlier instruction of a finding.
 
-use crate::exec::Prepared;
-use crate::spec::{Arch, Instruction};
+use crate::spec::Arch;
 use crate::value::Bits;
-use crate::wave::decode::{Facts, Mods, WriteBackInfo};
-use crate::wave::fetch::domain::{Domain, DomainMut, Step};
-use crate::wave::{dpp, sdwa, Decoded};
+use crate::wave::decode::{Mods, WriteBackInfo};
+use crate::wave::fetch::domain::{Domain, DomainMut};
+use crate::wave::{dpp, sdwa};
 
 use super::WaveDef;
 
@@ -77,40 +76,6 @@ impl<'a> Shadow<'a> {
             lane_origin: [None; 64],
             origin: None,
         }
-    }
-}
-
-/// An instruction as the generic fetch sees it in the checker: the decoded word and the
-/// entry it runs (`wave::prepare_entry`).
-pub(super) struct Cx<'a> {
-    pub(super) d: &'a Decoded,
-    pub(super) inst: &'a Instruction,
-    pub(super) prepared: &'a Prepared,
-    pub(super) mode: u32,
-    pub(super) arch: Arch,
-}
-
-impl Facts for Cx<'_> {
-    fn decoded(&self) -> &Decoded {
-        self.d
-    }
-    fn entry_inst(&self) -> &Instruction {
-        self.inst
-    }
-    fn text(&self) -> &crate::ir::Function {
-        &self.prepared.function
-    }
-    fn mode(&self) -> u32 {
-        self.mode
-    }
-    fn arch(&self) -> Arch {
-        self.arch
-    }
-}
-
-impl Step for Cx<'_> {
-    fn prepared(&self) -> &Prepared {
-        self.prepared
     }
 }
 

@@ -29,6 +29,7 @@ use crate::dispatch::{DispatchError, Dispatcher, Launch};
 use crate::exec::Prepared;
 use crate::machine::{Control, Family, InstFacts, MemKind};
 use crate::spec::{Arch, Instruction};
+use crate::wave::fetch::domain::Ctx;
 use crate::wave::{code, Decoded, MemAccess, MemSpace, WaveState, AGPR_ROW, LANE_SLOTS};
 
 mod alu;
@@ -43,8 +44,8 @@ pub(super) struct Entry {
 }
 
 impl Entry {
-    fn cx<'a>(&'a self, s: &Step<'_>) -> domain::Cx<'a> {
-        domain::Cx {
+    fn cx<'a>(&'a self, s: &Step<'_>) -> Ctx<'a> {
+        Ctx {
             d: &self.d,
             inst: &self.inst,
             prepared: &self.prepared,
@@ -121,9 +122,6 @@ pub(super) struct WaveDef {
     scc: bool,
     /// Defined bits per VGPR and lane (`vgpr[reg * 64 + lane]`).
     vgpr: Vec<u32>,
-    /// Per VGPR: how many of the wave's lanes hold undefined bits (0: the whole register is
-    /// defined, so instructions reading only such registers skip the per-lane work).
-    vundef: Vec<u16>,
     /// Where an undefined value in a register came from (the PC that wrote it).
     sorigin: Vec<Option<u64>>,
     vorigin: Vec<Option<u64>>,
@@ -197,18 +195,10 @@ impl WaveDef {
                 *v = u32::MAX;
             }
         }
-        let ws = after.wave_size as usize;
-        let vundef = (0..rows)
-            .map(|r| {
-                let lanes = &vgpr[r * LANE_SLOTS..r * LANE_SLOTS + ws.min(LANE_SLOTS)];
-                lanes.iter().filter(|&&d| d != u32::MAX).count() as u16
-            })
-            .collect();
         WaveDef {
             sgpr,
             scc: all,
             vgpr,
-            vundef,
             sorigin: vec![None; N_CODES],
             vorigin: vec![None; rows],
             scc_origin: None,
@@ -243,16 +233,7 @@ impl WaveDef {
     fn set_v(&mut self, reg: u32, lane: u32, keep: u32, def: u32, origin: Option<u64>) {
         let i = reg as usize * LANE_SLOTS + lane as usize;
         if let Some(v) = self.vgpr.get_mut(i) {
-            let old = *v;
-            *v = (old & keep) | (def & !keep);
-            if lane < self.wave_size && (old == u32::MAX) != (*v == u32::MAX) {
-                let n = &mut self.vundef[reg as usize];
-                if *v == u32::MAX {
-                    *n -= 1;
-                } else {
-                    *n += 1;
-                }
-            }
+            *v = (*v & keep) | (def & !keep);
             if def & !keep != !keep {
                 self.vorigin[reg as usize] = origin;
             }
