@@ -27,12 +27,10 @@ use std::rc::Rc;
 pub use defined::Initial;
 
 use crate::isa::Isa;
-use crate::machine::{Counter, Encoding, Event, Family};
+use crate::machine::{Counter, Event, Family};
 use crate::spec::{Arch, SpecDb};
 use crate::wave::{Barrier, Class, Decoded, MemAccess, MemSpace, WaveState};
-use operands::{
-    implicit_regs, is_memory, memory_event, operand_file_regs, operand_list, value_regs, Opnd,
-};
+use operands::{implicit_regs, is_memory, memory_event, operand_file_regs, operand_list, Opnd};
 
 /// What a finding is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -212,6 +210,9 @@ struct Prepared {
     wait_writes: Rc<[Regs]>,
     /// An atomic read-modify-write (`is_atomic`).
     atomic: bool,
+    /// The entries it runs, as the definedness step binds them (a VOPD instruction's two
+    /// halves; none without text).
+    entries: Vec<defined::Entry>,
 }
 
 /// One access in the shadow memory.
@@ -299,11 +300,7 @@ impl Sanitizer {
             return i.clone();
         }
         let inst = self.db.instructions().get(d.facts.index as usize);
-        let mut info = defined::InstInfo {
-            cross_lane: d.facts.permutes,
-            smears_left: d.facts.smears_left,
-            ..Default::default()
-        };
+        let mut info = defined::InstInfo::default();
         if let Some(inst) = inst {
             for o in self.isa.facts().operands(d.facts.index) {
                 info.ops.insert(o.field.clone(), (o.bits, o.lane_mask));
@@ -442,9 +439,30 @@ impl Sanitizer {
             wait_reads: wait_reads.into(),
             wait_writes: wait_writes.into(),
             atomic: d.facts.atomic,
+            entries: self.entries(d),
         });
         self.prepared.insert(d.addr, p.clone());
         p
+    }
+
+    /// The entries `d` runs, as the wave layer prepares them (VOPD: each half's).
+    fn entries(&self, d: &Decoded) -> Vec<defined::Entry> {
+        let halves = if d.facts.family == Family::Vopd {
+            [false, true]
+                .iter()
+                .filter_map(|&y| crate::wave::vopd::split(&self.isa, d, y))
+                .collect()
+        } else {
+            vec![d.clone()]
+        };
+        halves
+            .into_iter()
+            .filter_map(|d| {
+                let (inst, prepared) =
+                    crate::wave::prepare_entry(&self.db, &self.isa, &d.inst).ok()?;
+                Some(defined::Entry { d, inst, prepared })
+            })
+            .collect()
     }
 
     fn text(&mut self, d: &Decoded) -> Rc<str> {
@@ -706,14 +724,11 @@ impl Sanitizer {
                 arch,
                 pc: d.addr,
                 facts: &d.facts,
-                encoding: d.encoding,
-                dpp: d.ext.is_some() && d.encoding != Encoding::Sdwa,
                 ops: &prep.def_ops,
                 info,
-                opsel: d.inst.field("opsel").unwrap_or(0),
+                entries: &prep.entries,
                 after,
                 access,
-                inst: &d.inst,
                 atomic: prep.atomic,
             };
             for u in defined::step(def, &step, &mut self.lds_def) {

@@ -51,7 +51,7 @@ pub(super) fn operand_file_regs(d: &Decoded, o: &isa::Operand) -> Option<Regs> {
     Some(r)
 }
 
-pub(super) fn value_regs(v: &isa::Value) -> Option<Regs> {
+fn value_regs(v: &isa::Value) -> Option<Regs> {
     match *v {
         isa::Value::Reg(Reg::Sgpr { index, count }) => Some(Regs {
             file: 's',

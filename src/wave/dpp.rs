@@ -80,7 +80,7 @@ pub(super) fn select(ext: (u32, u32), lane: u32, wave_size: u32, gfx9: bool) -> 
 
 /// Whether a DPP16 source is usable for `lane`: `Some(l)` reads lane `l`, `None` has no valid
 /// source (out of the row, or an inactive lane without `fi`).
-pub(super) fn source_lane(
+pub(crate) fn source_lane(
     ext: (u32, u32),
     lane: u32,
     wave_size: u32,

@@ -34,7 +34,7 @@ mod agpr;
 mod block;
 mod block_mem;
 pub(crate) mod decode;
-mod dpp;
+pub(crate) mod dpp;
 pub(crate) mod fetch;
 pub mod fidelity;
 mod gpr_idx;
@@ -53,11 +53,11 @@ pub use agpr::row_name;
 pub use block::{DEFAULT_BLOCK_THRESHOLD, DEFAULT_OPTIMISE_THRESHOLD};
 pub use memory::SCRATCH_LANE_SPAN;
 pub use program::{Class, Decoded, Program};
-mod sdwa;
+pub(crate) mod sdwa;
 mod startup;
 pub use startup::{mark_main, prepare_heap};
 mod state;
-mod vopd;
+pub(crate) mod vopd;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -429,6 +429,39 @@ pub(crate) fn e32_twin(db: &SpecDb, inst: &Instruction) -> Option<Instruction> {
     })
 }
 
+/// The database entry decoded instruction `di` runs and its prepared text, as the executor
+/// runs it (the `_E32` twin's text for a textless `_E64` entry; a VOP3SD D0 per lane when
+/// the result goes to a VGPR). Other engines that bind operands through `fetch` (the
+/// sanitizer's definedness domain) take their entries from here.
+pub(crate) fn prepare_entry(
+    db: &SpecDb,
+    isa: &Isa,
+    di: &isa::Inst,
+) -> Result<(Instruction, Prepared), String> {
+    let all = db.get_all(&di.name);
+    let inst = all
+        .iter()
+        .find(|i| i.encoding == di.family)
+        .or_else(|| all.first())
+        .ok_or_else(|| "not in the spec database".to_string())?;
+    let twin = e32_twin(db, inst);
+    let mut prepared = exec::prepare(db.arch(), twin.as_ref().unwrap_or(inst))
+        .map_err(|e| format!("no executable pseudocode ({})", e.diagnostic.summary()))?;
+    if let Some(why) = missing_operand_layout(inst, &prepared) {
+        return Err(why);
+    }
+    // `exec::Prepared` takes D0's kind from the first of `vdst`/`sdst` in operand order,
+    // so a VOP3SD entry listing `sdst` first (v_div_scale_*) gets a per-wave D0; the
+    // result goes to the VGPR `vdst`, one value per lane.
+    if prepared.vector && !prepared.wave_level && di.family == "VOP3SD" {
+        let vgpr_dst = isa.facts().of_code(&di.family, di.opcode).vdst_vgpr;
+        if let (true, Some(r)) = (vgpr_dst, prepared.function.reg("D0")) {
+            prepared.per_lane[r.0 as usize] = true;
+        }
+    }
+    Ok(((*inst).clone(), prepared))
+}
+
 impl Executor {
     /// An executor for `db`'s arch.
     ///
@@ -535,27 +568,8 @@ impl Executor {
                     .to_string(),
             );
         }
-        let all = self.db.get_all(&di.name);
-        let inst = all
-            .iter()
-            .find(|i| i.encoding == di.family)
-            .or_else(|| all.first())
-            .ok_or_else(|| "not in the spec database".to_string())?;
-        let twin = e32_twin(&self.db, inst);
-        let mut prepared = exec::prepare(self.arch(), twin.as_ref().unwrap_or(inst))
-            .map_err(|e| format!("no executable pseudocode ({})", e.diagnostic.summary()))?;
-        if let Some(why) = missing_operand_layout(inst, &prepared) {
-            return Err(why);
-        }
-        // `exec::Prepared` takes D0's kind from the first of `vdst`/`sdst` in operand order,
-        // so a VOP3SD entry listing `sdst` first (v_div_scale_*) gets a per-wave D0; the
-        // result goes to the VGPR `vdst`, one value per lane.
-        if prepared.vector && !prepared.wave_level && di.family == "VOP3SD" {
-            let vgpr_dst = self.isa.facts().of_code(&di.family, di.opcode).vdst_vgpr;
-            if let (true, Some(r)) = (vgpr_dst, prepared.function.reg("D0")) {
-                prepared.per_lane[r.0 as usize] = true;
-            }
-        }
+        let (inst, prepared) = prepare_entry(&self.db, &self.isa, di)?;
+        let inst = &inst;
         // The executed text may be an erratum, not AMD's: look at the prepared IR.
         let spaces = RegSpaces::of(&prepared.function);
         let vgpr_space = spaces.vgpr;

@@ -10,10 +10,10 @@
 //! bits 14:8 are an SGPR and bit 15 (`sd`) says the mask goes there instead of VCC.
 
 /// The `src0` code marking an SDWA extension dword.
-pub(super) const SDWA: u32 = 249;
+pub(crate) const SDWA: u32 = 249;
 
 /// Whether an extension dword is SDWA.
-pub(super) fn is_sdwa(ext: Option<(u32, u32)>) -> bool {
+pub(crate) fn is_sdwa(ext: Option<(u32, u32)>) -> bool {
     matches!(ext, Some((SDWA, _)))
 }
 
@@ -27,7 +27,7 @@ fn sel_bits(sel: u32) -> (u32, u32) {
 }
 
 /// Source `k` (0 or 1) of a 32-bit value as its select reads it.
-pub(super) fn select_source(ext: u32, k: usize, v: u32) -> u32 {
+pub(crate) fn select_source(ext: u32, k: usize, v: u32) -> u32 {
     let shift = if k == 0 { 16 } else { 24 };
     let sel = ext >> shift & 7;
     let sext = ext >> (shift + 3) & 1 == 1;
@@ -55,7 +55,7 @@ pub(super) fn source_is_sgpr(ext: u32, k: usize) -> bool {
 }
 
 /// The destination after writing `result` into `old` by `dst_sel`/`dst_unused`.
-pub(super) fn merge_dest(ext: u32, old: u32, result: u32) -> u32 {
+pub(crate) fn merge_dest(ext: u32, old: u32, result: u32) -> u32 {
     let (off, width) = sel_bits(ext >> 8 & 7);
     if width == 32 {
         return result;

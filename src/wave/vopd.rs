@@ -93,7 +93,7 @@ fn split3(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
 }
 
 /// The X (`y == false`) or Y half as a VOP1/VOP2 instruction.
-fn split(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
+pub(crate) fn split(isa: &Isa, d: &Decoded, y: bool) -> Option<Decoded> {
     if d.inst.format == "VOPD3" {
         return split3(isa, d, y);
     }

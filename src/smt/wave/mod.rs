@@ -194,38 +194,6 @@ pub struct Paths {
     pub cut: Vec<Term>,
 }
 
-struct Ctx<'a> {
-    d: &'a Decoded,
-    e: &'a Entry,
-    arch: Arch,
-    /// The wave's MODE (concrete: the symbolic executor does not model `s_setreg`).
-    mode: u32,
-}
-
-impl Facts for Ctx<'_> {
-    fn decoded(&self) -> &Decoded {
-        self.d
-    }
-    fn entry_inst(&self) -> &Instruction {
-        &self.e.inst
-    }
-    fn text(&self) -> &crate::ir::Function {
-        &self.e.prepared.function
-    }
-    fn mode(&self) -> u32 {
-        self.mode
-    }
-    fn arch(&self) -> Arch {
-        self.arch
-    }
-}
-
-impl crate::wave::fetch::domain::Step for Ctx<'_> {
-    fn prepared(&self) -> &Prepared {
-        &self.e.prepared
-    }
-}
-
 fn uni(width: u32, v: u64) -> SymReg {
     SymReg::Uniform(Val::C(Bits::from_u64(width, v)))
 }

@@ -3,6 +3,7 @@
 use super::domain::{sym_reg, Sym};
 use super::*;
 use crate::machine::{Encoding, RegSpaces};
+use crate::wave::fetch::domain::Ctx;
 
 impl SymExec {
     /// A symbolic executor for `db`'s arch.
@@ -99,7 +100,8 @@ impl SymExec {
         let e = self.entry(d)?;
         let cx = Ctx {
             d,
-            e: &e,
+            inst: &e.inst,
+            prepared: &e.prepared,
             arch: self.arch(),
             mode: w.mode,
         };

@@ -45,6 +45,41 @@ pub(crate) trait Step: Facts {
     }
 }
 
+/// An instruction as an engine other than the wave's executor binds it (the symbolic
+/// executor, the sanitizer): the decoded word, the database entry and prepared text it runs
+/// (`wave::prepare_entry`), the wave's MODE and the arch.
+pub(crate) struct Ctx<'a> {
+    pub(crate) d: &'a crate::wave::Decoded,
+    pub(crate) inst: &'a crate::spec::Instruction,
+    pub(crate) prepared: &'a Prepared,
+    pub(crate) mode: u32,
+    pub(crate) arch: Arch,
+}
+
+impl Facts for Ctx<'_> {
+    fn decoded(&self) -> &crate::wave::Decoded {
+        self.d
+    }
+    fn entry_inst(&self) -> &crate::spec::Instruction {
+        self.inst
+    }
+    fn text(&self) -> &crate::ir::Function {
+        &self.prepared.function
+    }
+    fn mode(&self) -> u32 {
+        self.mode
+    }
+    fn arch(&self) -> Arch {
+        self.arch
+    }
+}
+
+impl Step for Ctx<'_> {
+    fn prepared(&self) -> &Prepared {
+        self.prepared
+    }
+}
+
 /// Values of one kind and the register files holding them: what operand fetch reads.
 pub(crate) trait Domain {
     /// A bit vector of known width.
