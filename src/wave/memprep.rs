@@ -187,20 +187,32 @@ fn run_pair(
     if !store && pair_rows(w, addrs, exec, addr_bits, (words, offsets, regs)) {
         return true;
     }
+    if !store {
+        // Loads change no memory: one reader keeps the page (or window) the last lane read.
+        let mut reader = memfast::Reader::new(&w.lds);
+        for (lane, &x) in addrs.iter().enumerate() {
+            if !active(lane) {
+                continue;
+            }
+            for (&off, &reg) in offsets.iter().zip(&regs) {
+                for i in 0..words {
+                    let v = reader.read(x + off + 4 * i as u64);
+                    if let Some(slot) = w.vgpr.get_mut((reg + i) as usize * LANE_SLOTS + lane) {
+                        *slot = v;
+                    }
+                }
+            }
+        }
+        return true;
+    }
     for (lane, &x) in addrs.iter().enumerate() {
         if !active(lane) {
             continue;
         }
         for (&off, &reg) in offsets.iter().zip(&regs) {
             for i in 0..words {
-                let at = x + off + 4 * i as u64;
-                if store {
-                    let v = w.vgpr(lane as u32, reg + i);
-                    w.lds.write_u32(at, v);
-                } else {
-                    let v = w.lds.read_u32(at);
-                    w.set_vgpr(lane as u32, reg + i, v);
-                }
+                let v = w.vgpr(lane as u32, reg + i);
+                w.lds.write_u32(x + off + 4 * i as u64, v);
             }
         }
     }
