@@ -5,10 +5,9 @@
 //! Run: `cargo run --release --example nativedispatch K.hsaco KERNEL [ROUNDS] [THREADS]`
 //! with KERNEL one of `vadd`, `lds_sum`, `matmul`, `conv2d` at the bench's default sizes.
 
-mod common;
-
 use amdpcode::dispatch::{Code, CodeObject, Dispatcher, Launch, Unmapped};
 use amdpcode::embed::{run_on_host, HostRange};
+use amdpcode::spec::{self, Locate, Spec};
 use amdpcode::wave::Engine;
 
 fn floats(n: usize, seed: u32) -> Vec<f32> {
@@ -31,7 +30,8 @@ fn main() {
     let threads: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1);
     let bytes = std::fs::read(path).expect("the code object");
     let arch = CodeObject::parse(&bytes).expect("a code object").arch;
-    let spec = common::load_spec();
+    let wheel = spec::find_wheel(&Locate::default()).expect("the spec wheel");
+    let spec = Spec::load(&wheel).expect("loading the spec");
     let db = spec.db(arch);
     // The buffers, the scalar arguments and the grid of each kernel.
     let (mut bufs, scalars, grid, block): (Vec<Vec<f32>>, Vec<u32>, [u32; 3], [u32; 3]) =

@@ -188,17 +188,30 @@ fn run_pair(
         return true;
     }
     if !store {
-        // Loads change no memory: one reader keeps the page (or window) the last lane read.
+        // (`prepare` makes pairs of one or two words only.)
+        let words = words.min(2);
+        // Loads change no memory: one reader keeps the page (or window) the last lane read,
+        // and a lane at the address of the active lane before it (a broadcast: lanes reading
+        // one row of a tile) takes that lane's words without reading them again.
         let mut reader = memfast::Reader::new(&w.lds);
+        let (mut last, mut vals) = (None, [0u32; 4]);
         for (lane, &x) in addrs.iter().enumerate() {
             if !active(lane) {
                 continue;
             }
-            for (&off, &reg) in offsets.iter().zip(&regs) {
+            if last != Some(x) {
+                for (k, &off) in offsets.iter().enumerate() {
+                    for i in 0..words {
+                        vals[k * 2 + i as usize] = reader.read(x + off + 4 * i as u64);
+                    }
+                }
+                last = Some(x);
+            }
+            for (k, &reg) in regs.iter().enumerate() {
                 for i in 0..words {
-                    let v = reader.read(x + off + 4 * i as u64);
-                    if let Some(slot) = w.vgpr.get_mut((reg + i) as usize * LANE_SLOTS + lane) {
-                        *slot = v;
+                    let slot = (reg + i) as usize * LANE_SLOTS + lane;
+                    if let Some(slot) = w.vgpr.get_mut(slot) {
+                        *slot = vals[k * 2 + i as usize];
                     }
                 }
             }
