@@ -807,3 +807,80 @@ s_endpgm
     assert!(now.quick > before.quick);
     assert_eq!(now.optimised, before.optimised);
 }
+
+/// VOPD words in a loop: both halves read the state from before the word, so a block runs
+/// them X then Y when Y reads nothing X writes, Y then X when X reads nothing Y writes, and
+/// steps a word whose halves each read the other's destination (the swap).
+const VOPD_LOOP: &str = "
+s_mov_b32 s10, 6
+loop:
+v_dual_add_f32 v1, v2, v3 :: v_dual_mul_f32 v4, v5, v6
+v_dual_mov_b32 v7, v1 :: v_dual_add_nc_u32 v8, v2, v4
+v_dual_add_f32 v2, v3, v9 :: v_dual_mul_f32 v5, v2, v6
+v_dual_mov_b32 v3, v6 :: v_dual_mov_b32 v6, v3
+v_dual_cndmask_b32 v9, v1, v4 :: v_dual_fmaak_f32 v10, v2, v7, 0x3f800000
+v_dual_fmac_f32 v11, v1, v2 :: v_dual_sub_f32 v12, v11, v4
+s_sub_u32 s10, s10, 1
+s_cmp_lg_u32 s10, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+#[test]
+fn vopd_halves_in_blocks() {
+    agree(Arch::Rdna3, 32, VOPD_LOOP, 6);
+    agree(Arch::Rdna4, 32, VOPD_LOOP, 3);
+    // The three words before the swap make one block, the two after it one with the loop's
+    // end (the swap steps, so the loop's branch back is not to that block's start).
+    let mut rng = Rng::new(0x52_0000);
+    let init = random_wave(Arch::Rdna3, 32, &mut rng);
+    let db = common::spec().db(Arch::Rdna3);
+    let mut ex = Executor::new(db, Engine::Jit).unwrap();
+    ex.block_threshold = 1;
+    let program = Program::assemble(ex.isa(), VOPD_LOOP).unwrap();
+    let before = amdpcode::jit::block_stats();
+    for _ in 0..2 {
+        let mut w = init.clone();
+        ex.run_fast(&program, &mut w).unwrap();
+    }
+    let mut sizes: Vec<u64> = ex.blocks().iter().map(|b| b.1).collect();
+    sizes.sort_unstable();
+    assert!(sizes.contains(&3) && sizes.contains(&5), "blocks {sizes:?}");
+    let now = amdpcode::jit::block_stats();
+    // Ten halves, all in place, and no kernel call.
+    assert_eq!(now.calls - before.calls, 0);
+    assert!(now.in_place - before.in_place >= 10);
+}
+
+/// CDNA's packed f32 with the default `op_sel`/`op_sel_hi` reads each source as it is, so it
+/// binds like a plain 64-bit source (a VGPR pair or an SGPR pair) and runs in a block; the
+/// last multiply swaps its first source's halves and ends the block.
+const PACKED_F32_LOOP: &str = "
+s_mov_b32 s10, 3
+loop:
+v_pk_mul_f32 v[4:5], v[6:7], v[8:9]
+v_pk_add_f32 v[10:11], v[4:5], s[2:3]
+v_pk_fma_f32 v[12:13], v[4:5], v[6:7], v[10:11]
+v_pk_mul_f32 v[14:15], v[6:7], v[8:9] op_sel:[1,0] op_sel_hi:[0,1]
+s_sub_u32 s10, s10, 1
+s_cmp_lg_u32 s10, 0
+s_cbranch_scc1 loop
+s_endpgm
+";
+
+#[test]
+fn packed_f32_in_blocks() {
+    agree(Arch::Cdna, 64, PACKED_F32_LOOP, 4);
+    let mut rng = Rng::new(0x53_0000);
+    let init = random_wave(Arch::Cdna, 64, &mut rng);
+    let db = common::spec().db(Arch::Cdna);
+    let mut ex = Executor::new(db, Engine::Jit).unwrap();
+    ex.block_threshold = 1;
+    let program = Program::assemble(ex.isa(), PACKED_F32_LOOP).unwrap();
+    for _ in 0..2 {
+        let mut w = init.clone();
+        ex.run_fast(&program, &mut w).unwrap();
+    }
+    // The loop's first three instructions, from its start (after the 4-byte `s_mov_b32`).
+    assert!(ex.blocks().contains(&(4, 3)), "blocks {:?}", ex.blocks());
+}

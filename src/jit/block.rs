@@ -395,9 +395,13 @@ fn build(inner: &mut Inner, spec: &BlockSpec, mode: Mode) -> Result<Counts, JitE
     let mut counts = Counts::default();
     for (index, inst) in spec.insts.iter().enumerate() {
         if let Some((_, counts)) = &spec.lane_ops {
+            // (A count of 0: an instruction that issues with the one before it, such as
+            // the second half of a VOPD word.)
             let count = counts.get(index).copied().unwrap_or(1);
-            let exec = cache.exec(&mut b, &regs, spec.lanes);
-            mask::emit_count_lanes(&mut b, exec, lane_count, count);
+            if count > 0 {
+                let exec = cache.exec(&mut b, &regs, spec.lanes);
+                mask::emit_count_lanes(&mut b, exec, lane_count, count);
+            }
         }
         match inplace.then(|| plan::plan(inst, spec.lanes)).flatten() {
             Some(plan) => {

@@ -5,7 +5,7 @@
 //! A block starts at an instruction the wave reached by a branch or after a step, and runs
 //! through the instructions after it whose binding plans lower to the block ABI
 //! (`fetch::block`), ending before the first that does not (memory without a prepared form,
-//! DPP, VOPD, register-file addressing, 16-bit or clamped results, barriers), after a branch,
+//! DPP, register-file addressing, 16-bit or clamped results, barriers), after a branch,
 //! and after `s_endpgm` (the run reports that the wave ended). Lane-mask
 //! outputs (VCC, carry-outs, compares, EXEC) stay inside: each instruction reads EXEC from the
 //! register file. No-ops (`s_nop`, `s_waitcnt`, ...) inside it count as steps and emit no code.
@@ -348,6 +348,52 @@ impl Executor {
         program.insts[i].class != Class::Execute
             || matches!(self.plans.get(i), Some(Some(_)))
             || matches!(self.slow.get(i), Some(Some(_)))
+            || self
+                .vopd_halves
+                .get(&(program.id, i))
+                .is_some_and(|h| h.is_bound())
+    }
+
+    /// The two halves of the VOPD word at instruction `idx` lowered to block instructions
+    /// in an order that runs them as the word does, both reading the state from before it:
+    /// X then Y when Y reads no register X writes, else Y then X when X reads none Y writes.
+    /// `None` (and `arena` as it was) when the halves have not been bound for this MODE and
+    /// wave size, a half does not lower, each reads the other's destination, a half writes
+    /// anything but VGPRs, or the second could fault (the first's effects would stay).
+    fn vopd_block_halves(
+        &self,
+        program: &Program,
+        idx: usize,
+        wave: &WaveState,
+        arena: &mut Vec<u8>,
+    ) -> Option<[BlockInst; 2]> {
+        let [(yd, (ye, yp)), (xd, (xe, xp))] =
+            super::vopd::bound_halves(self, (program.id, idx), wave.mode, wave.wave_size)?;
+        let base = arena.len();
+        let lower = |e: &super::Entry, p: &fetch::Plan, h: &Decoded, arena: &mut Vec<u8>| {
+            fetch::block::lower(e, p, h, wave.arch, wave.wave_size, arena)
+                .filter(|l| l.pc_off.is_none())
+                .map(|l| l.inst)
+        };
+        let halves =
+            lower(&xe, &xp, &xd, arena).and_then(|x| Some((x, lower(&ye, &yp, &yd, arena)?)));
+        let order = halves.and_then(|(x, y)| {
+            let (xw, yw) = (vgpr_writes(&x)?, vgpr_writes(&y)?);
+            let pair = if !reads_any(&y, &xw) {
+                [x, y]
+            } else if !reads_any(&x, &yw) {
+                [y, x]
+            } else {
+                return None;
+            };
+            crate::jit::block::plan::plan(&pair[1], wave.wave_size)
+                .is_some()
+                .then_some(pair)
+        });
+        if order.is_none() {
+            arena.truncate(base);
+        }
+        order
     }
 
     /// Builds and compiles the block starting at instruction `idx` from the cached plans;
@@ -402,6 +448,27 @@ impl Executor {
                 }
                 Class::AgprMove | Class::Native(_) => break,
                 Class::Execute => {}
+            }
+            // A VOPD word: its two halves, in an order that reads what both read before
+            // either writes.
+            if d.inst.family == "VOPD" {
+                let Some([first, second]) = self.vopd_block_halves(program, i, wave, &mut arena)
+                else {
+                    break;
+                };
+                before += noops as u64;
+                for (k, inst) in [first, second].into_iter().enumerate() {
+                    marks.push((before, d.addr + d.size as u64));
+                    spec.insts.push(inst);
+                    // The word is one step: its lanes count once.
+                    counts.push(if k == 0 { 1 + noops } else { 0 });
+                    insts.push((d.addr, d.inst.name.clone()));
+                }
+                before += 1;
+                noops = 0;
+                steps += 1;
+                last = Some(d);
+                continue;
             }
             let (inst, pc_off_here) = match self.plans.get(i) {
                 Some(Some((e, p))) => {
@@ -499,6 +566,28 @@ impl Executor {
             mem,
         })
     }
+}
+
+/// The VGPR rows `inst` writes; `None` when it writes anything else (an SGPR, a lane mask,
+/// SCC).
+fn vgpr_writes(inst: &BlockInst) -> Option<Vec<u32>> {
+    use crate::jit::block::Output;
+    inst.outputs
+        .iter()
+        .map(|o| match o {
+            Output::Vgpr { row, .. } => Some(*row),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether `inst` reads any of the VGPR `rows`.
+fn reads_any(inst: &BlockInst, rows: &[u32]) -> bool {
+    use crate::jit::block::Input;
+    inst.inputs.iter().any(|i| match i {
+        Input::Vgpr { row, pair, .. } => rows.contains(row) || (*pair && rows.contains(&(row + 1))),
+        _ => false,
+    })
 }
 
 /// Whether `d` is a conditional branch to a later instruction (`s_cbranch_*` with a

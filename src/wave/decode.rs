@@ -366,6 +366,11 @@ pub(crate) fn src_mods(f: &impl Facts, k: usize, field: &str, width: u32) -> Mod
                     m.abs = f.field("neg_hi") >> k & 1 == 1;
                 }
             }
+            // Each half from itself and neither negated (the default `op_sel_hi`): the
+            // source as it is, so it binds like any plain one (a block reads it in place).
+            if m.packed == Some((false, true, false, false)) && width <= 64 {
+                m.packed = None;
+            }
         }
         _ => {
             if let Some((kind, w)) = f.decoded().ext {

@@ -113,11 +113,11 @@ pub(super) fn run_lanes(kind: Plain, w: &mut WaveState, mem: Mem, a: &Access<'_>
                 Mem::Lds => (&w.lds, &mut w.vgpr),
                 Mem::Scratch => (&w.scratch, &mut w.vgpr),
             };
-            let mut page: Option<(u64, &[u8; PAGE])> = None;
+            let mut reader = Reader::new(m);
             for lane in 0..lanes {
                 if active(lane) {
                     for i in 0..words.min(4) {
-                        let v = read_cached(m, &mut page, at(a.addrs[lane], i));
+                        let v = reader.read(at(a.addrs[lane], i));
                         if let Some(slot) = vgpr.get_mut((a.reg + i) as usize * LANE_SLOTS + lane) {
                             *slot = v;
                         }
@@ -271,27 +271,101 @@ pub(super) fn row_at(
 
 /// The word at `addr`, looking its page up only when it is not the page of the last word
 /// read (lanes of a wave mostly read one page).
-fn read_cached<'m>(
+/// Words of one memory read lane by lane for one instruction, each as
+/// [`SparseMemory::read_u32`] reads it, with the page last read kept (a page held whole) or
+/// the [`Window`] last read (bytes the memory does not hold as a page: the host's before any
+/// write, regions). Only loads use one: nothing writes the memory while it reads.
+pub(super) struct Reader<'m> {
     m: &'m SparseMemory,
-    page: &mut Option<(u64, &'m [u8; PAGE])>,
-    addr: u64,
-) -> u32 {
-    let off = (addr as usize) & (PAGE - 1);
-    if off > PAGE - 4 {
-        return m.read_u32(addr);
+    page: Option<(u64, &'m [u8; PAGE])>,
+    window: Window,
+}
+
+impl<'m> Reader<'m> {
+    pub(super) fn new(m: &'m SparseMemory) -> Reader<'m> {
+        Reader {
+            m,
+            page: None,
+            window: Window::new(),
+        }
     }
-    let n = addr / PAGE as u64;
-    let p = match *page {
-        Some((k, p)) if k == n => p,
-        _ => match m.page_of(addr) {
-            Some(p) => {
-                *page = Some((n, p));
-                p
+
+    /// The little-endian word at `addr`.
+    #[inline]
+    pub(super) fn read(&mut self, addr: u64) -> u32 {
+        let off = (addr as usize) & (PAGE - 1);
+        if off > PAGE - 4 {
+            return self.m.read_u32(addr);
+        }
+        let n = addr / PAGE as u64;
+        let p = match self.page {
+            Some((k, p)) if k == n => p,
+            _ => {
+                if let Some(v) = self.window.get(addr) {
+                    return v;
+                }
+                match self.m.page_of(addr) {
+                    Some(p) => {
+                        self.page = Some((n, p));
+                        p
+                    }
+                    None => {
+                        return self
+                            .window
+                            .fill(self.m, addr)
+                            .unwrap_or_else(|| self.m.read_u32(addr))
+                    }
+                }
             }
-            None => return m.read_u32(addr),
-        },
-    };
-    u32::from_le_bytes([p[off], p[off + 1], p[off + 2], p[off + 3]])
+        };
+        u32::from_le_bytes([p[off], p[off + 1], p[off + 2], p[off + 3]])
+    }
+}
+
+/// Bytes [`WINDOW`]-aligned that a load read from memory in one piece, for the lanes after
+/// the first that read inside them: a page not held as a whole (the host's bytes before any
+/// write, regions) costs one [`SparseMemory::read`] per window instead of one per lane.
+/// Reading never changes memory, so a window holds for the rest of the instruction.
+struct Window {
+    /// The address of `bytes[0]`, once read.
+    base: Option<u64>,
+    bytes: [u8; WINDOW],
+}
+
+/// The bytes of a [`Window`]: a power of two, at most a page (a wave's 64 consecutive words
+/// span one or two).
+const WINDOW: usize = 256;
+
+impl Window {
+    fn new() -> Window {
+        Window {
+            base: None,
+            bytes: [0; WINDOW],
+        }
+    }
+
+    /// The word at `addr` when the window holds its four bytes.
+    #[inline]
+    fn get(&self, addr: u64) -> Option<u32> {
+        let off = addr.wrapping_sub(self.base?);
+        if off > (WINDOW - 4) as u64 {
+            return None;
+        }
+        let b = &self.bytes[off as usize..off as usize + 4];
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// Reads the window holding `addr` and returns the word there, or `None` when the word
+    /// crosses the window's end.
+    fn fill(&mut self, m: &SparseMemory, addr: u64) -> Option<u32> {
+        let base = addr & !(WINDOW as u64 - 1);
+        if addr - base > (WINDOW - 4) as u64 {
+            return None;
+        }
+        m.read(base, &mut self.bytes);
+        self.base = Some(base);
+        self.get(addr)
+    }
 }
 
 /// Which of the wave's memories an access uses.

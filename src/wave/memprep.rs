@@ -187,20 +187,45 @@ fn run_pair(
     if !store && pair_rows(w, addrs, exec, addr_bits, (words, offsets, regs)) {
         return true;
     }
+    if !store {
+        // (`prepare` makes pairs of one or two words only.)
+        let words = words.min(2);
+        // Loads change no memory: one reader keeps the page (or window) the last lane read,
+        // and a lane at the address of the active lane before it (a broadcast: lanes reading
+        // one row of a tile) takes that lane's words without reading them again.
+        let mut reader = memfast::Reader::new(&w.lds);
+        let (mut last, mut vals) = (None, [0u32; 4]);
+        for (lane, &x) in addrs.iter().enumerate() {
+            if !active(lane) {
+                continue;
+            }
+            if last != Some(x) {
+                for (k, &off) in offsets.iter().enumerate() {
+                    for i in 0..words {
+                        vals[k * 2 + i as usize] = reader.read(x + off + 4 * i as u64);
+                    }
+                }
+                last = Some(x);
+            }
+            for (k, &reg) in regs.iter().enumerate() {
+                for i in 0..words {
+                    let slot = (reg + i) as usize * LANE_SLOTS + lane;
+                    if let Some(slot) = w.vgpr.get_mut(slot) {
+                        *slot = vals[k * 2 + i as usize];
+                    }
+                }
+            }
+        }
+        return true;
+    }
     for (lane, &x) in addrs.iter().enumerate() {
         if !active(lane) {
             continue;
         }
         for (&off, &reg) in offsets.iter().zip(&regs) {
             for i in 0..words {
-                let at = x + off + 4 * i as u64;
-                if store {
-                    let v = w.vgpr(lane as u32, reg + i);
-                    w.lds.write_u32(at, v);
-                } else {
-                    let v = w.lds.read_u32(at);
-                    w.set_vgpr(lane as u32, reg + i, v);
-                }
+                let v = w.vgpr(lane as u32, reg + i);
+                w.lds.write_u32(x + off + 4 * i as u64, v);
             }
         }
     }

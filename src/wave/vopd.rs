@@ -137,6 +137,13 @@ pub(super) struct Split {
     bound: Option<(u32, u32, [Option<Bound>; 2])>,
 }
 
+impl Split {
+    /// Whether a step has bound its halves' plans (for some MODE and wave size).
+    pub(super) fn is_bound(&self) -> bool {
+        self.bound.is_some()
+    }
+}
+
 /// The VOPD instructions already split, by [`Key`] (`Executor::vopd_halves`).
 pub(super) type Halves = std::collections::HashMap<Key, Split>;
 
@@ -284,4 +291,25 @@ fn half_decoded(
         class: super::Class::Execute,
         encoding: crate::machine::Encoding::Plain,
     }
+}
+
+/// The halves of VOPD instruction `key` with their entries and plans for MODE `mode` and
+/// `lanes`-lane waves, once a step has bound them: `[Y, X]`, each `(half, entry, plan)`.
+/// `None` when the instruction has not run with that MODE and wave size, or a half is off the
+/// bound fast path (a block then ends before it).
+pub(super) fn bound_halves(
+    ex: &Executor,
+    key: Key,
+    mode: u32,
+    lanes: u32,
+) -> Option<[(Decoded, Bound); 2]> {
+    let s = ex.vopd_halves.get(&key)?;
+    let (m, l, [y, x]) = s.bound.as_ref()?;
+    if *m != mode || *l != lanes {
+        return None;
+    }
+    Some([
+        (s.halves.1.clone(), y.clone()?),
+        (s.halves.0.clone(), x.clone()?),
+    ])
 }
