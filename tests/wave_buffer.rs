@@ -234,3 +234,43 @@ fn fidelity_separates_modelled_and_refused_buffer_instructions() {
         assert_eq!(how("S_BUFFER_LOAD_DWORD"), How::NotExecutable, "{arch}");
     }
 }
+
+/// RDNA 3 and RDNA 4 (`buffer_load_b32` / `buffer_store_b32 ... offen`, raw V#, OOB_SELECT 3):
+/// base + soffset + voffset + offset; a load past num_records reads 0, a store there writes
+/// nothing. RDNA 4's V# keeps RDNA 3's fields for these (only its format field is narrower).
+#[test]
+fn rdna3_and_rdna4_raw_buffer_accesses_read_zero_and_drop_stores_past_num_records() {
+    for arch in [Arch::Rdna3, Arch::Rdna4] {
+        let w = run(
+            arch,
+            32,
+            "buffer_load_b32 v1, v2, s[4:7], s8 offen offset:4\n\
+             buffer_store_b32 v3, v2, s[4:7], s8 offen offset:64\ns_endpgm",
+            &|w| {
+                fill_global(w);
+                raw_vsharp(w, 0x1000, 100, true);
+                w.write_sgpr(8, 16);
+                lane_offsets(w, 2, 4);
+                for l in 0..32 {
+                    w.set_vgpr(l, 1, 0xdead_0000 + l);
+                    w.set_vgpr(l, 3, 0x3000 + l);
+                }
+            },
+        );
+        for l in 0..32u32 {
+            // offset = 4l + 4 (soffset not in the range check); address 0x1000 + 16 + 4l + 4.
+            let want = if 4 * l + 4 < 100 { 0x1000_0005 + l } else { 0 };
+            assert_eq!(w.vgpr(l, 1), want, "{arch} lane {l}");
+        }
+        // Stores at 0x1000 + 16 + 4l + 64: in range while 4l + 64 + 4 <= 100 (lanes 0..=8).
+        for l in 0..32u32 {
+            let addr = 0x1000 + 16 + 4 * l as u64 + 64;
+            let want = if 4 * l + 64 + 4 <= 100 {
+                0x3000 + l
+            } else {
+                0x1000_0014 + l
+            };
+            assert_eq!(global_u32(&w, addr), want, "{arch} store lane {l}");
+        }
+    }
+}

@@ -121,7 +121,7 @@ fn entry(arch: Arch, index: u32, inst: &Instruction) -> (InstFacts, Vec<OperandF
         mixhi: has("_MIXHI_"),
         transpose: transpose_shape(name).map(|(b, n)| (b as u8, n as u8)),
         control: control(name),
-        refusal: refusal(family, name),
+        refusal: refusal(arch, family, name),
         wait: wait(arch, name),
         depctr: matches!(name, "S_WAITCNT_DEPCTR" | "S_WAIT_ALU"),
         nop: name == "S_NOP",
@@ -281,9 +281,11 @@ fn access_bytes(name: &str) -> u8 {
 }
 
 /// Why `name` (of encoding `family`) is refused, when it is.
-fn refusal(family: Family, name: &str) -> Option<Refusal> {
-    let buffer = matches!(family, Family::Mubuf | Family::Mtbuf);
-    if name.starts_with("DS_GWS_") {
+fn refusal(arch: Arch, family: Family, name: &str) -> Option<Refusal> {
+    let buffer = matches!(family, Family::Mubuf | Family::Mtbuf | Family::Vbuffer);
+    if buffer && arch.family() == ArchFamily::Gfx125 {
+        Some(Refusal::BufferResource)
+    } else if name.starts_with("DS_GWS_") {
         Some(Refusal::GlobalWaveSync)
     } else if matches!(name, "DS_ORDERED_COUNT" | "GLOBAL_ATOMIC_ORDERED_ADD_B64") {
         Some(Refusal::OrderedAppend)

@@ -124,13 +124,22 @@ impl Family {
     }
 
     /// An encoding whose memory the wave layer's memory model addresses itself
-    /// (`wave/memory.rs`): scalar, LDS, global, flat and scratch memory and MUBUF/MTBUF
-    /// buffers (RDNA 4's `VBUFFER`, images and exports run their text or are refused).
+    /// (`wave/memory.rs`): scalar, LDS, global, flat and scratch memory and MUBUF/MTBUF/VBUFFER
+    /// buffers (images and exports run their text or are refused).
     pub fn is_wave_memory(self) -> bool {
         use Family::*;
         matches!(
             self,
-            Smem | Ds | Flat | Global | Scratch | Vflat | Vglobal | Vscratch | Mubuf | Mtbuf
+            Smem | Ds
+                | Flat
+                | Global
+                | Scratch
+                | Vflat
+                | Vglobal
+                | Vscratch
+                | Mubuf
+                | Mtbuf
+                | Vbuffer
         )
     }
 
@@ -547,6 +556,8 @@ pub enum Refusal {
     BufferLds,
     /// SMEM `s_buffer_*`: the scalar unit's V# addressing and range rules.
     ScalarBuffer,
+    /// Every buffer access of gfx1250: its V# layout is not described by a source we have.
+    BufferResource,
 }
 
 /// The facts of one database entry.

@@ -71,13 +71,15 @@ impl Resource {
         let stride = ((v[1] >> 16) & 0x3fff) as u64;
         let swizzle = match family {
             Family::Gfx9 | Family::Gfx10 => v[1] >> 31 == 1,
-            Family::Gfx11 => {
+            // GFX12 keeps GFX11's base, stride, swizzle, record count, index stride, add_tid and
+            // OOB_SELECT fields; only its format field (not read here) is narrower.
+            Family::Gfx11 | Family::Gfx12 => {
                 if v[1] >> 30 != 0 {
-                    return Err("swizzled buffers (V# swizzle_enable) on GFX11".into());
+                    return Err("swizzled buffers (V# swizzle_enable) on GFX11 and GFX12".into());
                 }
                 false
             }
-            _ => return Err("the GFX12 buffer resource layout".into()),
+            _ => return Err("the GFX12.5 (gfx1250) buffer resource layout".into()),
         };
         let num_records = v[2] as u64;
         let index_stride = 8 << ((v[3] >> 21) & 3);

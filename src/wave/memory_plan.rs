@@ -151,6 +151,7 @@ pub(super) fn canonical(f: Family) -> Family {
         Family::Vglobal => Family::Global,
         Family::Vscratch => Family::Scratch,
         Family::Vflat => Family::Flat,
+        Family::Vbuffer => Family::Mubuf,
         f => f,
     }
 }
@@ -644,8 +645,14 @@ fn scalar_form(d: &Decoded, arch: Arch) -> Form {
 /// The encoding's part of a MUBUF address.
 fn buffer_form(d: &Decoded) -> BufferForm {
     let field = |n: &str| field(d, n);
+    // RDNA 4's VBUFFER names the V#'s first SGPR (`rsrc`) and has a 24-bit offset; MUBUF names
+    // the SGPR quad (`srsrc`, in fours) and has a 12-bit one.
+    let (srsrc, offset_mask) = match d.inst.field("rsrc") {
+        Some(r) => (r as u32, 0xff_ffff),
+        None => (field("srsrc") as u32 * 4, 0xfff),
+    };
     BufferForm {
-        srsrc: field("srsrc") as u32 * 4,
+        srsrc,
         vaddr: field("vaddr") as u32,
         offen: field("offen") == 1,
         idxen: field("idxen") == 1,
@@ -654,7 +661,7 @@ fn buffer_form(d: &Decoded) -> BufferForm {
             c @ 128..=192 => Ok(SOffset::Const((c - 128) as u64)),
             c => Err(c),
         },
-        offset: field("offset") & 0xfff,
+        offset: field("offset") & offset_mask,
         step: if per_dword(&d.facts) {
             4
         } else {

@@ -68,3 +68,15 @@ kernel void clocks(global ulong *out, global uint *sink, uint n) {
   out[3] = __builtin_readcyclecounter();
   out[4] = __builtin_readsteadycounter();
 }
+
+// Raw buffer accesses through a V# built by clang (`__builtin_amdgcn_make_buffer_rsrc`: the
+// record count in bytes, raw OOB_SELECT on GFX10+): out[i] = src[i] + 1 for the words inside
+// `n`; the loads past it read 0 and the stores past it write nothing, so out keeps its
+// initial value there.
+kernel void buffer_copy(global uint *src, global uint *out, uint n) {
+  uint gid = __builtin_amdgcn_workgroup_id_x() * 64u + __builtin_amdgcn_workitem_id_x();
+  __amdgpu_buffer_rsrc_t s = __builtin_amdgcn_make_buffer_rsrc(src, (short)0, (int)(n * 4u), 0x30000000);
+  __amdgpu_buffer_rsrc_t d = __builtin_amdgcn_make_buffer_rsrc(out, (short)0, (int)(n * 4u), 0x30000000);
+  uint v = __builtin_amdgcn_raw_buffer_load_b32(s, (int)(gid * 4u), 0, 0);
+  __builtin_amdgcn_raw_buffer_store_b32(v + 1u, d, (int)(gid * 4u), 0, 0);
+}

@@ -49,6 +49,28 @@ pub(super) fn dma_suite(mode: Mode) {
             check(move |out| expect_at(out, "out", buf(1), &want)),
         ));
 
+        // buffer_copy: two groups of 64 over 128 words, 100 of them inside the V#'s records.
+        let (words, inside) = (128usize, 100u32);
+        let src = rng.u32s(words);
+        let init = rng.u32s(words);
+        let want: Vec<u32> = (0..words)
+            .map(|i| {
+                if i < inside as usize {
+                    src[i].wrapping_add(1)
+                } else {
+                    init[i]
+                }
+            })
+            .collect();
+        cases.push(co.case(
+            "buffer_copy",
+            [2, 1, 1],
+            [64, 1, 1],
+            &[Ptr(buf(0)), Ptr(buf(1)), U32(inside)],
+            &[(buf(0), bytes(&src)), (buf(1), bytes(&init))],
+            check(move |out| expect_at(out, "out", buf(1), &want)),
+        ));
+
         // clocks: the model's clock counts instructions, so the longer loop takes more cycles
         // and the steady clock covers both loops.
         let loops = 10u32;
