@@ -233,7 +233,7 @@ fn scalar_loads_count_on_the_scalar_counter_and_alu_encodings_touch_no_memory() 
 }
 
 #[test]
-fn buffer_accesses_count_as_vector_memory_and_format_scalar_and_gfx1250_forms_are_refused() {
+fn buffer_accesses_count_as_vector_memory_and_format_scalar_gfx1250_and_image_forms_are_refused() {
     let (mut arches_with_mubuf, mut scalar_buffer) = (0, 0);
     for (arch, db, facts) in arches() {
         let (load, store) = vmem_counters(arch);
@@ -243,6 +243,10 @@ fn buffer_accesses_count_as_vector_memory_and_format_scalar_and_gfx1250_forms_ar
             if inst.encoding == "SMEM" && name.starts_with("S_BUFFER_") {
                 scalar_buffer += 1;
                 assert_eq!(f.refusal, Some(Refusal::ScalarBuffer), "{arch} {name}");
+            }
+            if matches!(inst.encoding.as_str(), "MIMG" | "VIMAGE" | "VSAMPLE") {
+                assert_eq!(f.refusal, Some(Refusal::Image), "{arch} {name}");
+                assert_eq!(f.mem, MemKind::Image, "{arch} {name}");
             }
             if !matches!(inst.encoding.as_str(), "MUBUF" | "MTBUF" | "VBUFFER") {
                 assert_ne!(f.refusal, Some(Refusal::BufferFormat), "{arch} {name}");

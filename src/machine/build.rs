@@ -285,6 +285,8 @@ fn refusal(arch: Arch, family: Family, name: &str) -> Option<Refusal> {
     let buffer = matches!(family, Family::Mubuf | Family::Mtbuf | Family::Vbuffer);
     if buffer && arch.family() == ArchFamily::Gfx125 {
         Some(Refusal::BufferResource)
+    } else if family.mem() == MemKind::Image {
+        Some(Refusal::Image)
     } else if name.starts_with("DS_GWS_") {
         Some(Refusal::GlobalWaveSync)
     } else if matches!(name, "DS_ORDERED_COUNT" | "GLOBAL_ATOMIC_ORDERED_ADD_B64") {

@@ -558,6 +558,8 @@ pub enum Refusal {
     ScalarBuffer,
     /// Every buffer access of gfx1250: its V# layout is not described by a source we have.
     BufferResource,
+    /// MIMG/VIMAGE/VSAMPLE: the image resource (T#) addressing and format conversion.
+    Image,
 }
 
 /// The facts of one database entry.

@@ -78,6 +78,10 @@ pub fn refused(why: Refusal) -> &'static str {
             "scalar buffer access: the scalar unit's V# addressing and range rules are not \
              modelled"
         }
+        Refusal::Image => {
+            "image access: the image resource (T#) addressing, tiling and format conversion \
+             are not modelled"
+        }
         Refusal::BufferResource => {
             "buffer access on gfx1250: its buffer resource (V#) layout is not modelled (neither \
              AMD's RDNA 4 text nor llvm-mc describes it)"
