@@ -460,7 +460,7 @@ impl Sanitizer {
             .filter_map(|d| {
                 let (inst, prepared) =
                     crate::wave::prepare_entry(&self.db, &self.isa, &d.inst).ok()?;
-                Some(defined::Entry { d, inst, prepared })
+                Some(defined::Entry::new(d, inst, prepared))
             })
             .collect()
     }

@@ -14,8 +14,102 @@ use crate::wave::fetch::domain::{Ctx, Domain, Shape, Step as _};
 use crate::wave::fetch::operands::{bind_operand, default_value, fit};
 use crate::wave::fetch::writeback::{write_back, Output};
 
-use super::domain::{ones, Def, Shadow, Touched};
+use super::domain::{ones, Def, Reads, Shadow, Touched};
 use super::{lanes, smeared_def, Entry, Step, Use, WaveDef};
+
+/// The registers an entry's binding reads, recorded on its first run: when all of them are
+/// defined (VGPRs in the lanes that matter), every bit it reads is, so its results are
+/// defined and the per-lane binding is skipped. The registers a binding reads depend on the
+/// encoding alone (EXEC picks lanes, not registers), so one record serves every run.
+pub(super) struct FastReads {
+    /// Scalar codes read whole (every bit must be defined).
+    sgprs: Vec<u32>,
+    /// The first codes of lane masks read one bit per lane (only the lanes that matter).
+    masks: Vec<u32>,
+    vgprs: Vec<u32>,
+    scc: bool,
+    /// VGPRs and lane masks are needed in every lane of the wave, not only the active ones:
+    /// a lane's result may come from another lane (permutes, DPP, SDWA, lane reads).
+    all_lanes: bool,
+}
+
+impl FastReads {
+    fn new(inputs: &[Input], all_lanes: bool) -> FastReads {
+        let mut f = FastReads {
+            sgprs: Vec::new(),
+            masks: Vec::new(),
+            vgprs: Vec::new(),
+            scc: false,
+            all_lanes,
+        };
+        for i in inputs {
+            let r = &i.reads;
+            match r.sgprs.iter().min() {
+                Some(&c) if i.mask => f.masks.push(c),
+                _ => f.sgprs.extend(&r.sgprs),
+            }
+            f.vgprs.extend(&r.vgprs);
+            f.scc |= r.scc;
+        }
+        for v in [&mut f.sgprs, &mut f.masks, &mut f.vgprs] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        f
+    }
+
+    /// Whether every register read is defined where it matters, EXEC at issue being `exec`.
+    fn defined(&self, w: &WaveDef, exec: u64) -> bool {
+        let lane_mask = if self.all_lanes {
+            crate::value::mask64(w.wave_size)
+        } else {
+            exec
+        };
+        (!self.scc || w.scc)
+            && self.sgprs.iter().all(|&c| w.sdef(c) == u32::MAX)
+            && self
+                .masks
+                .iter()
+                .all(|&c| w.mask_def(c) & lane_mask == lane_mask)
+            && self.vgprs.iter().all(|&r| {
+                let row = r as usize * super::LANE_SLOTS;
+                match w.vgpr.get(row..row + w.wave_size as usize) {
+                    Some(defs) => defs
+                        .iter()
+                        .enumerate()
+                        .all(|(l, &d)| d == u32::MAX || lane_mask >> l & 1 == 0),
+                    None => true,
+                }
+            })
+    }
+}
+
+/// Runs the fast path of `e` if its record says every bit it reads is defined: writes its
+/// results as defined through the generic write-back and returns true. Otherwise returns
+/// false, and whether the slow path should record the entry's reads.
+fn try_fast(w: &mut WaveDef, cx: &Ctx<'_>, e: &Entry, s: &Step<'_>) -> (bool, bool) {
+    match e.fast.get() {
+        Some(Some(f)) if f.defined(w, w.exec & s.after.full_mask()) => {
+            store_defined(w, cx, s.pc);
+            (true, false)
+        }
+        Some(_) => (false, false),
+        None => (false, true),
+    }
+}
+
+/// Writes every result of `cx` as fully defined (in the lanes EXEC at issue runs).
+fn store_defined(w: &mut WaveDef, cx: &Ctx<'_>, pc: u64) {
+    let outs = cx
+        .prepared
+        .function
+        .regs
+        .iter()
+        .filter(|r| r.written)
+        .map(|r| (r.name.clone(), Out::Uniform(Def::of(ones(r.width)))))
+        .collect();
+    store(w, cx, outs, (&[None; 64], pc));
+}
 
 /// One register the text reads, bound.
 struct Input {
@@ -25,6 +119,8 @@ struct Input {
     mask: bool,
     /// The registers read with undefined bits.
     touched: Vec<Touched>,
+    /// Every register read (when recording).
+    reads: Reads,
 }
 
 impl Input {
@@ -58,14 +154,17 @@ fn d0_dest(cx: &Ctx<'_>) -> Dest {
     dest(cx, width)
 }
 
-/// Binds every register the text of `cx` reads.
-fn bind_inputs(w: &mut WaveDef, cx: &Ctx<'_>, s: &Step<'_>) -> Vec<Input> {
+/// Binds every register the text of `cx` reads (recording which, when `record`).
+fn bind_inputs(w: &mut WaveDef, cx: &Ctx<'_>, s: &Step<'_>, record: bool) -> Vec<Input> {
     let p = cx.prepared;
     let f = &p.function;
     let per_lane_run = cx.per_lane_run();
     let dst = d0_dest(cx);
     let lanes = w.wave_size;
     let mut dom = Shadow::new(w);
+    if record {
+        dom.reads = Some(Reads::default());
+    }
     let mut out = Vec::new();
     for (r, &pl) in f.regs.iter().zip(&p.per_lane) {
         // `D0` is an output: texts read it back after writing it (`SCC = D0.u32 != 0U`).
@@ -110,6 +209,7 @@ fn bind_inputs(w: &mut WaveDef, cx: &Ctx<'_>, s: &Step<'_>) -> Vec<Input> {
             value,
             mask,
             touched: std::mem::take(&mut dom.touched),
+            reads: dom.reads.as_mut().map(std::mem::take).unwrap_or_default(),
         });
     }
     out
@@ -184,12 +284,20 @@ fn store(w: &mut WaveDef, cx: &Ctx<'_>, outs: Vec<(String, Out)>, origins: (&[Op
 
 /// A vector instruction (or a VOPD half).
 pub(super) fn vector(w: &mut WaveDef, s: &Step<'_>, e: &Entry) {
+    let (done, record) = try_fast(w, &e.cx(s), e, s);
+    if !done {
+        vector_bound(w, s, e, record);
+    }
+}
+
+/// A vector instruction bound lane by lane.
+fn vector_bound(w: &mut WaveDef, s: &Step<'_>, e: &Entry, record: bool) {
     let cx = e.cx(s);
     // The entry's own facts (a VOPD half's are its VOP1/VOP2 instruction's).
     let facts = &e.d.facts;
     let ws = w.wave_size;
     let exec = w.exec & s.after.full_mask();
-    let inputs = bind_inputs(w, &cx, s);
+    let inputs = bind_inputs(w, &cx, s, record);
     let mut per_lane = lane_results(&inputs, ws);
     // Cross-lane instructions that move lanes by the register file (permutes, swizzles):
     // a lane's result may come from any active lane.
@@ -209,6 +317,17 @@ pub(super) fn vector(w: &mut WaveDef, s: &Step<'_>, e: &Entry) {
     let smear = !cross && facts.smears_left;
     let dst = d0_dest(&cx);
     let lane_op = facts.lane;
+    if record {
+        // A lane write and results written by VGPR number are bound by values the fast path
+        // does not check (the lane select, the register number): always the slow path.
+        let by_value = lane_op == LaneOp::WriteLane || RegSpaces::of(f).vgpr;
+        let all_lanes = cross
+            || e.d.ext.is_some()
+            || matches!(lane_op, LaneOp::ReadLane | LaneOp::ReadFirstLane);
+        let fast = (!by_value).then(|| FastReads::new(&inputs, all_lanes));
+        // Only the first run records (an entry runs on one thread).
+        let _ = e.fast.set(fast);
+    }
     // Inactive lanes write nothing: their inputs give no origin.
     let origins: Vec<Option<u64>> = (0..ws)
         .map(|l| per_lane[l as usize].1.filter(|_| exec >> l & 1 == 1))
@@ -301,10 +420,23 @@ pub(super) fn vector(w: &mut WaveDef, s: &Step<'_>, e: &Entry) {
 
 /// A scalar instruction: a branch's undefined condition or target is a use.
 pub(super) fn scalar(w: &mut WaveDef, s: &Step<'_>, e: &Entry, uses: &mut Vec<Use>) {
+    // Branches are bound each time (their condition and target are uses).
+    let (done, record) = if s.info.implicit.writes_pc {
+        (false, false)
+    } else {
+        try_fast(w, &e.cx(s), e, s)
+    };
+    if !done {
+        scalar_bound(w, s, e, uses, record);
+    }
+}
+
+/// A scalar instruction bound operand by operand.
+fn scalar_bound(w: &mut WaveDef, s: &Step<'_>, e: &Entry, uses: &mut Vec<Use>, record: bool) {
     let cx = e.cx(s);
     let imp = &s.info.implicit;
     if imp.writes_pc {
-        for i in bind_inputs(w, &cx, s) {
+        for i in bind_inputs(w, &cx, s, false) {
             if !i.undefined(0).1 {
                 continue;
             }
@@ -332,7 +464,10 @@ pub(super) fn scalar(w: &mut WaveDef, s: &Step<'_>, e: &Entry, uses: &mut Vec<Us
             }
         }
     }
-    let inputs = bind_inputs(w, &cx, s);
+    let inputs = bind_inputs(w, &cx, s, record);
+    if record {
+        let _ = e.fast.set(Some(FastReads::new(&inputs, true)));
+    }
     let bad = inputs.iter().find(|i| i.undefined(0).1);
     let ok = bad.is_none();
     let origin = bad.and_then(|i| i.origin(0)).or(Some(s.pc));

@@ -55,6 +55,17 @@ pub(super) struct Touched {
     pub(super) origin: Option<u64>,
 }
 
+/// The registers a binding read, whatever their definedness: what the fast path checks
+/// (`alu::FastReads`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Reads {
+    /// Scalar codes.
+    pub(super) sgprs: Vec<u32>,
+    /// VGPR rows (any lane).
+    pub(super) vgprs: Vec<u32>,
+    pub(super) scc: bool,
+}
+
 /// A wave's definedness state as a value domain.
 pub(super) struct Shadow<'a> {
     pub(super) w: &'a mut WaveDef,
@@ -65,6 +76,8 @@ pub(super) struct Shadow<'a> {
     /// The origin given to undefined bits written, per lane for VGPRs and for the rest.
     pub(super) lane_origin: [Option<u64>; 64],
     pub(super) origin: Option<u64>,
+    /// Every register read since the last take, when recording.
+    pub(super) reads: Option<Reads>,
 }
 
 impl<'a> Shadow<'a> {
@@ -75,6 +88,7 @@ impl<'a> Shadow<'a> {
             touched: Vec::new(),
             lane_origin: [None; 64],
             origin: None,
+            reads: None,
         }
     }
 }
@@ -188,6 +202,9 @@ impl Domain for Shadow<'_> {
     }
 
     fn sgpr(&mut self, code: u32) -> Def {
+        if let Some(r) = &mut self.reads {
+            r.sgprs.push(code);
+        }
         let d = self.w.sdef(code);
         let origin = self.w.sorigin.get(code as usize).copied().flatten();
         self.touched.push(Touched {
@@ -204,6 +221,11 @@ impl Domain for Shadow<'_> {
         }
     }
     fn vgpr(&mut self, lane: u32, reg: u32) -> Def {
+        if let Some(r) = &mut self.reads {
+            if !r.vgprs.contains(&reg) {
+                r.vgprs.push(reg);
+            }
+        }
         let d = self.w.vdef(reg, lane);
         if d != u32::MAX {
             let origin = self.w.vorigin.get(reg as usize).copied().flatten();
@@ -217,6 +239,9 @@ impl Domain for Shadow<'_> {
         Def::of(Bits::from_u64(32, d as u64))
     }
     fn scc(&mut self) -> Def {
+        if let Some(r) = &mut self.reads {
+            r.scc = true;
+        }
         if !self.w.scc {
             self.touched.push(Touched {
                 lane: None,

@@ -41,9 +41,20 @@ pub(super) struct Entry {
     pub d: Decoded,
     pub inst: Instruction,
     pub prepared: Prepared,
+    /// What its binding reads, recorded on its first run (`None` inside: always bound).
+    fast: std::cell::OnceCell<Option<alu::FastReads>>,
 }
 
 impl Entry {
+    pub(super) fn new(d: Decoded, inst: Instruction, prepared: Prepared) -> Entry {
+        Entry {
+            d,
+            inst,
+            prepared,
+            fast: std::cell::OnceCell::new(),
+        }
+    }
+
     fn cx<'a>(&'a self, s: &Step<'_>) -> Ctx<'a> {
         Ctx {
             d: &self.d,
