@@ -5,9 +5,10 @@
 //! Run: `cargo run --release --example nativedispatch K.hsaco KERNEL [ROUNDS] [THREADS]`
 //! with KERNEL one of `vadd`, `lds_sum`, `matmul`, `conv2d` at the bench's default sizes.
 
-use amdpcode::dispatch::{Code, CodeObject, Dispatcher, Launch, Unmapped};
+mod common;
+
+use amdpcode::dispatch::{CodeObject, Dispatcher};
 use amdpcode::embed::{run_on_host, HostRange};
-use amdpcode::spec::{self, Locate, Spec};
 use amdpcode::wave::Engine;
 
 fn floats(n: usize, seed: u32) -> Vec<f32> {
@@ -30,8 +31,7 @@ fn main() {
     let threads: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1);
     let bytes = std::fs::read(path).expect("the code object");
     let arch = CodeObject::parse(&bytes).expect("a code object").arch;
-    let wheel = spec::find_wheel(&Locate::default()).expect("the spec wheel");
-    let spec = Spec::load(&wheel).expect("loading the spec");
+    let spec = common::load_spec();
     let db = spec.db(arch);
     // The buffers, the scalar arguments and the grid of each kernel.
     let (mut bufs, scalars, grid, block): (Vec<Vec<f32>>, Vec<u32>, [u32; 3], [u32; 3]) =
@@ -88,24 +88,7 @@ fn main() {
             len: 4 * b.len() as u64,
         })
         .collect();
-    let launch = Launch {
-        arch: None,
-        code: Code::Object {
-            bytes,
-            path: path.into(),
-            kernel,
-            kernarg,
-        },
-        grid,
-        block,
-        grid_items: None,
-        wave: None,
-        lds_bytes: None,
-        scratch_bytes: None,
-        memory: Vec::new(),
-        unmapped: Unmapped::Fault,
-        step_budget: None,
-    };
+    let launch = common::object_launch(bytes, path, &kernel, kernarg, grid, block, Vec::new());
     let mut d = Dispatcher::new(db, Engine::Jit).expect("dispatcher");
     d.executor_mut().jit_threshold = amdpcode::wave::cli_jit_threshold();
     d.set_threads(threads);

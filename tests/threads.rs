@@ -7,7 +7,7 @@ mod common;
 
 use std::process::Command;
 
-use amdpcode::dispatch::{Code, Dispatcher, Launch, Unmapped};
+use amdpcode::dispatch::{Code, Dispatcher, Launch, Outcome, Unmapped};
 use amdpcode::isa::Isa;
 use amdpcode::spec::Arch;
 use amdpcode::wave::Engine;
@@ -78,6 +78,17 @@ const STORE_IDS: &str = "s_mul_i32 s3, s2, 1000\n\
     global_store_b32 v3, v4, s[6:7]\n\
     s_endpgm\n";
 
+/// Runs `l` on 2 and 3 threads under `engine`: each run uses them all and gives `expect`, the
+/// one-thread outcome.
+fn same_on_threads(l: &Launch, engine: Engine, expect: &Outcome) {
+    for threads in [2, 3] {
+        let mut d = dispatcher(engine, threads);
+        let got = d.run(l).expect("threads");
+        assert_eq!(d.last_threads(), threads, "{engine:?}");
+        assert_eq!(&got, expect, "{engine:?}, {threads} threads");
+    }
+}
+
 #[test]
 fn workgroups_on_two_and_three_threads_give_the_one_thread_outcome() {
     let groups = 300;
@@ -145,12 +156,7 @@ fn wide_loads_and_stores_on_threads_give_the_one_thread_outcome() {
         // Workgroup 99, lane 31: words 12796..12800.
         assert_eq!(w[12796..12800], [38_488, 38_392, 38_395, 38_429]);
         assert_eq!(w[0..4], [1, 4, 7, 10]);
-        for threads in [2, 3] {
-            let mut d = dispatcher(engine, threads);
-            let got = d.run(&l).expect("threads");
-            assert_eq!(d.last_threads(), threads, "{engine:?}");
-            assert_eq!(got, expect, "{engine:?}, {threads} threads");
-        }
+        same_on_threads(&l, engine, &expect);
     }
 }
 
@@ -169,12 +175,7 @@ fn where_workgroups_on_different_threads_write_one_word_the_last_workgroup_wins(
     for engine in [Engine::Interp, Engine::Jit] {
         let expect = dispatcher(engine, 1).run(&l).expect("one thread");
         assert_eq!(words(&expect.memory[0].1), vec![255, 255, 253, 254]);
-        for threads in [2, 3] {
-            let mut d = dispatcher(engine, threads);
-            let got = d.run(&l).expect("threads");
-            assert_eq!(d.last_threads(), threads, "{engine:?}");
-            assert_eq!(got, expect, "{engine:?}, {threads} threads");
-        }
+        same_on_threads(&l, engine, &expect);
     }
 }
 

@@ -2,6 +2,9 @@
 //! the spec, and launches of the kernels in the gfx1100 fixture code object
 //! (`tests/dispatch/fixture-gfx1100.hsaco`).
 
+// Each example and bench uses part of this file.
+#![allow(dead_code)]
+
 use amdpcode::dispatch::{Code, Launch, Unmapped};
 use amdpcode::spec::{self, Locate, Spec};
 
@@ -29,16 +32,39 @@ pub fn fixture_launch(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/dispatch/fixture-gfx1100.hsaco"
     );
+    let bytes = std::fs::read(path).expect("the fixture code object");
+    object_launch(
+        bytes,
+        path,
+        kernel,
+        kernarg,
+        [groups, 1, 1],
+        [block, 1, 1],
+        memory,
+    )
+}
+
+/// A launch of `kernel` of the code object `bytes` (read from `path`), with `memory` mapped
+/// and unmapped accesses faulting; the other settings are the code object's.
+pub fn object_launch(
+    bytes: Vec<u8>,
+    path: &str,
+    kernel: &str,
+    kernarg: Vec<u8>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    memory: Vec<(u64, Vec<u8>)>,
+) -> Launch {
     Launch {
         arch: None,
         code: Code::Object {
-            bytes: std::fs::read(path).expect("the fixture code object"),
+            bytes,
             path: path.into(),
             kernel: kernel.into(),
             kernarg,
         },
-        grid: [groups, 1, 1],
-        block: [block, 1, 1],
+        grid,
+        block,
         grid_items: None,
         wave: None,
         lds_bytes: None,

@@ -27,6 +27,15 @@ def _need_tools():
     if CI: pytest.fail(f"missing under CI: {', '.join(missing)}")
     pytest.skip(f"needs {', '.join(missing)}")
 
+def _reduced_case(seed, body, words=None):
+  """The generator's frame (prelude, inputs, launch) of `seed` around the kernel `body`."""
+  from amdpcode.clfuzz import reduce
+  g = gen.generate(seed)
+  head, _ = reduce.split_source(g.source)
+  return gen.Case(seed=seed, source=head + body, block=g.block, groups=g.groups, knobs=g.knobs,
+                  input_words=g.input_words if words is None else words(len(g.input_words)))
+
+
 
 def test_kernel_of_a_seed_is_the_same_every_time_and_seeds_differ():
   a, b = gen.generate(1234), gen.generate(1234)
@@ -216,11 +225,8 @@ BREAK_LARGE_PHIS_BODY = """kernel void fuzz(global const uint *in, global ulong 
 
 def test_the_split_vector_phi_miscompile_is_caught_and_classed_as_the_compilers():
   _need_tools()
-  from amdpcode.clfuzz import known, reduce
-  seed = gen.generate(3072)
-  head, _ = reduce.split_source(seed.source)
-  case = gen.Case(seed=3072, source=head + BREAK_LARGE_PHIS_BODY, block=seed.block, groups=seed.groups,
-                  knobs=seed.knobs, input_words=seed.input_words)
+  from amdpcode.clfuzz import known
+  case = _reduced_case(3072, BREAK_LARGE_PHIS_BODY)
   ref = core.run_reference(case)
   # Every work-item writes the low half of in[0] (PoCL, and amdpcode at -O0).
   assert all(int(x) == case.input_words[0] & 0xffff for x in ref[0])
@@ -282,11 +288,8 @@ def test_the_or_minus_one_signature_reads_only_ors_that_became_moves_of_a_regist
 
 def test_the_or_minus_one_fold_miscompile_is_caught_and_classed_as_the_compilers():
   _need_tools()
-  from amdpcode.clfuzz import known, reduce
-  seed = gen.generate(4123)
-  head, _ = reduce.split_source(seed.source)
-  case = gen.Case(seed=4123, source=head + FOLD_OR_MINUS_ONE_BODY, block=seed.block, groups=seed.groups,
-                  knobs=seed.knobs, input_words=seed.input_words)
+  from amdpcode.clfuzz import known
+  case = _reduced_case(4123, FOLD_OR_MINUS_ONE_BODY)
   ref = core.run_reference(case)
   words = case.input_words
   for g in range(len(ref[0])):
@@ -326,11 +329,7 @@ ADDRESS_BODY = """kernel void fuzz(global const uint *in, global ulong *out, glo
 
 def test_the_engines_are_compared_on_the_same_buffers():
   _need_tools()
-  from amdpcode.clfuzz import reduce
-  seed = gen.generate(3072)
-  head, _ = reduce.split_source(seed.source)
-  case = gen.Case(seed=3072, source=head + ADDRESS_BODY, block=seed.block, groups=seed.groups,
-                  knobs=seed.knobs, input_words=seed.input_words)
+  case = _reduced_case(3072, ADDRESS_BODY)
   co = core.compile_kernel(case.source, "gfx942", "O2")
   jit, interp = core.run_engines(case, co, ("jit", "interp"))
   assert core.compare(jit, interp) == []
@@ -452,13 +451,9 @@ kernel void fuzz(global const uint *in, global ulong *out, global uchar *m8, glo
 
 def test_the_select_to_minimum_miscompile_is_caught_and_classed_as_the_compilers():
   _need_tools()
-  from amdpcode.clfuzz import known, reduce
-  seed = gen.generate(4188)
-  head, _ = reduce.split_source(seed.source)
   # -0.0, +0.0, -1.5, 2.0 in turn.
-  words = [(0x80000000, 0, 0xbfc00000, 0x40000000)[i % 4] for i in range(len(seed.input_words))]
-  case = gen.Case(seed=4188, source=head + SELECT_MINMAX_BODY, block=seed.block, groups=seed.groups,
-                  knobs=seed.knobs, input_words=words)
+  case = _reduced_case(4188, SELECT_MINMAX_BODY,
+                       lambda n: [(0x80000000, 0, 0xbfc00000, 0x40000000)[i % 4] for i in range(n)])
   ref = core.run_reference(case)
   assert [int(x) for x in ref[0][:4]] == [0, 0, 0xbfc00000, 0]
   assert core.compare(ref, core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1100", "O0"))) == []
@@ -503,11 +498,8 @@ def test_the_structurizecfg_hoist_miscompile_is_caught_and_classed_as_the_compil
   # StructurizeCFG hoists the default's `zext` that the three-input merge PHI reads, and the
   # work-items of the switch values 6 and 7 reach the merge with that register never written.
   _need_tools()
-  from amdpcode.clfuzz import llvmir, reduce
-  seed = gen.generate(4205)
-  head, _ = reduce.split_source(seed.source)
-  case = gen.Case(seed=4205, source=head + STRUCTURIZE_HOIST_BODY, block=seed.block, groups=seed.groups,
-                  knobs=seed.knobs, input_words=seed.input_words)
+  from amdpcode.clfuzz import llvmir
+  case = _reduced_case(4205, STRUCTURIZE_HOIST_BODY)
   words = case.input_words
   ref = core.run_reference(case)
   assert core.compare(ref, core.run_amdpcode(case, core.compile_kernel(case.source, "gfx1030", "O0"))) == []

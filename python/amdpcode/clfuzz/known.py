@@ -104,6 +104,15 @@ def _reproduced_by_llc(case, r, ev, key, ir, changed, start_before=None):
   return bool(same) and not fixed
 
 
+def _counterfactual(ev, key, check):
+  """`check()`, with a compile or run failure recorded under `key` as no evidence either way."""
+  try:
+    return check()
+  except Exception as e:
+    ev[f"{key}_error"] = str(e)[-300:]
+    return False
+
+
 def _optimized_failure(r, ev):
   return r.get("status") == "mismatch" and r.get("opt") != "O0" and f"{r['target']} -O0" in ev.get("passing", [])
 
@@ -117,16 +126,13 @@ def _optimized_failure(r, ev):
 # the select's operands are then no longer the compare's, so no min/max is formed) matches the
 # reference, with -O0 of the target passing.
 def _select_minmax(case, r, ev):
-  if not _optimized_failure(r, ev): return False
-  try:
+  def check():
     ir = llvmir.optimized_ir(case.source, r["target"], r["opt"])
     pairs = llvmir.minmax_selects(ir)
     ev["minmax_selects"] = [f"{c}  /  {s}" for c, s in pairs[:4]]
-    if not pairs: return False
-    return _reproduced_by_llc(case, r, ev, "minmax", ir, llvmir.freeze_compare_operands(ir, [c for c, _ in pairs]))
-  except Exception as e:  # a compile or run failure is no evidence either way
-    ev["minmax_error"] = str(e)[-300:]
-    return False
+    return bool(pairs) and _reproduced_by_llc(case, r, ev, "minmax", ir,
+                                              llvmir.freeze_compare_operands(ir, [c for c, _ in pairs]))
+  return _optimized_failure(r, ev) and _counterfactual(ev, "minmax", check)
 
 
 # LLVM's StructurizeCFG hoists a "zero-cost" instruction (a `zext`, an element extract) that a
@@ -139,18 +145,14 @@ def _select_minmax(case, r, ev):
 # inputs read through a `freeze` at the end of their incoming block (the same values, no longer
 # the hoisted instruction itself) matches the reference, with -O0 of the target passing.
 def _structurize_hoist(case, r, ev):
-  if not _optimized_failure(r, ev): return False
-  try:
+  def check():
     before = llvmir.ir_before_pass(llvmir.optimized_ir(case.source, r["target"], r["opt"]), r["target"], r["opt"],
                                    "structurizecfg")
     moved = llvmir.moved_phi_inputs(before, llvmir.run_pass(before, "structurizecfg<skip-uniform-regions>"))
     ev["structurize_hoisted"] = [f"{fn}: {v} {b} -> {a}" for fn, v, b, a, _ in moved[:4]]
-    if not moved: return False
-    return _reproduced_by_llc(case, r, ev, "structurize", before, llvmir.freeze_phi_inputs(before, moved),
-                              start_before="structurizecfg")
-  except Exception as e:  # a compile or run failure is no evidence either way
-    ev["structurize_error"] = str(e)[-300:]
-    return False
+    return bool(moved) and _reproduced_by_llc(case, r, ev, "structurize", before,
+                                              llvmir.freeze_phi_inputs(before, moved), start_before="structurizecfg")
+  return _optimized_failure(r, ev) and _counterfactual(ev, "structurize", check)
 
 
 KNOWN = [
